@@ -1,0 +1,192 @@
+// webhost sandbox proxy: loads one MCP App into an inner frame and relays JSON-RPC between it and
+// the host page (mcp-apps §13.2/§13.3). Plain ES, no build step.
+//
+// Trust notes. This page runs on the App's own per-server origin and, in the default design, the
+// App's frame is same-origin with it, so the App can run code in this realm: every check here is
+// advisory and the host page must distrust everything from this origin. What the App cannot change
+// is the CSP (an HTTP header on this document, inherited by the App) and frame-ancestors.
+(function () {
+  "use strict";
+
+  var MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
+  var RESERVED_PREFIX = "ui/notifications/sandbox-";
+  var RESOURCE_READY = "ui/notifications/sandbox-resource-ready";
+  // Inner frame sandbox tokens this proxy will ever grant: no top navigation, popups, modals, downloads.
+  var SANDBOX_ALLOWED = ["allow-scripts", "allow-same-origin", "allow-forms"];
+  var PERMISSION_TOKENS = {
+    camera: "camera",
+    microphone: "microphone",
+    geolocation: "geolocation",
+    clipboardWrite: "clipboard-write"
+  };
+  var MAX_VIOLATION_REPORTS = 50;
+  var OWN_ORIGIN = window.location.origin;
+
+  function refuse(why) {
+    // Render nothing; a console line helps whoever is debugging a blank frame.
+    if (window.console) console.warn("webhost sandbox proxy refused: " + why);
+  }
+
+  function metaContent(name) {
+    var el = document.querySelector('meta[name="' + name + '"]');
+    return el ? el.getAttribute("content") || "" : "";
+  }
+
+  function words(text) {
+    return String(text).split(/\s+/).filter(Boolean);
+  }
+
+  // 1. The proxy must be framed.
+  if (window.self === window.top) return refuse("not framed");
+
+  // 2. The host origin: the embedder as the browser reports it, accepted only if the sandbox
+  // server listed it (from the signed token). Chromium/WebKit expose ancestorOrigins, which the
+  // embedder cannot suppress; Firefox has only the referrer (so the host must not send no-referrer).
+  var configured = words(metaContent("webhost-host-origins"));
+  var ancestor = location.ancestorOrigins && location.ancestorOrigins.length ? location.ancestorOrigins[0] : "";
+  var referrerOrigin = "";
+  if (document.referrer) {
+    try { referrerOrigin = new URL(document.referrer).origin; } catch (e) { referrerOrigin = ""; }
+  }
+  var HOST_ORIGIN = ancestor || referrerOrigin;
+  if (!HOST_ORIGIN || configured.indexOf(HOST_ORIGIN) < 0) return refuse("embedder is not a host origin");
+  if (ancestor && referrerOrigin && referrerOrigin !== ancestor) return refuse("referrer and ancestor differ");
+
+  // 3. Self-test: the top window must be cross-origin to us, or we are not isolated from the host.
+  try {
+    void window.top.location.href;
+    return refuse("top window is same-origin");
+  } catch (e) { /* expected: SecurityError */ }
+
+  var grantedAllow = metaContent("webhost-allow").split(";").map(function (t) { return t.trim(); })
+    .filter(Boolean);
+  var grantedSandbox = words(metaContent("webhost-sandbox")).filter(function (t) {
+    return SANDBOX_ALLOWED.indexOf(t) >= 0;
+  });
+
+  var inner = null;        // the App's iframe, once loaded
+  var innerOrigin = null;  // OWN_ORIGIN (same-origin inner frame) or "null" (opaque)
+  var loaded = false;
+  var violations = 0;
+
+  // A plain-JSON copy of a JSON-RPC 2.0 message, or null: drops oversized data, non-JSON values
+  // (ports, blobs, cyclic objects) and anything that is not a request, notification or response.
+  function cleanMessage(data) {
+    var text;
+    try { text = JSON.stringify(data); } catch (e) { return null; }
+    if (typeof text !== "string" || text.length > MAX_MESSAGE_CHARS) return null;
+    var msg = JSON.parse(text);
+    if (!msg || typeof msg !== "object" || Array.isArray(msg) || msg.jsonrpc !== "2.0") return null;
+    if (typeof msg.method === "string") return msg;
+    if ("id" in msg && ("result" in msg || "error" in msg)) return msg;
+    return null;
+  }
+
+  function isTruthy(v) { return !!v; }
+
+  // Inner sandbox: what the host asked for, limited to the allow-list and to what the token granted.
+  function sandboxTokens(requested) {
+    if (typeof requested !== "string") return grantedSandbox.slice();
+    return words(requested).filter(function (t, i, all) {
+      return grantedSandbox.indexOf(t) >= 0 && all.indexOf(t) === i;
+    });
+  }
+
+  // Inner allow: requested permissions, limited to what the token granted.
+  function allowTokens(permissions) {
+    if (!permissions || typeof permissions !== "object") return grantedAllow.slice();
+    var out = [];
+    Object.keys(PERMISSION_TOKENS).forEach(function (name) {
+      var token = PERMISSION_TOKENS[name];
+      if (isTruthy(permissions[name]) && grantedAllow.indexOf(token) >= 0) out.push(token);
+    });
+    return out;
+  }
+
+  function reportViolation(event) {
+    // Advisory only: the App can forge this too (it shares our realm), so the host just displays it.
+    if (violations >= MAX_VIOLATION_REPORTS) return;
+    violations += 1;
+    window.parent.postMessage({
+      jsonrpc: "2.0",
+      method: "ui/notifications/sandbox-csp-violation",
+      params: {
+        blockedURI: String(event.blockedURI || "").slice(0, 2048),
+        effectiveDirective: String(event.effectiveDirective || ""),
+        violatedDirective: String(event.violatedDirective || ""),
+        disposition: String(event.disposition || ""),
+        sourceFile: String(event.sourceFile || "").slice(0, 2048),
+        lineNumber: Number(event.lineNumber) || 0
+      }
+    }, HOST_ORIGIN);
+  }
+
+  function loadApp(params) {
+    if (!params || typeof params.html !== "string") return refuse("resource-ready without html");
+    var tokens = sandboxTokens(params.sandbox);
+    var allow = allowTokens(params.permissions);
+    var sameOrigin = tokens.indexOf("allow-same-origin") >= 0;
+    var frame = document.createElement("iframe");
+    // Attributes before insertion: sandbox flags are fixed when the frame's first document is made.
+    frame.setAttribute("sandbox", tokens.join(" "));
+    if (allow.length) frame.setAttribute("allow", allow.join("; "));
+    frame.setAttribute("title", "MCP App");
+    // CSSOM, not a style attribute, so this works whatever style-src says.
+    document.documentElement.style.height = "100%";
+    document.body.style.margin = "0";
+    document.body.style.height = "100%";
+    document.body.style.overflow = "hidden";
+    frame.style.border = "0";
+    frame.style.display = "block";
+    frame.style.width = "100%";
+    frame.style.height = "100%";
+    loaded = true;
+    inner = frame;
+    innerOrigin = sameOrigin ? OWN_ORIGIN : "null";
+    if (sameOrigin) {
+      // document.write keeps the frame on our origin (storage, CORS work) and makes the App inherit
+      // this document's CSP header ("header mode", mcp-apps §6.4).
+      document.body.appendChild(frame);
+      var doc = frame.contentDocument;
+      doc.open();
+      // After open() (which erases listeners) and before write(), so parse-time violations count.
+      doc.addEventListener("securitypolicyviolation", reportViolation);
+      doc.write(params.html);
+      doc.close();
+    } else {
+      // An opaque frame cannot be written into from here; srcdoc also inherits our policy.
+      frame.srcdoc = params.html;
+      document.body.appendChild(frame);
+    }
+  }
+
+  function fromHost(msg) {
+    if (msg.method === RESOURCE_READY) {
+      if (loaded) return refuse("second sandbox-resource-ready ignored");
+      return loadApp(msg.params);
+    }
+    if (typeof msg.method === "string" && msg.method.indexOf(RESERVED_PREFIX) === 0) return;
+    if (!inner || !inner.contentWindow) return;
+    // An opaque origin cannot be named as a target, hence "*" only in that mode.
+    inner.contentWindow.postMessage(msg, innerOrigin === "null" ? "*" : innerOrigin);
+  }
+
+  function fromApp(msg) {
+    // Reserved sandbox methods never come from the App (spec: forward only non-sandbox methods).
+    if (typeof msg.method === "string" && msg.method.indexOf(RESERVED_PREFIX) === 0) return;
+    window.parent.postMessage(msg, HOST_ORIGIN);
+  }
+
+  window.addEventListener("message", function (event) {
+    var fromParent = event.source === window.parent && event.origin === HOST_ORIGIN;
+    var fromInner = inner !== null && event.source === inner.contentWindow && event.origin === innerOrigin;
+    if (!fromParent && !fromInner) return;  // other windows, the App's own nested frames: drop
+    var msg = cleanMessage(event.data);
+    if (!msg) return;
+    if (fromParent) fromHost(msg); else fromApp(msg);
+  });
+
+  // 4. Tell the host we are ready for the App (the listener above is already attached).
+  window.parent.postMessage(
+    { jsonrpc: "2.0", method: "ui/notifications/sandbox-proxy-ready", params: {} }, HOST_ORIGIN);
+})();

@@ -1,0 +1,141 @@
+"""The host application: page, static files, /healthz and /ws behind the AuthGate, plus shared state."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from webhost import __version__
+from webhost.auth import AccessPolicy, AuthGate
+from webhost.config import Config
+from webhost.settings import Settings
+from webhost.ws import serve_websocket
+
+if TYPE_CHECKING:
+    from webhost.session import BrowserSession
+
+logger = logging.getLogger(__name__)
+
+PACKAGE_DIR = Path(__file__).parent
+
+
+@dataclass
+class HostState:
+    """What every session shares: settings, config, the deployment secret, the live sessions."""
+
+    settings: Settings
+    config: Config
+    secret: bytes
+    sessions: set[BrowserSession] = field(default_factory=set)
+
+
+def load_secret(data_dir: Path) -> bytes:
+    """The per-deployment secret (sandbox labels, session cookies), created once in the data folder."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / "secret"
+    if path.exists():
+        value = path.read_bytes().strip()
+        if len(value) >= 32:
+            return value
+    value = secrets.token_hex(32).encode()
+    path.write_bytes(value)
+    path.chmod(0o600)
+    return value
+
+
+def create_app(settings: Settings, config: Config, *, secret: bytes | None = None) -> ASGIApp:
+    host = HostState(settings=settings, config=config, secret=secret or load_secret(settings.data_dir))
+    templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        for session in list(host.sessions):
+            await session.close()
+
+    app = FastAPI(title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.host = host
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/", response_class=HTMLResponse)
+    async def index(request: Request) -> Any:
+        return templates.TemplateResponse(
+            request, "index.html", {"version": __version__, "static_url": "/static"},
+        )
+
+    @app.get("/api/servers")
+    async def servers() -> JSONResponse:
+        """For scripts: the configured servers (names and transports only, never secrets)."""
+        return JSONResponse({"servers": [{"name": s.name, "transport": s.transport}
+                                         for s in config.servers.values()]})
+
+    @app.websocket("/ws")
+    async def websocket(ws: WebSocket) -> None:
+        await serve_websocket(ws, host)
+
+    app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
+    policy = AccessPolicy(settings.token, host.secret, settings.host_origins() + list(config.options.allowed_origins),
+                          secure_cookies=settings.secure_cookies)
+    return AuthGate(SecurityHeaders(app, page_csp(settings)), policy)
+
+
+def page_csp(settings: Settings) -> str:
+    """The host page's own policy: no inline script, frames only from the sandbox origins."""
+    port = settings.sandbox_port_for_browsers()
+    default_port = {"http": 80, "https": 443}.get(settings.sandbox_scheme)
+    suffix = "" if port == default_port else f":{port}"
+    sandbox = f"{settings.sandbox_scheme}://*.{settings.sandbox_domain}{suffix}"
+    return "; ".join([
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data: blob:",
+        "media-src 'self' data: blob:",
+        "connect-src 'self'",
+        f"frame-src {sandbox}",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ])
+
+
+class SecurityHeaders:
+    """Adds the page policy and anti-framing headers to every HTTP response of the host app."""
+
+    def __init__(self, app: ASGIApp, csp: str) -> None:
+        self.app = app
+        self.headers = [
+            (b"content-security-policy", csp.encode()),
+            (b"x-frame-options", b"DENY"),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"strict-origin"),
+            (b"cross-origin-opener-policy", b"same-origin"),
+        ]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

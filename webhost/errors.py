@@ -1,0 +1,64 @@
+"""Domain errors, each carrying the JSON-RPC error it becomes at the browser edge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+UPSTREAM_ERROR = -32000
+UPSTREAM_TIMEOUT = -32001
+NOT_CONNECTED = -32002
+POLICY_REFUSED = -32003
+CANCELLED = -32800
+
+
+class WebhostError(Exception):
+    """An error the page is shown as a JSON-RPC error object."""
+
+    code = UPSTREAM_ERROR
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+        if code is not None:
+            self.code = code
+
+    def to_jsonrpc(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class InvalidParams(WebhostError):
+    code = INVALID_PARAMS
+
+
+class MethodNotFound(WebhostError):
+    code = METHOD_NOT_FOUND
+
+
+class UpstreamError(WebhostError):
+    """The MCP server answered with an error, broke the protocol, or went away mid-request."""
+
+    code = UPSTREAM_ERROR
+
+
+class UpstreamTimeout(WebhostError):
+    code = UPSTREAM_TIMEOUT
+
+
+class NotConnected(WebhostError):
+    code = NOT_CONNECTED
+
+
+class PolicyRefused(WebhostError):
+    code = POLICY_REFUSED
+
+
+class Cancelled(WebhostError):
+    code = CANCELLED

@@ -1,0 +1,21 @@
+"""The browser-facing JSON-RPC methods: the dispatch table, nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from . import inputs, prompts, resources, servers, tools
+
+if TYPE_CHECKING:
+    from webhost.session import BrowserSession
+
+Handler = Callable[["BrowserSession", dict[str, Any]], Awaitable[Any]]
+
+METHODS: dict[str, Handler] = {
+    **servers.METHODS,
+    **tools.METHODS,
+    **resources.METHODS,
+    **prompts.METHODS,
+    **inputs.METHODS,
+}

@@ -1,0 +1,45 @@
+"""Servers: list them, reconnect or disconnect one. Never a command, URL or environment from the browser."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from webhost import __version__
+
+if TYPE_CHECKING:
+    from webhost.session import BrowserSession
+
+
+async def session_info(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    settings = session.host.settings
+    return {
+        "version": __version__,
+        "sessionId": session.id,
+        "sandbox": {"domain": settings.sandbox_domain, "port": settings.sandbox_port_for_browsers(),
+                    "scheme": settings.sandbox_scheme},
+        "pending": session.broker.pending(),
+    }
+
+
+async def list_servers(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    return {"servers": [c.state() for c in session.connections.values()]}
+
+
+async def reconnect(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    connection = session.connection(params)
+    await session.reconnect(connection)
+    return {"server": connection.state()}
+
+
+async def disconnect(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    connection = session.connection(params)
+    await session.disconnect(connection)
+    return {"server": connection.state()}
+
+
+METHODS = {
+    "session/info": session_info,
+    "servers/list": list_servers,
+    "servers/reconnect": reconnect,
+    "servers/disconnect": disconnect,
+}

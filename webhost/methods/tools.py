@@ -1,0 +1,68 @@
+"""Tools: list (with app metadata and visibility computed), call with progress, cancel."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from webhost.apps.meta import tool_resource_uri, tool_visibility
+from webhost.upstream.results import to_wire
+
+from . import _params
+
+if TYPE_CHECKING:
+    from webhost.session import BrowserSession
+
+
+async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    connection = session.connection(params)
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _page in range(50):  # a bound on pagination, against a server that never stops paging
+        page = await connection.request(
+            "tools/list", "tools/list", lambda c, cur=cursor: c.list_tools(cursor=cur, cache_mode="refresh"),
+            timeout=session.host.config.options.call_timeout,
+        )
+        tools.extend(to_wire(tool) for tool in page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    for tool in tools:
+        meta = tool.get("_meta")
+        visibility = tool_visibility(meta)
+        tool["webhost"] = {
+            "resourceUri": tool_resource_uri(meta),
+            "visibility": visibility,
+            "appOnly": "model" not in visibility,
+        }
+    connection.tools = {tool["name"]: tool for tool in tools}
+    return {"tools": tools}
+
+
+async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    connection = session.connection(params)
+    name = _params.string(params, "name")
+    arguments = _params.optional_object(params, "arguments")
+    call_id = _params.string(params, "callId", max_length=200)
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        session.notify("progress", {"callId": call_id, "progress": progress, "total": total, "message": message})
+
+    async def run() -> dict[str, Any]:
+        result = await connection.request(
+            "tools/call", name,
+            lambda c: c.call_tool(name, arguments, progress_callback=on_progress),
+            timeout=session.host.config.options.call_timeout,
+            data={"arguments": arguments},
+        )
+        return to_wire(result)
+
+    origin = {"method": "tools/call", "name": name, "server": connection.name}
+    result: dict[str, Any] = await session.tracked_call(call_id, origin, run)
+    return result
+
+
+async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    return {"cancelled": session.cancel_call(_params.string(params, "callId", max_length=200))}
+
+
+METHODS = {"tools/list": list_tools, "tools/call": call_tool, "tools/cancel": cancel}

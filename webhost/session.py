@@ -1,0 +1,208 @@
+"""One browser tab's session: its own connection to every server, its calls, its pending input requests.
+
+Everything a server sends back (notifications, elicitation, sampling, roots) is delivered only
+to the session that owns the connection, which is what keeps one person's input requests out of
+another person's browser.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+from mcp.client import ClientRequestContext
+from mcp.types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestFormParams,
+    ElicitRequestParams,
+    ElicitResult,
+    ErrorData,
+    ListRootsResult,
+    Root,
+    TextContent,
+)
+
+from webhost.elicitation import requests as input_requests
+from webhost.elicitation.broker import InputBroker, current_origin
+from webhost.errors import InvalidParams
+from webhost.upstream.connection import Connection
+
+if TYPE_CHECKING:
+    from webhost.app import HostState
+
+logger = logging.getLogger(__name__)
+
+MAX_ACTIVITY_DATA = 64 * 1024
+
+
+class BrowserSession:
+    """Implements ConnectionEvents for the connections of one tab."""
+
+    def __init__(self, host: HostState, notify: Callable[[str, dict[str, Any]], None]) -> None:
+        self.host = host
+        self.id = "s-" + secrets.token_urlsafe(8)
+        self.notify = notify
+        options = host.config.options
+        self.connections: dict[str, Connection] = {
+            name: Connection(cfg, self, connect_timeout=options.connect_timeout,
+                             max_input_rounds=options.max_input_rounds)
+            for name, cfg in host.config.servers.items()
+        }
+        self.broker = InputBroker(notify, human_timeout=options.human_timeout)
+        self.calls: dict[str, anyio.CancelScope] = {}
+        self.url_elicitations: dict[tuple[str, str], str] = {}
+        self._activity_ids = itertools.count(1)
+        self._task_group: anyio.abc.TaskGroup | None = None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self, task_group: anyio.abc.TaskGroup) -> None:
+        self._task_group = task_group
+        for connection in self.connections.values():
+            connection.start(task_group)
+
+    async def close(self) -> None:
+        """Release every input request, cancel every call, stop every server process."""
+        self.broker.release(outcome="released")
+        for scope in list(self.calls.values()):
+            scope.cancel()
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for connection in self.connections.values():
+                    tg.start_soon(connection.stop)
+
+    def connection(self, params: dict[str, Any]) -> Connection:
+        name = params.get("server")
+        if not isinstance(name, str):
+            raise InvalidParams("params.server must name a configured server")
+        connection = self.connections.get(name)
+        if connection is None:
+            raise InvalidParams(f"no server named {name!r} is configured", {"server": name})
+        return connection
+
+    async def reconnect(self, connection: Connection) -> None:
+        assert self._task_group is not None
+        await connection.stop()
+        self.broker.release(lambda p: p.server == connection.name)
+        connection.start(self._task_group)
+
+    async def disconnect(self, connection: Connection) -> None:
+        self.broker.release(lambda p: p.server == connection.name)
+        await connection.stop()
+
+    # -- ConnectionEvents ---------------------------------------------------------------------
+
+    def status_changed(self, connection: Connection) -> None:
+        if connection.status != "connected":
+            self.broker.release(lambda p: p.server == connection.name)
+        self.notify("servers/status", {"server": connection.state()})
+
+    def activity(self, server: str, **entry: Any) -> None:
+        duration = entry.pop("duration_ms", None)
+        data = entry.pop("data", None)
+        record = {"id": next(self._activity_ids), "ts": time.time(), "server": server, **entry,
+                  "durationMs": None if duration is None else round(duration, 2), "data": _clip(data)}
+        self.notify("activity", {"entry": record})
+
+    async def server_notification(self, connection: Connection, method: str, params: dict[str, Any]) -> None:
+        name = connection.name
+        summary = method
+        if method == "notifications/message":
+            self.notify("server/log", {"server": name, **params})
+            summary = f"[{params.get('level')}] {_short(params.get('data'))}"
+        elif method.endswith("/list_changed"):
+            kind = method.split("/")[1]
+            self.notify("list/changed", {"server": name, "list": kind})
+        elif method == "notifications/resources/updated":
+            self.notify("resources/updated", {"server": name, "uri": params.get("uri")})
+        elif method == "notifications/elicitation/complete":
+            request_id = self.url_elicitations.pop((name, str(params.get("elicitationId"))), None)
+            if request_id is not None:
+                self.notify("elicitation/resolved", {"id": request_id, "outcome": "completed"})
+        if method != "notifications/progress":  # progress is shown on the call itself
+            self.activity(name, direction="in", kind="notification", method=method, summary=summary, data=params)
+
+    async def elicit(
+        self, connection: Connection, context: ClientRequestContext, params: ElicitRequestParams
+    ) -> ElicitResult | ErrorData:
+        return await input_requests.elicit(self, connection, params)
+
+    async def sample(
+        self, connection: Connection, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult | ErrorData:
+        view = input_requests.sampling_view(params)
+        connection.human_clock.begin()
+        try:
+            answer = await self.broker.ask(connection.name, view, input_requests.validate_sampling_answer)
+        finally:
+            connection.human_clock.end()
+        if answer.get("action") != "accept":
+            return ErrorData(code=-1, message="The user declined the sampling request")
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text=answer["content"]["text"]),
+            model="webhost-person", stop_reason="endTurn",
+        )
+
+    async def list_roots(self, connection: Connection) -> ListRootsResult | ErrorData:
+        roots = self.host.config.options.roots
+        self.activity(connection.name, direction="in", kind="request", method="roots/list",
+                      summary=f"{len(roots)} root(s) configured")
+        if not roots:
+            return ErrorData(code=-32601, message="webhost has no roots configured (set webhost.roots in the "
+                                                  "configuration file)")
+        return ListRootsResult(roots=[Root(uri=r.uri, name=r.name) for r in roots])  # type: ignore[arg-type]
+
+    # -- calls --------------------------------------------------------------------------------
+
+    async def tracked_call(self, call_id: str, origin: dict[str, Any], run: Callable[[], Any]) -> Any:
+        """Run one cancellable page action, attributing the input requests it causes to it."""
+        if call_id in self.calls:
+            raise InvalidParams(f"callId {call_id!r} is already running")
+        token = current_origin.set({**origin, "callId": call_id})
+        try:
+            with anyio.CancelScope() as scope:
+                self.calls[call_id] = scope
+                return await run()
+            from webhost.errors import Cancelled
+
+            raise Cancelled("the call was cancelled", {"callId": call_id})
+        finally:
+            self.calls.pop(call_id, None)
+            current_origin.reset(token)
+            self.broker.release(lambda p: (p.origin or {}).get("callId") == call_id)
+
+    def cancel_call(self, call_id: str) -> bool:
+        scope = self.calls.get(call_id)
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
+
+
+def _short(value: object, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _clip(data: object) -> object:
+    if data is None:
+        return None
+    import json
+
+    try:
+        text = json.dumps(data)
+    except (TypeError, ValueError):
+        return {"repr": _short(data, 2000)}
+    if len(text) <= MAX_ACTIVITY_DATA:
+        return data
+    return {"truncated": True, "size": len(text), "preview": text[:2000]}
+
+
+__all__ = ["BrowserSession", "ElicitRequestFormParams"]

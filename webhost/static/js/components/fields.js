@@ -1,0 +1,374 @@
+// @ts-check
+// One form control per schema property, shared by the tool form and the elicitation form.
+// A field is "present" in the answer only if it is required or the user touched it, so
+// untouched optional fields (even pre-filled defaults) are left for the server to default.
+
+import { h, uid, prettyJson } from "../html.js";
+import { classify, localToRfc3339, rfc3339ToLocal, typeMismatch } from "../schema.js";
+
+/**
+ * @typedef {object} Field
+ * @property {string} name
+ * @property {HTMLElement} el
+ * @property {boolean} required
+ * @property {() => {present: boolean, value?: unknown, error?: string}} read
+ * @property {(value: unknown) => void} write  set a value and mark the field touched
+ * @property {() => void} reset  back to the default and untouched
+ * @property {(message: string | null) => void} setError
+ * @property {() => HTMLElement} focusTarget
+ */
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+const MULTILINE_NAME = /content|text|body|code|script|query|prompt|message|markdown|html|sql|source|template/i;
+const INPUT_TYPES = /** @type {Record<string, string>} */ ({
+  email: "email", uri: "url", url: "url", date: "date", "date-time": "datetime-local",
+});
+
+/**
+ * @param {string} name
+ * @param {unknown} rawSchema
+ * @param {{required: boolean, root: Record<string, any>, onInput?: () => void}} opts
+ * @returns {Field}
+ */
+export function createField(name, rawSchema, { required, root, onInput }) {
+  const info = classify(rawSchema, root);
+  const s = info.schema;
+  const id = uid("f");
+  const helpId = `${id}-help`;
+  const errId = `${id}-err`;
+  let touched = false;
+  const errorEl = h("p", { class: "field-error", id: errId, hidden: true });
+  const title = String(s.title ?? name);
+  const hints = constraintHints(s, info);
+  const help = s.description || hints ? h("p", { class: "field-help", id: helpId },
+    s.description ? String(s.description) : null, s.description && hints ? " " : null,
+    hints ? h("span", { class: "field-hint", text: hints }) : null) : null;
+  const describedBy = [help ? helpId : "", errId].filter(Boolean).join(" ");
+  const reqMark = required ? h("span", { class: "req", title: "required", "aria-hidden": "true", text: "*" }) : null;
+  const typeTag = h("span", { class: "field-type", text: typeLabel(s, info) });
+
+  /** @type {{control: HTMLElement, get: () => {present: boolean, value?: unknown, error?: string}, set: (v: unknown) => void, clear: () => void}} */
+  const impl = build();
+  const wrapper = h("div", { class: `field field-${info.kind}`, dataset: { field: name } });
+  if (info.kind === "boolean" || info.kind === "multi") {
+    wrapper.append(impl.control);
+  } else {
+    wrapper.append(h("label", { class: "field-label", for: id }, title, reqMark, typeTag), impl.control);
+  }
+  if (help) wrapper.append(help);
+  wrapper.append(errorEl);
+
+  const markTouched = () => {
+    touched = true;
+    wrapper.classList.add("touched");
+    if (!errorEl.hidden) setError(impl.get().error ?? null);
+    onInput?.();
+  };
+  impl.control.addEventListener("input", markTouched);
+  impl.control.addEventListener("change", markTouched);
+  impl.clear();
+
+  /** @param {string | null} message */
+  function setError(message) {
+    errorEl.textContent = message ?? "";
+    errorEl.hidden = !message;
+    wrapper.classList.toggle("invalid", Boolean(message));
+    for (const c of wrapper.querySelectorAll("input, select, textarea")) {
+      if (message) c.setAttribute("aria-invalid", "true");
+      else c.removeAttribute("aria-invalid");
+    }
+  }
+
+  return {
+    name,
+    el: wrapper,
+    required,
+    read() {
+      if (!required && !touched) return { present: false };
+      return impl.get();
+    },
+    write(value) { impl.set(value); touched = true; wrapper.classList.add("touched"); },
+    reset() { impl.clear(); touched = false; wrapper.classList.remove("touched"); setError(null); },
+    setError,
+    focusTarget: () => /** @type {HTMLElement} */ (wrapper.querySelector("input, select, textarea") ?? impl.control),
+  };
+
+  function build() {
+    switch (info.kind) {
+      case "boolean": return buildBoolean();
+      case "number": return buildNumber();
+      case "select": return buildSelect();
+      case "multi": return buildMulti();
+      case "list": return buildList();
+      case "string": return buildString();
+      default: return buildJson();
+    }
+  }
+
+  function common() {
+    return { id, name, required, "aria-describedby": describedBy };
+  }
+
+  function buildString() {
+    const format = String(s.format ?? "");
+    const type = INPUT_TYPES[format] ?? "text";
+    const multiline = type === "text" && (Number(s.maxLength ?? Infinity) > 256 && MULTILINE_NAME.test(name));
+    const control = multiline
+      ? h("textarea", { ...common(), rows: 3, minlength: s.minLength, maxlength: s.maxLength })
+      : h("input", { ...common(), type, minlength: s.minLength, maxlength: s.maxLength,
+        step: type === "datetime-local" ? 1 : null, autocomplete: "off",
+        placeholder: type === "text" && Array.isArray(s.examples) ? String(s.examples[0] ?? "") : null });
+    const input = /** @type {HTMLInputElement} */ (control);
+    return {
+      control,
+      get() {
+        const v = input.value;
+        if (type !== "text" && input.validity.badInput) return { present: true, error: "Enter a complete value" };
+        if (v === "") return required ? { present: true, error: "Required" } : { present: false };
+        if (input.validity.typeMismatch) {
+          return { present: true, error: type === "email" ? "Enter an email address" : "Enter an absolute URL (https://…)" };
+        }
+        const len = [...v].length;
+        if (typeof s.minLength === "number" && len < s.minLength) return { present: true, error: `At least ${s.minLength} characters` };
+        if (typeof s.maxLength === "number" && len > s.maxLength) return { present: true, error: `At most ${s.maxLength} characters` };
+        if (format === "date-time") {
+          const value = localToRfc3339(v);
+          return value ? { present: true, value } : { present: true, error: "Enter a date and time" };
+        }
+        return { present: true, value: v };
+      },
+      /** @param {unknown} v */
+      set(v) { input.value = format === "date-time" ? rfc3339ToLocal(v) : v === undefined || v === null ? "" : String(v); },
+      clear() { this.set(s.default); },
+    };
+  }
+
+  function buildNumber() {
+    const integer = Boolean(info.integer);
+    const control = h("input", { ...common(), type: "number", inputmode: integer ? "numeric" : "decimal",
+      step: integer ? 1 : "any", min: s.minimum, max: s.maximum });
+    return {
+      control,
+      get() {
+        if (control.validity.badInput) return { present: true, error: "Enter a number" };
+        const text = control.value.trim();
+        if (text === "") return required ? { present: true, error: "Required" } : { present: false };
+        const n = Number(text);
+        if (!Number.isFinite(n)) return { present: true, error: "Enter a number" };
+        if (integer && !Number.isInteger(n)) return { present: true, error: "Enter a whole number" };
+        if (integer && Math.abs(n) > MAX_SAFE) return { present: true, error: "Number is too large" };
+        const error = rangeError(n, s);
+        return error ? { present: true, error } : { present: true, value: n };
+      },
+      /** @param {unknown} v */
+      set(v) { control.value = typeof v === "number" ? String(v) : ""; },
+      clear() { this.set(s.default); },
+    };
+  }
+
+  function buildBoolean() {
+    const box = h("input", { ...common(), type: "checkbox" });
+    const hasDefault = typeof s.default === "boolean";
+    // Optional with no default: unset is shown as indeterminate so "not answered" stays absent.
+    const triState = !required && !hasDefault;
+    const unset = triState ? h("button", { type: "button", class: "link-button field-unset", text: "unset",
+      title: "Leave this unanswered", hidden: true }) : null;
+    let isSet = !triState;
+    const control = h("div", { class: "check-row" },
+      h("label", { class: "check" }, box, h("span", { class: "field-label-text" }, title, reqMark), typeTag),
+      unset);
+    box.addEventListener("change", () => { isSet = true; if (unset) unset.hidden = false; });
+    unset?.addEventListener("click", () => {
+      box.checked = false; box.indeterminate = true; isSet = false; unset.hidden = true;
+      touched = false; wrapper.classList.remove("touched"); onInput?.();
+    });
+    return {
+      control,
+      get() { return isSet || required ? { present: true, value: box.checked } : { present: false }; },
+      /** @param {unknown} v */
+      set(v) { box.checked = v === true; box.indeterminate = false; isSet = true; if (unset) unset.hidden = false; },
+      clear() {
+        box.checked = s.default === true;
+        box.indeterminate = triState;
+        isSet = !triState;
+        if (unset) unset.hidden = true;
+      },
+    };
+  }
+
+  function buildSelect() {
+    const options = info.options ?? [];
+    const control = h("select", common(),
+      h("option", { value: "", text: required ? "— choose —" : "— not set —" }),
+      options.map((o, i) => h("option", { value: String(i), text: o.label })));
+    return {
+      control,
+      get() {
+        if (control.value === "") return required ? { present: true, error: "Required" } : { present: false };
+        return { present: true, value: options[Number(control.value)]?.value };
+      },
+      /** @param {unknown} v */
+      set(v) {
+        const i = options.findIndex((o) => o.value === v);
+        control.value = i >= 0 ? String(i) : "";
+      },
+      clear() { this.set(s.default); },
+    };
+  }
+
+  function buildMulti() {
+    const options = info.options ?? [];
+    const boxes = options.map((o, i) => h("input", { type: "checkbox", name, value: String(i),
+      id: `${id}-${i}`, "aria-describedby": describedBy }));
+    const control = h("fieldset", { class: "check-group", id },
+      h("legend", { class: "field-label" }, title, reqMark, typeTag),
+      boxes.map((b, i) => h("label", { class: "check" }, b, h("span", { text: options[i].label }))));
+    return {
+      control,
+      get() {
+        const value = boxes.filter((b) => b.checked).map((b) => options[Number(b.value)].value);
+        const error = countError(value.length, s);
+        return error ? { present: true, error } : { present: true, value };
+      },
+      /** @param {unknown} v */
+      set(v) {
+        const list = Array.isArray(v) ? v : [];
+        boxes.forEach((b, i) => { b.checked = list.includes(options[i].value); });
+      },
+      clear() { this.set(s.default); },
+    };
+  }
+
+  function buildList() {
+    const itemType = String(info.itemType);
+    const control = h("textarea", { ...common(), rows: 3, class: "mono",
+      placeholder: itemType === "string" ? "one item per line" : "one value per line (or comma-separated)" });
+    return {
+      control,
+      get() {
+        const text = control.value;
+        if (text.trim() === "" && !required && !touched) return { present: false };
+        const lines = itemType === "string" ? text.split(/\r?\n/) : text.split(/[\r\n,]+/);
+        const items = lines.map((l) => (itemType === "string" ? l : l.trim())).filter((l) => l.trim() !== "");
+        /** @type {unknown[]} */
+        const value = [];
+        for (const [i, item] of items.entries()) {
+          const parsed = parseItem(item, itemType);
+          if (parsed.error) return { present: true, error: `Item ${i + 1}: ${parsed.error}` };
+          value.push(parsed.value);
+        }
+        const error = countError(value.length, s);
+        return error ? { present: true, error } : { present: true, value };
+      },
+      /** @param {unknown} v */
+      set(v) { control.value = Array.isArray(v) ? v.map(String).join("\n") : ""; },
+      clear() { this.set(s.default); },
+    };
+  }
+
+  function buildJson() {
+    const status = h("p", { class: "json-status", "aria-live": "polite" });
+    const area = h("textarea", { ...common(), rows: 4, class: "mono json-editor", spellcheck: "false",
+      placeholder: jsonPlaceholder(s) });
+    const control = h("div", { class: "json-field" }, area, status);
+    const check = () => {
+      const r = parse();
+      status.textContent = r.error ?? (r.present ? "Valid JSON" : "");
+      status.classList.toggle("bad", Boolean(r.error));
+      return r;
+    };
+    area.addEventListener("input", check);
+    /** @returns {{present: boolean, value?: unknown, error?: string}} */
+    function parse() {
+      const text = area.value.trim();
+      if (text === "") return required ? { present: true, error: "Required" } : { present: false };
+      let value;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        return { present: true, error: `JSON: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      const mismatch = typeMismatch(value, s);
+      return mismatch ? { present: true, error: mismatch } : { present: true, value };
+    }
+    return {
+      control,
+      get: check,
+      /** @param {unknown} v */
+      set(v) { area.value = v === undefined ? "" : prettyJson(v); check(); },
+      clear() { this.set(s.default); status.textContent = ""; },
+    };
+  }
+}
+
+/** @param {number} n @param {Record<string, any>} s */
+function rangeError(n, s) {
+  if (typeof s.minimum === "number" && n < s.minimum) return `Must be at least ${s.minimum}`;
+  if (typeof s.maximum === "number" && n > s.maximum) return `Must be at most ${s.maximum}`;
+  if (typeof s.exclusiveMinimum === "number" && n <= s.exclusiveMinimum) return `Must be more than ${s.exclusiveMinimum}`;
+  if (typeof s.exclusiveMaximum === "number" && n >= s.exclusiveMaximum) return `Must be less than ${s.exclusiveMaximum}`;
+  return null;
+}
+
+/** @param {number} count @param {Record<string, any>} s */
+function countError(count, s) {
+  if (typeof s.minItems === "number" && count < s.minItems) return `Choose at least ${s.minItems}`;
+  if (typeof s.maxItems === "number" && count > s.maxItems) return `Choose at most ${s.maxItems}`;
+  return null;
+}
+
+/** @param {string} item @param {string} type @returns {{value?: unknown, error?: string}} */
+function parseItem(item, type) {
+  if (type === "string") return { value: item };
+  if (type === "boolean") {
+    if (/^(true|false)$/i.test(item)) return { value: item.toLowerCase() === "true" };
+    return { error: "expected true or false" };
+  }
+  const n = Number(item);
+  if (item === "" || !Number.isFinite(n)) return { error: "not a number" };
+  if (type === "integer" && (!Number.isInteger(n) || Math.abs(n) > MAX_SAFE)) return { error: "not a whole number" };
+  return { value: n };
+}
+
+/** @param {Record<string, any>} s @param {import("../schema.js").FieldKind} info */
+function typeLabel(s, info) {
+  if (info.kind === "select") return "choice";
+  if (info.kind === "multi") return "choices";
+  if (info.kind === "list") return `${info.itemType}[]`;
+  if (info.kind === "json") return Array.isArray(s.type) ? s.type.join("|") : String(s.type ?? "json");
+  return s.format ? `${s.type} · ${s.format}` : String(s.type);
+}
+
+/** @param {Record<string, any>} s @param {import("../schema.js").FieldKind} info */
+function constraintHints(s, info) {
+  const parts = [];
+  if (info.kind === "multi" || info.kind === "list") {
+    const lo = s.minItems, hi = s.maxItems;
+    if (typeof lo === "number" && typeof hi === "number") parts.push(lo === hi ? `choose ${lo}` : `choose ${lo}–${hi}`);
+    else if (typeof lo === "number") parts.push(`at least ${lo}`);
+    else if (typeof hi === "number") parts.push(`at most ${hi}`);
+  }
+  if (info.kind === "number") {
+    if (typeof s.minimum === "number") parts.push(`min ${s.minimum}`);
+    if (typeof s.maximum === "number") parts.push(`max ${s.maximum}`);
+  }
+  if (info.kind === "string") {
+    if (typeof s.minLength === "number") parts.push(`min ${s.minLength} chars`);
+    if (typeof s.maxLength === "number") parts.push(`max ${s.maxLength} chars`);
+    if (s.format === "date-time") parts.push("your local time");
+  }
+  if (s.default !== undefined && info.kind !== "json") {
+    parts.push(`default: ${Array.isArray(s.default) ? s.default.join(", ") : String(s.default)}`);
+  }
+  return parts.length ? `(${parts.join(", ")})` : "";
+}
+
+/** @param {Record<string, any>} s */
+function jsonPlaceholder(s) {
+  if (s.type === "object" && s.properties && typeof s.properties === "object") {
+    const keys = Object.keys(s.properties).slice(0, 4);
+    return `{ ${keys.map((k) => `"${k}": …`).join(", ")} }`;
+  }
+  if (s.type === "array") return "[ … ]";
+  return "JSON value";
+}

@@ -1,0 +1,204 @@
+// @ts-check
+// JSON-RPC 2.0 client over the page's single WebSocket (/ws), with reconnect and backoff.
+// Each socket is its own backend session, so after a reconnect every piece of server state
+// the page shows must be fetched again: listeners on "open" do that.
+
+export class RpcError extends Error {
+  /**
+   * @param {string} message
+   * @param {number} code
+   * @param {unknown} [data]
+   */
+  constructor(message, code, data) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** Code used locally when the socket drops with requests still in flight. */
+export const CONNECTION_LOST = -32099;
+
+/** @typedef {"connecting" | "open" | "closed"} ConnState */
+
+export class RpcClient {
+  #url;
+  /** @type {WebSocket | null} */
+  #ws = null;
+  #nextId = 1;
+  /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void}>} */
+  #pending = new Map();
+  /** @type {Map<string, Set<(params: any) => void>>} */
+  #handlers = new Map();
+  /** @type {Set<(state: ConnState, info: {attempt: number, retryInMs: number, everOpened: boolean}) => void>} */
+  #stateListeners = new Set();
+  /** @type {ConnState} */
+  #state = "closed";
+  #attempt = 0;
+  #everOpened = false;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  #retryTimer = null;
+  #retryInMs = 0;
+
+  /** @param {string} [url] */
+  constructor(url) {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    this.#url = url ?? `${scheme}://${location.host}/ws`;
+  }
+
+  get state() { return this.#state; }
+
+  connect() {
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    if (this.#ws && this.#ws.readyState <= WebSocket.OPEN) return;
+    this.#setState("connecting");
+    const ws = new WebSocket(this.#url);
+    this.#ws = ws;
+    ws.addEventListener("open", () => {
+      this.#attempt = 0;
+      this.#everOpened = true;
+      this.#setState("open");
+    });
+    ws.addEventListener("message", (ev) => this.#onMessage(ev.data));
+    ws.addEventListener("close", () => {
+      if (this.#ws !== ws) return;
+      this.#ws = null;
+      this.#failPending();
+      this.#scheduleRetry();
+    });
+    // "error" is always followed by "close"; nothing to do here.
+  }
+
+  /** Retry now instead of waiting for the backoff timer. */
+  reconnectNow() {
+    this.#attempt = 0;
+    this.connect();
+  }
+
+  /**
+   * Send a request; resolves with `result`, rejects with an RpcError.
+   * @param {string} method
+   * @param {Record<string, unknown>} [params]
+   * @returns {Promise<any>}
+   */
+  request(method, params = {}) {
+    const ws = this.#ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new RpcError("Not connected to webhost", CONNECTION_LOST));
+    }
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      try {
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+      } catch (err) {
+        this.#pending.delete(id);
+        reject(new RpcError(String(err), CONNECTION_LOST));
+      }
+    });
+  }
+
+  /**
+   * Subscribe to a notification; returns an unsubscribe function.
+   * @param {string} method
+   * @param {(params: any) => void} handler
+   */
+  on(method, handler) {
+    let set = this.#handlers.get(method);
+    if (!set) this.#handlers.set(method, (set = new Set()));
+    set.add(handler);
+    return () => set?.delete(handler);
+  }
+
+  /**
+   * Observe connection state; called immediately with the current state.
+   * @param {(state: ConnState, info: {attempt: number, retryInMs: number, everOpened: boolean}) => void} listener
+   */
+  onState(listener) {
+    this.#stateListeners.add(listener);
+    listener(this.#state, this.#info());
+    return () => this.#stateListeners.delete(listener);
+  }
+
+  #info() {
+    return { attempt: this.#attempt, retryInMs: this.#retryInMs, everOpened: this.#everOpened };
+  }
+
+  /** @param {ConnState} state */
+  #setState(state) {
+    this.#state = state;
+    for (const l of this.#stateListeners) {
+      try { l(state, this.#info()); } catch (err) { console.warn("state listener failed", err); }
+    }
+  }
+
+  #scheduleRetry() {
+    this.#attempt += 1;
+    // 0.5s, 1s, 2s, ... capped at 15s, with jitter so many tabs don't stampede a restart.
+    const base = Math.min(15000, 500 * 2 ** Math.min(this.#attempt - 1, 5));
+    this.#retryInMs = Math.round(base * (0.8 + Math.random() * 0.4));
+    this.#setState("closed");
+    this.#retryTimer = setTimeout(() => this.connect(), this.#retryInMs);
+  }
+
+  #failPending() {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(new RpcError("Connection to webhost lost", CONNECTION_LOST));
+  }
+
+  /** @param {unknown} data */
+  #onMessage(data) {
+    let msg;
+    try {
+      msg = JSON.parse(String(data));
+    } catch {
+      console.warn("webhost: non-JSON frame ignored");
+      return;
+    }
+    for (const m of Array.isArray(msg) ? msg : [msg]) this.#dispatch(m);
+  }
+
+  /** @param {any} msg */
+  #dispatch(msg) {
+    if (!msg || typeof msg !== "object") return;
+    if ("id" in msg && msg.id !== null && !("method" in msg)) {
+      const p = this.#pending.get(msg.id);
+      if (!p) return;
+      this.#pending.delete(msg.id);
+      if (msg.error) {
+        const e = msg.error;
+        p.reject(new RpcError(String(e.message ?? "Error"), Number(e.code ?? -32603), e.data));
+      } else {
+        p.resolve(msg.result);
+      }
+      return;
+    }
+    if (typeof msg.method === "string") {
+      for (const handler of this.#handlers.get(msg.method) ?? []) {
+        try {
+          handler(msg.params ?? {});
+        } catch (err) {
+          console.warn(`webhost: handler for ${msg.method} failed`, err);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * A readable one-line description of any error thrown by request().
+ * @param {unknown} err
+ */
+export function describeError(err) {
+  if (err instanceof RpcError) {
+    const data = /** @type {any} */ (err.data);
+    let extra = "";
+    if (err.code === -32002 && data?.reason) extra = ` (${data.reason})`;
+    if (err.code === -32001 && data?.timeoutSeconds) extra = ` after ${data.timeoutSeconds}s`;
+    return `${err.message}${extra}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,87 @@
+"""Build the SDK `Client` for one configured server: transport, identity, capabilities, callbacks."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client import ClientRequestContext, advertise
+from mcp.client.sse import sse_client
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitResult,
+    ErrorData,
+    Implementation,
+    ListRootsResult,
+    LoggingMessageNotificationParams,
+)
+
+from webhost import __version__
+from webhost.config import ServerConfig
+
+from .stderr import StderrPipe
+
+UI_EXTENSION = "io.modelcontextprotocol/ui"
+APP_MIME_TYPE = "text/html;profile=mcp-app"
+# The MCP Apps extension, with the nested `elicitation: {}` of app-rendered elicitation (SEP-3118).
+UI_EXTENSION_SETTINGS: dict[str, Any] = {"mimeTypes": [APP_MIME_TYPE], "elicitation": {}}
+CLIENT_INFO = Implementation(name="webhost", version=__version__)
+
+
+@dataclass(frozen=True)
+class ClientCallbacks:
+    elicit: Callable[[ClientRequestContext, ElicitRequestParams], Awaitable[ElicitResult | ErrorData]]
+    sample: Callable[[ClientRequestContext, CreateMessageRequestParams], Awaitable[CreateMessageResult | ErrorData]]
+    roots: Callable[[ClientRequestContext], Awaitable[ListRootsResult | ErrorData]]
+    log: Callable[[LoggingMessageNotificationParams], Awaitable[None]]
+    message: Callable[[Any], Awaitable[None]]
+
+
+def build_client(
+    config: ServerConfig, callbacks: ClientCallbacks, *, stderr: StderrPipe, max_input_rounds: int
+) -> Client:
+    """A not-yet-entered Client; entering it spawns the process or opens the HTTP session."""
+    return Client(
+        _target(config, stderr),
+        mode="auto",
+        client_info=CLIENT_INFO,
+        extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS)],
+        elicitation_callback=callbacks.elicit,
+        sampling_callback=callbacks.sample,
+        list_roots_callback=callbacks.roots,
+        logging_callback=callbacks.log,
+        message_handler=callbacks.message,
+        log_level="debug",
+        read_timeout_seconds=None,  # webhost applies its own timeout, which excludes a person's answering time
+        input_required_max_rounds=max_input_rounds,
+        cache=None,  # the page asks for fresh lists; stale listings would hide list_changed updates
+    )
+
+
+def _target(config: ServerConfig, stderr: StderrPipe) -> Any:
+    if config.transport == "stdio":
+        assert config.command is not None
+        params = StdioServerParameters(
+            command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
+        )
+        return stdio_client(params, errlog=stderr.errlog)
+    assert config.url is not None
+    if config.transport == "sse":
+        return sse_client(config.url, headers=dict(config.headers) or None)
+    return _streamable_http(config.url, dict(config.headers))
+
+
+@asynccontextmanager
+async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    # We pass our own httpx2 client (for the configured headers), so we own its lifetime too.
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)) as http_client:
+        async with streamable_http_client(url, http_client=http_client) as streams:
+            yield streams
