@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request, WebSocket
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
+from webhost.audit import AuditLog
 from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
 from webhost.settings import Settings
@@ -37,6 +38,7 @@ class HostState:
     settings: Settings
     config: Config
     secret: bytes
+    audit: AuditLog
     sessions: set[BrowserSession] = field(default_factory=set)
 
 
@@ -55,7 +57,8 @@ def load_secret(data_dir: Path) -> bytes:
 
 
 def create_app(settings: Settings, config: Config, *, secret: bytes | None = None) -> ASGIApp:
-    host = HostState(settings=settings, config=config, secret=secret or load_secret(settings.data_dir))
+    host = HostState(settings=settings, config=config, secret=secret or load_secret(settings.data_dir),
+                     audit=AuditLog(settings.data_dir / "audit.sqlite3"))
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
 
     @asynccontextmanager
@@ -63,6 +66,7 @@ def create_app(settings: Settings, config: Config, *, secret: bytes | None = Non
         yield
         for session in list(host.sessions):
             await session.close()
+        host.audit.close()
 
     app = FastAPI(title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None)
@@ -83,6 +87,14 @@ def create_app(settings: Settings, config: Config, *, secret: bytes | None = Non
         """For scripts: the configured servers (names and transports only, never secrets)."""
         return JSONResponse({"servers": [{"name": s.name, "transport": s.transport}
                                          for s in config.servers.values()]})
+
+    @app.get("/api/audit")
+    async def audit_export(format: str = "json", server: str | None = None) -> Response:
+        """Export the audit log (JSON, or CSV with ?format=csv)."""
+        if format == "csv":
+            return PlainTextResponse(host.audit.export_csv(server=server), media_type="text/csv",
+                                     headers={"content-disposition": "attachment; filename=webhost-audit.csv"})
+        return JSONResponse({"entries": host.audit.entries(server=server, limit=10_000)})
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

@@ -29,6 +29,8 @@ from mcp.types import (
     TextContent,
 )
 
+from webhost.approvals import ApprovalBroker
+from webhost.apps.instances import AppInstance
 from webhost.elicitation import requests as input_requests
 from webhost.elicitation.broker import InputBroker, current_origin
 from webhost.errors import InvalidParams
@@ -56,6 +58,9 @@ class BrowserSession:
             for name, cfg in host.config.servers.items()
         }
         self.broker = InputBroker(notify, human_timeout=options.human_timeout)
+        self.approvals = ApprovalBroker(notify, timeout=options.human_timeout)
+        self.apps: dict[str, AppInstance] = {}
+        self.app_in_flight: dict[str, int] = {}
         self.calls: dict[str, anyio.CancelScope] = {}
         self.url_elicitations: dict[tuple[str, str], str] = {}
         self._activity_ids = itertools.count(1)
@@ -71,12 +76,24 @@ class BrowserSession:
     async def close(self) -> None:
         """Release every input request, cancel every call, stop every server process."""
         self.broker.release(outcome="released")
+        self.approvals.release()
+        for frame_id in list(self.apps):
+            self.close_app(frame_id, reason="session closed")
         for scope in list(self.calls.values()):
             scope.cancel()
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
                 for connection in self.connections.values():
                     tg.start_soon(connection.stop)
+
+    def close_app(self, frame_id: str, *, reason: str) -> None:
+        instance = self.apps.pop(frame_id, None)
+        self.app_in_flight.pop(frame_id, None)
+        if instance is None:
+            return
+        self.approvals.release(lambda p: p.frame == frame_id)
+        self.host.audit.record("app.close", session=self.id, server=instance.server, frame=frame_id,
+                               summary=reason)
 
     def connection(self, params: dict[str, Any]) -> Connection:
         name = params.get("server")

@@ -7,6 +7,9 @@ Imported by the sibling scripts (`python tests/servers/NAME.py` puts this direct
   the `initialize` handshake and the server speaks only the legacy era).
 - `is_modern(ctx)`: whether this request is on the 2026-07-28 wire (MRTR) or a legacy handshake
   connection (server→client requests).
+- `advertise_extensions_on_initialize`: the 2025-11-25 wire model has no `ServerCapabilities.extensions`,
+  so the 2.3.0 server drops the extension map from the legacy `InitializeResult`; this middleware puts
+  it back.
 - `exact_input_required` + `restore_exact_input_requests`: the 2.3.0 server re-serialises an
   `InputRequiredResult` through the 2026-07-28 wire model, whose `ElicitRequestFormParams` has no `_meta`
   and whose `RequestedSchema` ignores keys beside `type`/`properties`/`required`/`$schema` (protocol.md
@@ -23,7 +26,7 @@ from typing import Any
 
 import anyio
 from mcp.server import MCPServer, NotificationOptions, ServerRequestContext
-from mcp.server.context import CallNext, HandlerResult
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.mcpserver import Context
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
@@ -88,6 +91,24 @@ async def restore_exact_input_requests(ctx: ServerRequestContext[Any, Any], call
     return result
 
 
+def advertise_extensions_on_initialize(extensions: Mapping[str, dict[str, Any]]) -> ServerMiddleware[Any]:
+    """Server middleware putting `capabilities.extensions` back into the legacy `InitializeResult`.
+
+    The 2025-11-25 wire model of `ServerCapabilities` has no `extensions`, so the 2.3.0 server sieves
+    the extension map out of the handshake answer (`server/discover` keeps it).
+    """
+
+    async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
+            capabilities = dict(result["capabilities"])
+            capabilities.setdefault("extensions", {k: dict(v) for k, v in extensions.items()})
+            result = {**result, "capabilities": capabilities}
+        return result
+
+    return middleware
+
+
 async def _refuse_discover(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
     if ctx.method == "server/discover":
         raise MCPError(code=METHOD_NOT_FOUND, message="Method not found", data="server/discover")
@@ -95,7 +116,7 @@ async def _refuse_discover(ctx: ServerRequestContext[Any, Any], call_next: CallN
 
 
 def client_wants_app_elicitation(capabilities: ClientCapabilities | None) -> bool:
-    """The client side of SEP-3118 negotiation: form elicitation + UI extension with the MIME and `elicitation`."""
+    """SEP-3118, client side: form elicitation, and the UI extension with the app MIME and `elicitation`."""
     if capabilities is None or capabilities.elicitation is None:
         return False
     elicitation = capabilities.elicitation

@@ -128,7 +128,11 @@ def binary(
     blob_bytes: Annotated[int, Field(ge=0, le=16 * 1024 * 1024)] = 256,
 ) -> list[ContentBlock]:
     return [
-        ImageContent(type="image", data=base64.b64encode(secrets.token_bytes(image_bytes)).decode(), mime_type="image/png"),
+        ImageContent(
+            type="image",
+            data=base64.b64encode(secrets.token_bytes(image_bytes)).decode(),
+            mime_type="image/png",
+        ),
         AudioContent(type="audio", data=base64.b64encode(_wav()).decode(), mime_type="audio/wav"),
         EmbeddedResource(
             type="resource",
@@ -147,7 +151,7 @@ LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "a
 
 @mcp.tool(
     title="Log",
-    description="Send notifications/message at `level` (on 2026-07-28 only if the request opted in to logging).",
+    description="Send notifications/message at `level` (on 2026-07-28 only when the request opted in to logging).",
 )
 async def log(ctx: Context, message: str = "hello from basic.log", level: LogLevel = "info") -> str:
     await ctx.log(level, message, logger_name="basic")
@@ -242,7 +246,10 @@ def greet(name: str) -> str:
 @mcp.prompt(title="Summarise", description="Summarise a text in a given style.")
 def summarize(text: str, style: str = "short") -> list[dict[str, Any]]:
     return [
-        {"role": "user", "content": {"type": "text", "text": f"Summarise this in a {style} style:\n\n{text}"}},
+        {
+            "role": "user",
+            "content": {"type": "text", "text": f"Summarise this in a {style} style:\n\n{text}"},
+        },
         {"role": "assistant", "content": {"type": "text", "text": "Sure - here is the summary:"}},
     ]
 

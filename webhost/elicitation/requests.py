@@ -49,8 +49,7 @@ async def _elicit_form(
         session.activity(connection.name, direction="local", kind="error", method="elicitation/create",
                          summary=message, data={"requestedSchema": schema})
         return ErrorData(code=INVALID_PARAMS, message=message)
-    meta = params.meta.model_dump(by_alias=True, exclude_none=True) if hasattr(params.meta, "model_dump") \
-        else dict(params.meta or {})
+    meta = _meta_dict(params.meta)
     view = {
         "kind": "elicitation",
         "mode": "form",
@@ -63,7 +62,8 @@ async def _elicit_form(
                      summary=params.message[:200], data={"requestedSchema": schema})
 
     def check(answer: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, str]]]:
-        return validate.validate_result(schema, answer)
+        result: tuple[dict[str, Any] | None, list[dict[str, str]]] = validate.validate_result(schema, answer)
+        return result
 
     connection.human_clock.begin()
     try:
@@ -100,7 +100,7 @@ async def _elicit_url(
     finally:
         connection.human_clock.end()
     if answer.get("action") == "accept" and params.elicitation_id:
-        session.url_elicitations[(connection.name, params.elicitation_id)] = view.get("id", "")
+        session.url_elicitations[(connection.name, params.elicitation_id)] = str(view.get("id", ""))
     return ElicitResult(action=answer["action"])
 
 
@@ -130,6 +130,16 @@ def validate_sampling_answer(answer: dict[str, Any]) -> tuple[dict[str, Any] | N
     if len(content["text"]) > 100_000:
         return None, [{"field": "text", "message": "must be at most 100000 characters"}]
     return {"action": "accept", "content": {"text": content["text"]}}, []
+
+
+def _meta_dict(meta: object) -> dict[str, Any]:
+    if meta is None:
+        return {}
+    dump = getattr(meta, "model_dump", None)
+    if callable(dump):
+        dumped = dump(by_alias=True, exclude_none=True)
+        return dumped if isinstance(dumped, dict) else {}
+    return dict(meta) if isinstance(meta, dict) else {}
 
 
 def _as_dict(value: object) -> dict[str, Any]:

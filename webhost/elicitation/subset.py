@@ -21,10 +21,9 @@ MAX_SAFE_INTEGER = 2**53 - 1
 
 INPUT_TYPES = {"email": "email", "uri": "url", "date": "date", "date-time": "datetime-local"}
 FORBIDDEN_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef", "$defs", "definitions")
-# Keywords whose values are regular expressions: Python's `re` backtracks, so they are never honoured.
-REGEX_KEYWORDS = frozenset({"pattern", "patternProperties"})
-# Identity keywords could make jsonschema treat the schema as another dialect or base URI.
-IDENTITY_KEYWORDS = frozenset({"$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary"})
+# Never handed to jsonschema: regex keywords because Python's `re` backtracks (ReDoS), identity keywords
+# because they could switch the dialect or base URI.
+UNHONOURED_KEYWORDS = frozenset({"pattern", "patternProperties", "$schema", "$id", "$anchor"})
 
 _ONE_SUBSCHEMA = ("items", "not", "if", "then", "else", "contains", "additionalProperties",
                   "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
@@ -70,44 +69,41 @@ def _shape_problems(schema: object) -> list[str]:
             return [f"is too large (more than {MAX_NODES} values)"]
         if isinstance(value, str) and len(value) > MAX_STRING:
             return [f"contains a string longer than {MAX_STRING} characters"]
-        if isinstance(value, dict | list) and depth > MAX_DEPTH:
+        if isinstance(value, dict | list | tuple) and depth > MAX_DEPTH:
             return [f"is nested deeper than {MAX_DEPTH} levels"]
         if isinstance(value, dict):
             if not all(isinstance(key, str) for key in value):
                 return ["contains a key that is not text"]
             stack.extend((item, depth + 1) for pair in value.items() for item in pair)
-        elif isinstance(value, list):
+        elif isinstance(value, list | tuple):
             stack.extend((item, depth + 1) for item in value)
     try:
         size = len(json.dumps(schema, allow_nan=False).encode())
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return ["is not plain JSON"]
     return [f"is larger than {MAX_JSON_BYTES // 1024} KiB"] if size > MAX_JSON_BYTES else []
 
 
 def _subschemas(schema: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """Yields the schema and every nested subschema, looking only at keyword positions."""
+    """Yields the schema and every nested subschema, looking only at keyword positions (depth is bounded)."""
     yield schema
-    for key in _ONE_SUBSCHEMA:
-        if isinstance(schema.get(key), dict):
-            yield from _subschemas(schema[key])
-    for key in _SUBSCHEMA_LISTS:
-        if isinstance(schema.get(key), list):
-            for sub in schema[key]:
-                if isinstance(sub, dict):
-                    yield from _subschemas(sub)
-    for key in _SUBSCHEMA_MAPS:
-        if isinstance(schema.get(key), dict):
-            for sub in schema[key].values():
-                if isinstance(sub, dict):
-                    yield from _subschemas(sub)
+    for key, value in schema.items():
+        if key in _SUBSCHEMA_LISTS and isinstance(value, list):
+            value = {str(i): v for i, v in enumerate(value)}
+        elif key in _ONE_SUBSCHEMA:
+            value = {key: value}
+        elif key not in _SUBSCHEMA_MAPS or not isinstance(value, dict):
+            continue
+        for sub in value.values():
+            if isinstance(sub, dict):
+                yield from _subschemas(sub)
 
 
 def validator_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A copy safe to hand to jsonschema: no regex keywords, no identity keywords, same structure."""
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in REGEX_KEYWORDS or key in IDENTITY_KEYWORDS:
+        if key in UNHONOURED_KEYWORDS:
             continue
         if key in _ONE_SUBSCHEMA and isinstance(value, dict):
             out[key] = validator_schema(value)
@@ -121,7 +117,9 @@ def validator_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """Not a bool, not NaN or infinity (an int is always finite, and isfinite overflows on huge ones)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and (
+        isinstance(value, int) or math.isfinite(value))
 
 
 def is_integer(value: object) -> bool:
@@ -132,18 +130,14 @@ def is_integer(value: object) -> bool:
 
 
 def _count(prop: dict[str, Any], key: str, problems: list[str]) -> int | None:
-    value = prop.get(key)
-    if value is None:
-        return None
-    if is_integer(value) and value >= 0:
-        return int(value)
+    if (value := prop.get(key)) is None or (is_integer(value) and value >= 0):
+        return None if value is None else int(value)
     problems.append(f"{key} must be a non-negative integer")
     return None
 
 
 def _bound(prop: dict[str, Any], key: str, problems: list[str]) -> int | float | None:
-    value = prop.get(key)
-    if value is None or is_number(value):
+    if (value := prop.get(key)) is None or is_number(value):
         return value
     problems.append(f"{key} must be a finite number")
     return None
@@ -151,62 +145,52 @@ def _bound(prop: dict[str, Any], key: str, problems: list[str]) -> int | float |
 
 def _options(prop: dict[str, Any], titled: str, problems: list[str]) -> list[Option]:
     """Reads titled `oneOf`/`anyOf` lists of {const, title} if present, else `enum` (+ `enumNames`)."""
-    titled_key = titled if titled in prop else None
-    raw = prop.get(titled_key) if titled_key else prop.get("enum")
-    if not isinstance(raw, list) or not raw:
-        problems.append("must list at least one option")
+    raw = prop.get(titled if titled in prop else "enum")
+    if not isinstance(raw, list) or not raw or len(raw) > MAX_OPTIONS:
+        problems.append(f"must list between 1 and {MAX_OPTIONS} options")
         return []
-    if len(raw) > MAX_OPTIONS:
-        problems.append(f"offers more than {MAX_OPTIONS} options")
-        return []
-    options: list[Option] = []
-    if titled_key:
-        for entry in raw:
-            if not isinstance(entry, dict) or not isinstance(entry.get("const"), str):
-                problems.append(f"every {titled_key} option must be an object with a text const")
-                return []
-            title, value = entry.get("title"), entry["const"]
-            options.append({"value": value, "label": title if isinstance(title, str) else value})
-    else:
-        if not all(isinstance(v, str) for v in raw):
-            problems.append("enum options must be text")
+    if titled in prop:
+        if not all(isinstance(entry, dict) and isinstance(entry.get("const"), str) for entry in raw):
+            problems.append(f"every {titled} option must be an object with a text const")
             return []
+        labels = [e["title"] if isinstance(e.get("title"), str) else e["const"] for e in raw]
+        raw = [entry["const"] for entry in raw]
+    elif not all(isinstance(value, str) for value in raw):
+        problems.append("enum options must be text")
+        return []
+    else:
         names = prop.get("enumNames")
         names_ok = isinstance(names, list) and all(isinstance(n, str) for n in names)
         if names is not None and not names_ok:
             problems.append("enumNames must be a list of text")
         # Legacy labels apply only when they line up one-to-one; otherwise the value is the label.
-        labels: list[str] = names if isinstance(names, list) and names_ok and len(names) == len(raw) else raw
-        options = [{"value": v, "label": label} for v, label in zip(raw, labels, strict=True)]
-    if len({o["value"] for o in options}) != len(options):
+        labels = names if isinstance(names, list) and names_ok and len(names) == len(raw) else raw
+    if len(set(raw)) != len(raw):
         problems.append("options must not repeat")
-    return options
+    return [{"value": value, "label": label} for value, label in zip(raw, labels, strict=True)]
 
 
 def _text(prop: dict[str, Any], key: str, problems: list[str]) -> str | None:
-    value = prop.get(key)
-    if value is not None and not isinstance(value, str):
-        problems.append(f"{key} must be text")
-        return None
-    return value
+    if (value := prop.get(key)) is None or isinstance(value, str):
+        return value
+    problems.append(f"{key} must be text")
+    return None
 
 
 def _kind(prop: dict[str, Any], problems: list[str]) -> Kind | None:
     kind = prop.get("type")
     if kind == "string" or (kind is None and ("enum" in prop or "oneOf" in prop)):
-        return "select" if ("enum" in prop or "oneOf" in prop) else "string"
+        return "select" if "enum" in prop or "oneOf" in prop else "string"
     if kind in ("number", "integer", "boolean"):
         return kind  # type: ignore[no-any-return]
     if kind == "array":
-        items = prop.get("items")
-        if isinstance(items, dict) and (items.get("type") == "object" or "properties" in items):
+        items = prop["items"] if isinstance(prop.get("items"), dict) else {}
+        if items.get("type") == "object" or "properties" in items:
             problems.append("lists of objects are not supported")
-        elif not isinstance(items, dict) or not ("enum" in items or "anyOf" in items):
-            problems.append("a list must offer fixed text options (items.enum or items.anyOf)")
-        elif "enum" in items and items.get("type") != "string":
-            problems.append('a list of enum options needs items.type "string"')
-        else:
+        elif "anyOf" in items or ("enum" in items and items.get("type") == "string"):
             return "multiselect"
+        else:
+            problems.append('a list must offer fixed options (items.anyOf, or items.enum of type "string")')
     elif kind == "object" or "properties" in prop:
         problems.append("nested objects are not supported")
     elif kind is None:
@@ -216,26 +200,23 @@ def _kind(prop: dict[str, Any], problems: list[str]) -> Kind | None:
     return None
 
 
+_DEFAULT_SHAPES = {"string": "text", "number": "a number", "integer": "a whole number",
+                   "boolean": "true or false", "select": "one of the options",
+                   "multiselect": "a list of distinct options"}
+
+
 def _default_problem(spec: FieldSpec) -> str | None:
     default, kind, values = spec["default"], spec["kind"], {o["value"] for o in spec["options"]}
-    if default is None:
-        return None
-    if kind == "string" and not isinstance(default, str):
-        return "default must be text"
-    if kind == "number" and not is_number(default):
-        return "default must be a number"
-    if kind == "integer" and not is_integer(default):
-        return "default must be a whole number"
-    if kind == "boolean" and not isinstance(default, bool):
-        return "default must be true or false"
-    if kind == "select" and not (isinstance(default, str) and default in values):
-        return "default must be one of the options"
-    if kind == "multiselect" and not (
-        isinstance(default, list) and all(isinstance(d, str) and d in values for d in default)
-        and len(set(default)) == len(default)
-    ):
-        return "default must be a list of distinct options"
-    return None
+    fits = default is None or {
+        "string": isinstance(default, str),
+        "number": is_number(default),
+        "integer": is_integer(default),
+        "boolean": isinstance(default, bool),
+        "select": isinstance(default, str) and default in values,
+        "multiselect": isinstance(default, list) and all(isinstance(d, str) and d in values for d in default)
+        and len(set(default)) == len(default),
+    }[kind]
+    return None if fits else f"default must be {_DEFAULT_SHAPES[kind]}"
 
 
 def _inspect_property(name: str, prop: object, required: bool) -> tuple[FieldSpec | None, list[str]]:
@@ -246,7 +227,7 @@ def _inspect_property(name: str, prop: object, required: bool) -> tuple[FieldSpe
     title, description = _text(prop, "title", problems), _text(prop, "description", problems)
     if kind is None:
         return None, problems
-    fmt = prop.get("format") if kind == "string" and prop.get("format") in INPUT_TYPES else None
+    fmt = prop.get("format") if kind == "string" and str(prop.get("format")) in INPUT_TYPES else None
     spec: FieldSpec = {
         "name": name, "kind": kind, "title": title or name, "description": description,
         "required": required, "default": prop.get("default"), "options": [],
@@ -278,11 +259,6 @@ def _inspect_property(name: str, prop: object, required: bool) -> tuple[FieldSpe
     return (None if problems else spec), problems
 
 
-def _label(name: object) -> str:
-    text = str(name)
-    return repr(text if len(text) <= 60 else text[:60] + "…")
-
-
 def check_requested_schema(schema: object) -> list[str]:
     """Lists every reason the schema is outside the subset; an empty list means it can be rendered."""
     if not isinstance(schema, dict):
@@ -296,20 +272,19 @@ def check_requested_schema(schema: object) -> list[str]:
         return [*problems, "the schema has no properties map"]
     if len(properties) > MAX_PROPERTIES:
         return [*problems, f"the schema has more than {MAX_PROPERTIES} properties"]
-    for sub in _subschemas(schema):
-        problems += [f"the schema uses {key}, which is not supported" for key in FORBIDDEN_KEYWORDS
-                     if key in sub]
+    problems += [f"the schema uses {key}, which is not supported"
+                 for sub in _subschemas(schema) for key in FORBIDDEN_KEYWORDS if key in sub]
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         problems.append("required must be a list of property names")
     else:
-        problems += [f"required names {_label(r)}, which is not a property"
+        problems += [f"required names {r[:60]!r}, which is not a property"
                      for r in required if r not in properties]
     for name, prop in properties.items():
         if name == "":
             problems.append("property names must not be empty")
         _, found = _inspect_property(name, prop, False)
-        problems += [f"property {_label(name)}: {p}" for p in found]
+        problems += [f"property {name[:60]!r}: {p}" for p in found]
     if not problems:
         try:
             Draft202012Validator.check_schema(validator_schema(schema))
@@ -325,9 +300,6 @@ def describe_fields(schema: object) -> list[FieldSpec]:
         return []
     required = schema.get("required")
     names = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
-    fields = []
-    for name, prop in schema["properties"].items():
-        spec, _ = _inspect_property(name, prop, name in names) if isinstance(name, str) else (None, [])
-        if spec is not None:
-            fields.append(spec)
-    return fields
+    pairs = ((n, p) for n, p in schema["properties"].items() if isinstance(n, str))
+    specs = (_inspect_property(name, prop, name in names)[0] for name, prop in pairs)
+    return [spec for spec in specs if spec is not None]

@@ -38,7 +38,7 @@ class UrlReport:
 
 
 def _trim(url: str) -> str:
-    # Browsers strip leading and trailing C0 controls and spaces; do the same so the shown URL is the real one.
+    # Browsers strip leading and trailing C0 controls and spaces; so do we, so the shown URL is the real one.
     return url.strip("".join(map(chr, range(0x21))))
 
 
@@ -126,7 +126,7 @@ def _domain(host: str, report: UrlReport) -> str | None:
     if isinstance(address, ipaddress.IPv4Address):
         report.host = report.host_unicode = str(address)
         report.warnings.append(f"points to the IP address {address} instead of a domain name")
-        if mapped.rstrip(".") != str(address):
+        if host.rstrip(".") != str(address):
             report.warnings.append("writes the IP address in an unusual form that hides what it is")
         return None
     labels = mapped.split(".")
@@ -207,10 +207,10 @@ def _inspect(text: str, report: UrlReport) -> str | None:
     if report.port is not None and report.port != DEFAULT_PORTS[report.scheme]:
         report.warnings.append(f"uses the unusual port {report.port}")
     try:
-        address = ipaddress.ip_address(report.host)
+        ip = ipaddress.ip_address(report.host)
     except ValueError:
         return None
-    if address.is_loopback or address.is_private or address.is_link_local or address.is_unspecified:
+    if ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_unspecified:
         report.warnings.append("points to this computer or a private network")
     return None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from . import inputs, prompts, resources, servers, tools
+from . import apps, inputs, prompts, resources, servers, tools
 
 if TYPE_CHECKING:
     from webhost.session import BrowserSession
@@ -18,4 +18,5 @@ METHODS: dict[str, Handler] = {
     **resources.METHODS,
     **prompts.METHODS,
     **inputs.METHODS,
+    **apps.METHODS,
 }

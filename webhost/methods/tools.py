@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
+
+from mcp import Client
+from mcp.types import ListToolsResult
 
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.upstream.results import to_wire
@@ -13,15 +17,17 @@ if TYPE_CHECKING:
     from webhost.session import BrowserSession
 
 
+async def _list_page(client: Client, *, cursor: str | None) -> ListToolsResult:
+    return await client.list_tools(cursor=cursor, cache_mode="refresh")
+
+
 async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
     tools: list[dict[str, Any]] = []
     cursor: str | None = None
     for _page in range(50):  # a bound on pagination, against a server that never stops paging
-        page = await connection.request(
-            "tools/list", "tools/list", lambda c, cur=cursor: c.list_tools(cursor=cur, cache_mode="refresh"),
-            timeout=session.host.config.options.call_timeout,
-        )
+        timeout = session.host.config.options.call_timeout
+        page = await connection.request("tools/list", "tools/list", partial(_list_page, cursor=cursor), timeout=timeout)
         tools.extend(to_wire(tool) for tool in page.tools)
         cursor = page.next_cursor
         if not cursor:

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx2
 from mcp import Client, StdioServerParameters
-from mcp.client import ClientRequestContext, advertise
+from mcp.client import advertise
+from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import (
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitRequestParams,
-    ElicitResult,
-    ErrorData,
-    Implementation,
-    ListRootsResult,
-    LoggingMessageNotificationParams,
-)
+from mcp.types import Implementation
 
 from webhost import __version__
 from webhost.config import ServerConfig
@@ -38,11 +30,11 @@ CLIENT_INFO = Implementation(name="webhost", version=__version__)
 
 @dataclass(frozen=True)
 class ClientCallbacks:
-    elicit: Callable[[ClientRequestContext, ElicitRequestParams], Awaitable[ElicitResult | ErrorData]]
-    sample: Callable[[ClientRequestContext, CreateMessageRequestParams], Awaitable[CreateMessageResult | ErrorData]]
-    roots: Callable[[ClientRequestContext], Awaitable[ListRootsResult | ErrorData]]
-    log: Callable[[LoggingMessageNotificationParams], Awaitable[None]]
-    message: Callable[[Any], Awaitable[None]]
+    elicit: ElicitationFnT
+    sample: SamplingFnT
+    roots: ListRootsFnT
+    log: LoggingFnT
+    message: MessageHandlerFnT
 
 
 def build_client(
@@ -72,7 +64,7 @@ def _target(config: ServerConfig, stderr: StderrPipe) -> Any:
         params = StdioServerParameters(
             command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
         )
-        return stdio_client(params, errlog=stderr.errlog)
+        return stdio_client(params, errlog=stderr.errlog)  # type: ignore[arg-type]  # a real text file
     assert config.url is not None
     if config.transport == "sse":
         return sse_client(config.url, headers=dict(config.headers) or None)

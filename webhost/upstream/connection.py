@@ -284,7 +284,7 @@ class Connection:
 
 def _transport_closed(client: Client) -> bool:
     try:
-        dispatcher = client.session._dispatcher  # noqa: SLF001 - the SDK exposes no public "closed" flag
+        dispatcher = client.session._dispatcher
     except RuntimeError:
         return True
     return bool(getattr(dispatcher, "_closed", False))

@@ -35,9 +35,12 @@ def map_exception(exc: BaseException, server: str, method: str) -> WebhostError 
             return Cancelled(f"{server}: the request was cancelled", data)
         return UpstreamError(f"{server}: {exc.error.message}", data)
     if isinstance(exc, ValidationError):
-        first = exc.errors()[0] if exc.errors() else {}
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        detail = f"{where}: {first.get('msg')}" if where else str(first.get("msg", exc))
+        errors = exc.errors()
+        if errors:
+            where = ".".join(str(p) for p in errors[0]["loc"])
+            detail = f"{where}: {errors[0]['msg']}" if where else errors[0]["msg"]
+        else:
+            detail = str(exc)
         return UpstreamError(f"{server} sent an invalid result ({detail})", base)
     if isinstance(exc, RuntimeError) and "structured content" in str(exc).lower():
         return UpstreamError(f"{server}: {exc}", base)

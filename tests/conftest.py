@@ -1,0 +1,10 @@
+"""Shared pytest configuration: anyio on asyncio for async tests."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

@@ -1,0 +1,290 @@
+"""Test support: start `webhost serve` as a real subprocess, and talk to it like the page does."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+PEERS = ROOT / "tests" / "peers"
+PEER_BIN = PEERS / "node_modules" / ".bin"
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def stdio_server(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """A config entry running one of our test servers (tests/servers/SCRIPT.py) over stdio."""
+    entry: dict[str, Any] = {"command": PYTHON, "args": [str(SERVERS / f"{script}.py"), *args]}
+    if env:
+        entry["env"] = env
+    return entry
+
+
+def peer_server(bin_name: str, *args: str) -> dict[str, Any]:
+    return {"command": str(PEER_BIN / bin_name), "args": list(args), "cwd": str(PEERS)}
+
+
+def peers_installed() -> bool:
+    return (PEER_BIN / "mcp-server-everything").exists()
+
+
+@dataclass
+class Webhost:
+    """A running `webhost serve` subprocess."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    sandbox_port: int
+    token: str
+    log_path: Path
+    marker: str
+    data_dir: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def http(self) -> httpx.Client:
+        return httpx.Client(base_url=self.base_url, headers={"Authorization": f"Bearer {self.token}"})
+
+    def connect(self) -> WsClient:
+        return WsClient(self.ws_url, self.token, self.base_url)
+
+
+def marked_env(marker: str) -> dict[str, str]:
+    """An env entry that tags every server process this webhost starts, to find leftovers."""
+    return {"WEBHOST_TEST_MARKER": marker}
+
+
+def processes_with_marker(marker: str) -> list[int]:
+    """PIDs whose environment carries the marker (Linux /proc; we run as the same user)."""
+    found = []
+    needle = f"WEBHOST_TEST_MARKER={marker}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                status = (entry / "status").read_text()
+                if "State:\tZ" not in status:
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def wait_for_no_processes(marker: str, timeout: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = processes_with_marker(marker)
+        if not left:
+            return []
+        time.sleep(0.1)
+    return processes_with_marker(marker)
+
+
+@contextlib.contextmanager
+def run_webhost(
+    tmp_path: Path,
+    servers: dict[str, Any] | None,
+    *,
+    webhost_options: dict[str, Any] | None = None,
+    extra_args: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> Iterator[Webhost]:
+    """Start `python -m webhost serve` on free ports; `servers=None` runs the embedded demo."""
+    marker = secrets.token_hex(8)
+    port, sandbox_port = free_port(), free_port()
+    token = "t-" + secrets.token_urlsafe(16)
+    data_dir = tmp_path / f"data-{marker}"
+    args = [PYTHON, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
+            "--data-dir", str(data_dir), "--log-level", "info", *(extra_args or [])]
+    if servers is not None:
+        for entry in servers.values():
+            if "command" in entry:
+                entry.setdefault("env", {}).update(marked_env(marker))
+        document: dict[str, Any] = {"mcpServers": servers}
+        if webhost_options:
+            document["webhost"] = webhost_options
+        config_path = tmp_path / f"config-{marker}.json"
+        config_path.write_text(json.dumps(document), encoding="utf-8")
+        args += ["--config", str(config_path)]
+    log_path = tmp_path / f"webhost-{marker}.log"
+    child_env = {**os.environ, "WEBHOST_TOKEN": token, "WEBHOST_TEST_MARKER": marker, **(env or {})}
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(args, cwd=ROOT, env=child_env, stdout=log, stderr=subprocess.STDOUT)
+    host = Webhost(proc, port, sandbox_port, token, log_path, marker, data_dir)
+    try:
+        _wait_healthy(host)
+        yield host
+    finally:
+        stop_webhost(host)
+
+
+def _wait_healthy(host: Webhost, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if host.proc.poll() is not None:
+            raise RuntimeError(f"webhost exited early ({host.proc.returncode}):\n{host.log()}")
+        try:
+            if httpx.get(f"{host.base_url}/healthz", timeout=0.5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"webhost did not become healthy:\n{host.log()}")
+
+
+def stop_webhost(host: Webhost) -> None:
+    if host.proc.poll() is None:
+        host.proc.terminate()
+        try:
+            host.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            host.proc.kill()
+            host.proc.wait(timeout=5)
+
+
+class RpcError(Exception):
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(f"{error.get('code')}: {error.get('message')}")
+        self.code = error.get("code")
+        self.message = error.get("message")
+        self.data = error.get("data")
+
+
+class WsClient:
+    """An async JSON-RPC client for /ws, the way the page uses it."""
+
+    def __init__(self, url: str, token: str, origin: str) -> None:
+        self.url, self.token, self.origin = url, token, origin
+        self.notifications: list[dict[str, Any]] = []
+        self._responses: dict[Any, dict[str, Any]] = {}
+        self._next_id = 0
+        self._ws: ClientConnection | None = None
+        self._changed = anyio.Event()
+        self._tg: Any = None
+
+    async def __aenter__(self) -> WsClient:
+        self._ws = await websockets.connect(
+            self.url, additional_headers={"Authorization": f"Bearer {self.token}"}, origin=self.origin,  # type: ignore[arg-type]
+            max_size=None, open_timeout=10,
+        )
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._reader)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._ws is not None
+        await self._ws.close()
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+
+    async def _reader(self) -> None:
+        assert self._ws is not None
+        with contextlib.suppress(websockets.ConnectionClosed):
+            async for text in self._ws:
+                message = json.loads(text)
+                if "id" in message and ("result" in message or "error" in message):
+                    self._responses[message["id"]] = message
+                else:
+                    self.notifications.append(message)
+                self._changed.set()
+                self._changed = anyio.Event()
+
+    async def send_raw(self, text: str) -> None:
+        assert self._ws is not None
+        await self._ws.send(text)
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30) -> Any:
+        response = await self.request_raw(method, params, timeout=timeout)
+        if "error" in response:
+            raise RpcError(response["error"])
+        return response["result"]
+
+    async def request_raw(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30) -> Any:
+        self._next_id += 1
+        request_id = self._next_id
+        await self.send_raw(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
+                                        "params": params or {}}))
+        return await self.wait_response(request_id, timeout=timeout)
+
+    def start_request(self, method: str, params: dict[str, Any] | None = None) -> int:
+        """Send without waiting (for calls that will be cancelled or answered later)."""
+        self._next_id += 1
+        request_id = self._next_id
+        assert self._tg is not None
+        self._tg.start_soon(self.send_raw, json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
+                                                       "params": params or {}}))
+        return request_id
+
+    async def wait_response(self, request_id: Any, *, timeout: float = 30) -> dict[str, Any]:
+        with anyio.fail_after(timeout):
+            while request_id not in self._responses:
+                await self._changed.wait()
+        return self._responses.pop(request_id)
+
+    async def wait_notification(
+        self, method: str, predicate: Any = None, *, timeout: float = 30, consume: bool = True
+    ) -> dict[str, Any]:
+        with anyio.fail_after(timeout):
+            while True:
+                for index, message in enumerate(self.notifications):
+                    if message.get("method") == method and (predicate is None or predicate(message["params"])):
+                        if consume:
+                            del self.notifications[index]
+                        params: dict[str, Any] = message["params"]
+                        return params
+                await self._changed.wait()
+
+    async def wait_connected(self, server: str, *, timeout: float = 30) -> dict[str, Any]:
+        """Wait until the server is connected (or fail with its error)."""
+        with anyio.fail_after(timeout):
+            while True:
+                servers = (await self.request("servers/list"))["servers"]
+                state = next(s for s in servers if s["name"] == server)
+                if state["status"] == "connected":
+                    return dict(state)
+                if state["status"] == "error":
+                    raise AssertionError(f"{server} failed: {state['error']}")
+                await anyio.sleep(0.05)
+
+    async def wait_status(self, server: str, status: str, *, timeout: float = 30) -> dict[str, Any]:
+        with anyio.fail_after(timeout):
+            while True:
+                servers = (await self.request("servers/list"))["servers"]
+                state = next(s for s in servers if s["name"] == server)
+                if state["status"] == status:
+                    return dict(state)
+                await anyio.sleep(0.05)

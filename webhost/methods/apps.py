@@ -1,0 +1,108 @@
+"""MCP Apps: open an app frame, relay the app's requests to the backend policy, close it, audit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from webhost.apps import policy
+from webhost.apps.instances import open_instance
+from webhost.apps.meta import tool_resource_uri
+from webhost.apps.permissions import PERMISSIONS
+from webhost.errors import InvalidParams
+
+from . import _params
+from .tools import list_tools
+
+if TYPE_CHECKING:
+    from webhost.apps.instances import AppInstance
+    from webhost.session import BrowserSession
+
+EVENT_KINDS = {"violation", "csp-violation", "log", "display-mode", "size", "lifecycle", "error"}
+
+
+def _instance(session: BrowserSession, params: dict[str, Any]) -> AppInstance:
+    frame_id = _params.string(params, "frameId", max_length=100)
+    instance = session.apps.get(frame_id)
+    if instance is None:
+        raise InvalidParams("no such app frame in this session (closed or never opened)", {"frameId": frame_id})
+    return instance
+
+
+async def open_app(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    connection = session.connection(params)
+    name = _params.string(params, "tool")
+    if name not in connection.tools:
+        await list_tools(session, {"server": connection.name})
+    tool = connection.tools.get(name)
+    if tool is None:
+        raise InvalidParams(f"{connection.name} has no tool named {name!r}", {"tool": name})
+    uri = tool_resource_uri(tool.get("_meta"))
+    if uri is None:
+        raise InvalidParams(f"tool {name!r} has no app (no ui:// resourceUri)", {"tool": name})
+    _, descriptor = await open_instance(session, connection, uri, purpose="tool", tool=tool)
+    return descriptor
+
+
+async def app_request(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    instance = _instance(session, params)
+    method = _params.string(params, "method", max_length=100)
+    inner = _params.optional_object(params, "params")
+    return await policy.handle_app_request(session, instance, method, {**inner, "__method": method})
+
+
+async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    instance = _instance(session, params)
+    kind = _params.string(params, "kind", max_length=40)
+    if kind not in EVENT_KINDS:
+        raise InvalidParams(f"unknown app event kind {kind!r}")
+    detail = _params.optional_object(params, "detail")
+    summary = str(detail.get("summary", kind))[:300]
+    if kind in ("violation", "csp-violation", "error"):
+        session.host.audit.record(f"app.{kind}", session=session.id, server=instance.server,
+                                  frame=instance.frame_id, decision="blocked" if kind != "error" else None,
+                                  summary=summary, detail=detail)
+    session.activity(instance.server, direction="in", kind="error" if kind != "log" else "notification",
+                     method=f"app/{kind}", summary=summary, data=detail)
+    return {}
+
+
+async def close_app(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    instance = _instance(session, params)
+    session.close_app(instance.frame_id, reason=str(params.get("reason", "closed"))[:100])
+    return {}
+
+
+async def set_permission(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    connection = session.connection(params)
+    permission = _params.string(params, "permission", max_length=40)
+    if permission not in PERMISSIONS:
+        raise InvalidParams(f"unknown permission {permission!r}")
+    granted = params.get("granted") is True
+    session.host.audit.set_permission(connection.name, permission, granted)
+    session.host.audit.record("app.permission", session=session.id, server=connection.name,
+                              decision="granted" if granted else "revoked", summary=permission)
+    return {"server": connection.name, "permission": permission, "granted": granted}
+
+
+async def list_audit(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    server = params.get("server") if isinstance(params.get("server"), str) else None
+    raw_limit = params.get("limit")
+    limit = raw_limit if isinstance(raw_limit, int) else 500
+    return {"entries": session.host.audit.entries(server=server, limit=limit)}
+
+
+async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    session.approvals.respond(_params.string(params, "id", max_length=100), params.get("decision"),
+                              params.get("remember", False))
+    return {}
+
+
+METHODS = {
+    "apps/open": open_app,
+    "apps/request": app_request,
+    "apps/event": app_event,
+    "apps/close": close_app,
+    "apps/permission": set_permission,
+    "audit/list": list_audit,
+    "approvals/respond": respond_approval,
+}

@@ -1,0 +1,104 @@
+// @ts-check
+// The activity log: one [data-log-entry] per `activity` notification, filterable by server and
+// kind, capped in the DOM. Entry data is rendered only when expanded (it can be megabytes).
+
+import { h, prettyJson } from "../html.js";
+import { textView } from "./content-view.js";
+
+const CAP = 2000;
+const KINDS = ["request", "response", "error", "notification", "stderr", "status"];
+const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", local: "•" });
+
+export class ActivityLog {
+  #list = h("ol", { class: "log-list" });
+  #serverFilter = h("select", { "aria-label": "Filter by server" }, h("option", { value: "", text: "All servers" }));
+  #kindFilter = h("select", { "aria-label": "Filter by kind" }, h("option", { value: "", text: "All kinds" }),
+    KINDS.map((k) => h("option", { value: k, text: k })));
+  #textFilter = h("input", { type: "search", placeholder: "Filter…", "aria-label": "Filter by text" });
+  #count = h("span", { class: "muted log-count", text: "0" });
+  #empty = h("li", { class: "empty muted", text: "Nothing yet. Requests, responses and notifications appear here." });
+  #servers = new Set();
+  #stick = true;
+  #collapseBtn = h("button", { type: "button", class: "small ghost", "aria-expanded": "true", text: "Hide" });
+  el;
+
+  constructor() {
+    const clear = h("button", { type: "button", class: "small ghost", text: "Clear", dataset: { action: "clear-log" } });
+    clear.addEventListener("click", () => this.clear());
+    for (const f of [this.#serverFilter, this.#kindFilter]) f.addEventListener("change", () => this.#applyFilters());
+    this.#textFilter.addEventListener("input", () => this.#applyFilters());
+    this.#list.append(this.#empty);
+    this.#list.addEventListener("scroll", () => {
+      const l = this.#list;
+      this.#stick = l.scrollHeight - l.scrollTop - l.clientHeight < 24;
+    });
+    this.#collapseBtn.addEventListener("click", () => {
+      const collapsed = this.el.classList.toggle("collapsed");
+      this.#collapseBtn.setAttribute("aria-expanded", String(!collapsed));
+      this.#collapseBtn.textContent = collapsed ? "Show" : "Hide";
+    });
+    this.el = h("section", { class: "activity-log", "aria-label": "Activity log", dataset: { testid: "activity-log" } },
+      h("div", { class: "log-toolbar" },
+        h("h2", { class: "log-title" }, "Activity ", this.#count),
+        this.#serverFilter, this.#kindFilter, this.#textFilter,
+        h("span", { class: "spacer" }), clear, this.#collapseBtn),
+      this.#list);
+  }
+
+  /** @param {any} entry an ActivityEntry */
+  add(entry) {
+    if (!entry || typeof entry !== "object") return;
+    const server = entry.server ? String(entry.server) : "";
+    if (server && !this.#servers.has(server)) {
+      this.#servers.add(server);
+      this.#serverFilter.append(h("option", { value: server, text: server }));
+    }
+    const kind = String(entry.kind ?? "");
+    const ts = typeof entry.ts === "number" ? new Date(entry.ts * 1000) : new Date();
+    const dur = typeof entry.durationMs === "number" ? `${entry.durationMs.toFixed(entry.durationMs < 10 ? 1 : 0)} ms` : "";
+    const details = h("details", { class: `log-entry kind-${kind.replace(/[^\w-]/g, "")}`,
+      dataset: { logEntry: String(entry.id ?? ""), kind, direction: String(entry.direction ?? ""), logServer: server } });
+    const summary = h("summary", {},
+      h("time", { class: "log-time", datetime: ts.toISOString(), text: ts.toLocaleTimeString([], { hour12: false }) }),
+      h("span", { class: "log-server", text: server || "webhost" }),
+      h("span", { class: "log-dir", title: String(entry.direction ?? ""), text: ARROWS[entry.direction] ?? "·" }),
+      h("span", { class: "log-kind", text: kind }),
+      entry.method ? h("span", { class: "log-method", text: String(entry.method) }) : null,
+      entry.summary ? h("span", { class: "log-summary", text: String(entry.summary).slice(0, 300) }) : null,
+      dur ? h("span", { class: "log-dur muted", text: dur }) : null);
+    details.append(summary);
+    details.addEventListener("toggle", () => {
+      if (details.open && details.childElementCount === 1) {
+        details.append(entry.data === null || entry.data === undefined
+          ? h("p", { class: "muted", text: "No data." })
+          : textView(typeof entry.data === "string" ? entry.data : prettyJson(entry.data), { className: "json", filename: "activity.json" }));
+      }
+    });
+    this.#empty.remove();
+    details.hidden = !this.#matches(details);
+    this.#list.append(details);
+    while (this.#list.childElementCount > CAP) this.#list.firstElementChild?.remove();
+    this.#count.textContent = String(this.#list.childElementCount);
+    if (this.#stick) this.#list.scrollTop = this.#list.scrollHeight;
+  }
+
+  clear() {
+    this.#list.replaceChildren(this.#empty);
+    this.#count.textContent = "0";
+  }
+
+  /** @param {HTMLElement} el */
+  #matches(el) {
+    const s = this.#serverFilter.value;
+    const k = this.#kindFilter.value;
+    const t = this.#textFilter.value.trim().toLowerCase();
+    return (!s || el.dataset.logServer === s) && (!k || el.dataset.kind === k)
+      && (!t || (el.firstElementChild?.textContent ?? "").toLowerCase().includes(t));
+  }
+
+  #applyFilters() {
+    for (const el of /** @type {NodeListOf<HTMLElement>} */ (this.#list.querySelectorAll("[data-log-entry]"))) {
+      el.hidden = !this.#matches(el);
+    }
+  }
+}

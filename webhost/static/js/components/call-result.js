@@ -1,0 +1,132 @@
+// @ts-check
+// The result area of one tool call: pending (progress, elapsed time, Cancel), then the
+// CallToolResult or the JSON-RPC error. data-status is what automation waits on.
+
+import { h, replaceChildren } from "../html.js";
+import { RpcError, describeError } from "../rpc.js";
+import { contentBlock, jsonDetails } from "./content-view.js";
+
+/**
+ * @typedef {object} CallResultOptions
+ * @property {string} callId
+ * @property {() => Promise<unknown>} onCancel
+ * @property {boolean} withAppSlot reserve a container for the tool's MCP App
+ * @property {import("./content-view.js").ContentContext} ctx
+ */
+
+export class CallResult {
+  #started = performance.now();
+  /** @type {ReturnType<typeof setInterval> | null} */
+  #timer = null;
+  #opts;
+  #status = h("span", { class: "status-pill pending", text: "Running…" });
+  #elapsed = h("span", { class: "elapsed muted", "aria-live": "off" });
+  #cancel = h("button", { type: "button", class: "small danger-outline", text: "Cancel", dataset: { action: "cancel-call" } });
+  #progressBar = h("progress", { class: "call-progress" });
+  #progressText = h("span", { class: "progress-text muted" });
+  #progressRow = h("div", { class: "progress-row" }, this.#progressBar, this.#progressText);
+  #body = h("div", { class: "result-body", "aria-live": "polite" });
+  /** The element the MCP Apps bridge renders the tool's app into. */
+  appSlot = h("div", { class: "app-slot" });
+  el;
+
+  /** @param {CallResultOptions} opts */
+  constructor(opts) {
+    this.#opts = opts;
+    this.el = h("section", { class: "tool-result", "aria-label": "Tool result",
+      dataset: { testid: "tool-result", status: "pending", callId: opts.callId } },
+    h("div", { class: "result-head" }, this.#status, this.#elapsed, h("span", { class: "spacer" }), this.#cancel),
+    this.#progressRow,
+    opts.withAppSlot ? this.appSlot : null,
+    this.#body);
+    this.#cancel.addEventListener("click", () => this.#doCancel());
+    this.#timer = setInterval(() => this.#tick(), 200);
+    this.#tick();
+  }
+
+  async #doCancel() {
+    this.#cancel.disabled = true;
+    this.#cancel.textContent = "Cancelling…";
+    try {
+      const r = /** @type {any} */ (await this.#opts.onCancel());
+      if (r && r.cancelled === false && this.el.dataset.status === "pending") {
+        this.#cancel.textContent = "Cancel";
+        this.#cancel.disabled = false;
+        this.#progressText.textContent = "The call could not be cancelled.";
+      }
+    } catch (err) {
+      this.#cancel.disabled = false;
+      this.#cancel.textContent = "Cancel";
+      this.#progressText.textContent = `Cancel failed: ${describeError(err)}`;
+    }
+  }
+
+  #tick() {
+    this.#elapsed.textContent = `${((performance.now() - this.#started) / 1000).toFixed(1)} s`;
+  }
+
+  #finish() {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    this.#tick();
+    this.#cancel.remove();
+    this.#progressRow.remove();
+  }
+
+  get pending() { return this.el.dataset.status === "pending"; }
+
+  /** @param {{progress: number, total?: number, message?: string}} p */
+  progress(p) {
+    if (!this.pending) return;
+    this.#progressRow.classList.add("active");
+    if (typeof p.total === "number" && p.total > 0) {
+      this.#progressBar.max = p.total;
+      this.#progressBar.value = Math.min(Number(p.progress) || 0, p.total);
+    } else {
+      this.#progressBar.removeAttribute("value");
+    }
+    const pct = typeof p.total === "number" && p.total > 0 ? ` (${Math.round((p.progress / p.total) * 100)}%)` : "";
+    const count = typeof p.total === "number" ? `${p.progress}/${p.total}` : String(p.progress);
+    this.#progressText.textContent = `${p.message ? `${p.message} · ` : ""}${count}${pct}`;
+  }
+
+  /** @param {any} result a CallToolResult */
+  ok(result) {
+    if (!this.pending) return;
+    this.#finish();
+    const isError = result?.isError === true;
+    this.el.dataset.status = isError ? "error" : "ok";
+    this.#status.className = `status-pill ${isError ? "error" : "ok"}`;
+    this.#status.textContent = isError ? "Tool error" : "Done";
+    const blocks = Array.isArray(result?.content) ? result.content : [];
+    const parts = blocks.map((b) => contentBlock(b, this.#opts.ctx));
+    if (!blocks.length && result?.structuredContent === undefined) {
+      parts.push(h("p", { class: "muted", text: "The tool returned no content." }));
+    }
+    if (result?.structuredContent !== undefined) {
+      parts.push(jsonDetails(result.structuredContent, "Structured content", true));
+    }
+    if (result?._meta) parts.push(jsonDetails(result._meta, "_meta", false));
+    this.#body.classList.toggle("is-error", isError);
+    this.#body.replaceChildren(...parts);
+  }
+
+  /** @param {unknown} err */
+  error(err) {
+    if (!this.pending) return;
+    this.#finish();
+    this.el.dataset.status = "error";
+    const code = err instanceof RpcError ? err.code : null;
+    const cancelled = code === -32800;
+    this.#status.className = `status-pill ${cancelled ? "cancelled" : "error"}`;
+    this.#status.textContent = cancelled ? "Cancelled" : "Failed";
+    const data = err instanceof RpcError ? /** @type {any} */ (err.data) : null;
+    const upstream = data && typeof data === "object" && "upstreamCode" in data ? ` (server code ${data.upstreamCode})` : "";
+    this.#body.classList.add("is-error");
+    replaceChildren(this.#body,
+      h("p", { class: "error-message" },
+        code !== null ? h("code", { class: "error-code", text: String(code) }) : null,
+        " ", `${describeError(err)}${upstream}`),
+      data !== null && data !== undefined ? jsonDetails(data, "error data", false) : null);
+  }
+}

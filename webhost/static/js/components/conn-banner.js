@@ -1,0 +1,42 @@
+// @ts-check
+// The "disconnected / reconnecting" banner driven by the RPC client's connection state.
+
+import { h } from "../html.js";
+
+/** @param {import("../rpc.js").RpcClient} rpc */
+export function connectionBanner(rpc) {
+  const text = h("span", { class: "banner-text" });
+  const retry = h("button", { type: "button", class: "small", text: "Retry now" });
+  const el = h("div", { class: "conn-banner", role: "status", "aria-live": "polite", hidden: true,
+    dataset: { testid: "connection-banner" } }, h("span", { class: "banner-dot", "aria-hidden": "true" }), text, retry);
+  retry.addEventListener("click", () => rpc.reconnectNow());
+  /** @type {ReturnType<typeof setInterval> | null} */
+  let countdown = null;
+  rpc.onState((state, info) => {
+    if (countdown) clearInterval(countdown);
+    countdown = null;
+    el.dataset.state = state;
+    document.documentElement.dataset.connection = state;
+    if (state === "open") {
+      el.hidden = true;
+      return;
+    }
+    el.hidden = state === "connecting" && !info.everOpened && info.attempt === 0;
+    retry.hidden = state !== "closed";
+    if (state === "connecting") {
+      text.textContent = info.everOpened ? "Reconnecting to webhost…" : "Connecting to webhost…";
+      return;
+    }
+    const lead = info.everOpened ? "Disconnected from webhost." : "Cannot reach webhost.";
+    const hint = !info.everOpened && info.attempt >= 2
+      ? " If your session expired, open the login link webhost printed at start." : "";
+    const until = Date.now() + info.retryInMs;
+    const tick = () => {
+      const s = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      text.textContent = `${lead} Reconnecting in ${s} s…${hint}`;
+    };
+    tick();
+    countdown = setInterval(tick, 500);
+  });
+  return el;
+}

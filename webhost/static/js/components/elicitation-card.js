@@ -1,0 +1,225 @@
+// @ts-check
+// One pending input request (elicitation), in the three modes the contract names:
+// form (a native form from requestedSchema), url (consent to open a URL out of band), and
+// app (a container the MCP Apps bridge mounts the server's app into).
+// Server text is always shown as text; URLs are never rendered as links.
+
+import { h } from "../html.js";
+import { RpcError, describeError } from "../rpc.js";
+import { createField } from "./fields.js";
+
+/**
+ * @typedef {object} CardContext
+ * @property {import("../rpc.js").RpcClient} rpc
+ * @property {(request: any) => void} fallbackToForm replace an app card with a form card
+ */
+
+export const WARNING = "Only provide information you trust this server with.";
+
+/** @param {any} req */
+export function header(req) {
+  const origin = req.origin && typeof req.origin === "object"
+    ? [req.origin.method, req.origin.name].filter(Boolean).join(" ") : "";
+  return h("header", { class: "card-head" },
+    h("span", { class: "badge info", text: req.mode === "url" ? "Link request" : req.mode === "sampling" ? "Model request" : "Input request" }),
+    h("span", {}, h("strong", { class: "asker", text: String(req.server ?? "A server") }), " is asking"),
+    origin ? h("span", { class: "muted origin", text: `during ${origin}` }) : null);
+}
+
+/** @param {any} req */
+export function message(req) {
+  return req.message ? h("p", { class: "elicitation-message", text: String(req.message) }) : null;
+}
+
+/**
+ * Shared answer logic: lock the buttons, send, report.
+ * @param {HTMLElement} card @param {any} req @param {CardContext} ctx
+ * @param {(err: RpcError) => boolean} [onFieldErrors] returns true if it showed the errors
+ */
+export function responder(card, req, ctx, onFieldErrors) {
+  const status = h("p", { class: "card-status", role: "status" });
+  const buttons = () => /** @type {HTMLButtonElement[]} */ ([...card.querySelectorAll("[data-action]")]);
+  /** @param {"accept" | "decline" | "cancel"} action @param {Record<string, unknown>} [content] */
+  async function respond(action, content) {
+    for (const b of buttons()) b.disabled = true;
+    card.dataset.answer = action;
+    status.className = "card-status";
+    status.textContent = "Sending…";
+    /** @type {Record<string, unknown>} */
+    const params = { id: req.id, action };
+    if (content !== undefined) params.content = content;
+    try {
+      await ctx.rpc.request("elicitation/respond", params);
+      card.classList.add("answered");
+      status.textContent = action === "accept"
+        ? (req.mode === "url" ? "Opened. Waiting for the server…" : "Sent. Waiting for the server…")
+        : action === "decline" ? "Declined." : "Cancelled.";
+      return true;
+    } catch (err) {
+      delete card.dataset.answer;
+      status.className = "card-status error";
+      const shown = err instanceof RpcError && err.code === -32602 && onFieldErrors?.(err);
+      status.textContent = shown ? "The server's rules were not met; fix the marked fields." : describeError(err);
+      const gone = err instanceof RpcError && err.code === -32602 && !shown;
+      if (gone) {
+        // Unknown or already answered: the request is over, let the user dismiss it.
+        const dismiss = h("button", { type: "button", class: "small", text: "Dismiss" });
+        dismiss.addEventListener("click", () => card.remove());
+        status.append(" ", dismiss);
+      } else {
+        for (const b of buttons()) b.disabled = false;
+      }
+      return false;
+    }
+  }
+  return { status, respond };
+}
+
+/** @param {string} action @param {string} label @param {string} cls @param {"submit" | "button"} [type] */
+export function actionButton(action, label, cls, type = "button") {
+  return h("button", { type, class: cls, text: label, dataset: { action } });
+}
+
+/** @param {any} req @param {CardContext} ctx */
+export function formCard(req, ctx) {
+  const schema = req.requestedSchema && typeof req.requestedSchema === "object" ? req.requestedSchema : {};
+  const props = schema.properties && typeof schema.properties === "object" ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+  const fields = Object.entries(props).map(([name, s]) => createField(name, s, { required: required.has(name), root: schema }));
+  const formError = h("p", { class: "form-error", role: "alert", hidden: true });
+  const card = h("form", { class: "card elicitation", novalidate: true,
+    dataset: { elicitation: "", server: String(req.server ?? ""), mode: "form", id: String(req.id) } },
+  header(req), message(req),
+  h("p", { class: "trust-warning", text: WARNING }),
+  h("div", { class: "fields" }, fields.map((f) => f.el)),
+  formError);
+  const { status, respond } = responder(card, req, ctx, (err) => {
+    const errors = /** @type {any} */ (err.data)?.errors;
+    if (!Array.isArray(errors)) return false;
+    const unmatched = [];
+    for (const e of errors) {
+      const name = String(e?.field ?? "").replace(/^\/+/, "").split(/[/.[]/)[0];
+      const f = fields.find((x) => x.name === name);
+      if (f) f.setError(String(e?.message ?? "Invalid"));
+      else unmatched.push(String(e?.message ?? "Invalid"));
+    }
+    formError.textContent = unmatched.join("; ");
+    formError.hidden = !unmatched.length;
+    return true;
+  });
+  card.append(status, h("div", { class: "card-actions" },
+    actionButton("decline", "Decline", "ghost"), actionButton("cancel", "Cancel", "ghost"),
+    h("span", { class: "spacer" }), actionButton("accept", "Submit", "primary", "submit")));
+  card.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (card.dataset.answer) return;
+    /** @type {Record<string, unknown>} */
+    const content = {};
+    /** @type {import("./fields.js").Field | null} */
+    let firstBad = null;
+    for (const f of fields) {
+      const r = f.read();
+      f.setError(r.error ?? null);
+      if (r.error !== undefined) firstBad ??= f;
+      else if (r.present) content[f.name] = r.value;
+    }
+    formError.hidden = true;
+    if (firstBad) {
+      formError.textContent = "Some fields need attention.";
+      formError.hidden = false;
+      firstBad.focusTarget().focus();
+      return;
+    }
+    respond("accept", content);
+  });
+  card.addEventListener("click", (ev) => {
+    const b = /** @type {HTMLElement} */ (ev.target).closest("[data-action]");
+    const action = b?.getAttribute("data-action");
+    if (action === "decline" || action === "cancel") respond(action);
+  });
+  return card;
+}
+
+/** Split a URL for display with the host emphasised. @param {string} url @param {string | undefined} host */
+function urlParts(url, host) {
+  try {
+    const u = new URL(url);
+    const shownHost = host && u.host.toLowerCase() === String(host).toLowerCase() ? String(host) : u.host;
+    const start = url.toLowerCase().indexOf(u.host.toLowerCase());
+    if (start < 0) return { before: url, host: "", after: "", scheme: u.protocol };
+    return { before: url.slice(0, start), host: shownHost, after: url.slice(start + u.host.length), scheme: u.protocol };
+  } catch {
+    return { before: url, host: "", after: "", scheme: "" };
+  }
+}
+
+/** @param {any} req @param {CardContext} ctx */
+export function urlCard(req, ctx) {
+  const url = String(req.url ?? "");
+  const parts = urlParts(url, req.host);
+  const openable = parts.scheme === "https:" || parts.scheme === "http:";
+  const warnings = [...(Array.isArray(req.warnings) ? req.warnings.map(String) : [])];
+  if (!openable) warnings.push("webhost only opens http and https addresses; this one cannot be opened.");
+  const card = h("div", { class: "card elicitation", role: "group", "aria-label": "Link request",
+    dataset: { elicitation: "", server: String(req.server ?? ""), mode: "url", id: String(req.id) } },
+  header(req), message(req),
+  h("p", { class: "muted", text: "It wants you to open this address in a new tab:" }),
+  h("p", { class: "url-display" },
+    h("code", {}, parts.before, parts.host ? h("strong", { class: "url-host", text: parts.host }) : null, parts.after)),
+  parts.host ? h("p", { class: "url-host-line" }, "Site: ", h("strong", { text: parts.host })) : null,
+  warnings.length ? h("ul", { class: "url-warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
+  h("p", { class: "trust-warning", text: WARNING }));
+  const { status, respond } = responder(card, req, ctx);
+  const accept = actionButton("accept", "Open link", "primary");
+  accept.disabled = !openable;
+  card.append(status, h("div", { class: "card-actions" },
+    actionButton("decline", "Decline", "ghost"), actionButton("cancel", "Cancel", "ghost"),
+    h("span", { class: "spacer" }), accept));
+  card.addEventListener("click", (ev) => {
+    const b = /** @type {HTMLElement} */ (ev.target).closest("[data-action]");
+    const action = b?.getAttribute("data-action");
+    if (action === "accept") {
+      if (!openable || card.dataset.answer) return;
+      // Consent given: open out of band, where neither this page nor the server can see it.
+      window.open(url, "_blank", "noopener,noreferrer");
+      respond("accept");
+    } else if (action === "decline" || action === "cancel") {
+      respond(action);
+    }
+  });
+  return card;
+}
+
+/** @param {any} req @param {CardContext} ctx */
+export function appCard(req, ctx) {
+  const container = h("div", { class: "app-elicitation-slot" });
+  const card = h("div", { class: "card elicitation", role: "group", "aria-label": "Input request",
+    dataset: { elicitation: "", server: String(req.server ?? ""), mode: "app", id: String(req.id) } },
+  header(req), message(req), h("p", { class: "trust-warning", text: WARNING }), container);
+  const apps = /** @type {any} */ (window).webhostApps;
+  let fellBack = false;
+  const fallback = () => {
+    if (fellBack) return;
+    fellBack = true;
+    ctx.fallbackToForm(req);
+  };
+  if (typeof apps?.mountElicitation !== "function") {
+    // No bridge: the request still carries its full requestedSchema, so show the native form.
+    queueMicrotask(fallback);
+    return card;
+  }
+  try {
+    const r = apps.mountElicitation(container, req, { fallbackToForm: fallback });
+    if (r && typeof r.catch === "function") r.catch(() => fallback());
+  } catch (err) {
+    console.warn("webhost: mountElicitation failed", err);
+    queueMicrotask(fallback);
+  }
+  return card;
+}
+
+/** A short note left behind when a request ends without the user's answer. @param {string} text */
+export function endedNote(text) {
+  return h("div", { class: "card ended muted", role: "status" }, text);
+}
+

@@ -1,0 +1,107 @@
+// @ts-check
+// A resource (read on open, re-read on resources/updated) or a resource template (a form
+// for its {variables}, expanded per RFC 6570, then read).
+
+import { h, replaceChildren } from "../html.js";
+import { describeError } from "../rpc.js";
+import { templateVariables, expandTemplate } from "../uri-template.js";
+import { createArgsForm } from "./args-form.js";
+import { resourceContents, jsonDetails } from "./content-view.js";
+
+/** @typedef {(server: string, uri: string) => Promise<any>} ReadFn */
+
+/**
+ * @param {string} server @param {any} resource @param {ReadFn} read
+ * @returns {{el: HTMLElement, uri: string, reload: () => void}}
+ */
+export function resourceView(server, resource, read) {
+  const out = h("div", { class: "read-output" });
+  const reload = h("button", { type: "button", class: "small", text: "Reload" });
+  const uri = String(resource.uri ?? "");
+  const load = () => readInto(out, server, uri, read, reload);
+  reload.addEventListener("click", load);
+  const el = h("article", { class: "view resource-view" },
+    head(server, "Resource", String(resource.title ?? resource.name ?? uri), resource, reload),
+    h("code", { class: "uri block", text: uri }),
+    out);
+  load();
+  return { el, uri, reload: load };
+}
+
+/** @param {string} server @param {any} template @param {ReadFn} read */
+export function templateView(server, template, read) {
+  const pattern = String(template.uriTemplate ?? "");
+  const vars = templateVariables(pattern);
+  const preview = h("code", { class: "uri block" });
+  const out = h("div", { class: "read-output" });
+  /** @type {Record<string, any>} */
+  const schema = {
+    type: "object",
+    properties: Object.fromEntries(vars.map((v) => [v, { type: "string", title: v }])),
+    required: vars,
+  };
+  const form = createArgsForm(schema, {
+    submitLabel: "Read",
+    rawToggle: false,
+    emptyText: "This template has no variables.",
+    onSubmit: (values) => {
+      const uri = expandTemplate(pattern, /** @type {Record<string, string>} */ (values));
+      preview.textContent = uri;
+      readInto(out, server, uri, read, null);
+    },
+  });
+  const updatePreview = () => {
+    /** @type {Record<string, string>} */
+    const values = {};
+    for (const v of vars) {
+      const input = /** @type {HTMLInputElement | null} */ (form.el.querySelector(`[name="${CSS.escape(v)}"]`));
+      if (input && input.value !== "") values[v] = input.value;
+    }
+    preview.textContent = expandTemplate(pattern, values);
+  };
+  form.el.addEventListener("input", updatePreview);
+  updatePreview();
+  return h("article", { class: "view template-view" },
+    head(server, "Resource template", String(template.title ?? template.name ?? pattern), template, null),
+    h("p", { class: "muted" }, "Template ", h("code", { class: "uri", text: pattern })),
+    form.el,
+    h("p", { class: "muted preview-label", text: "Will read" }), preview,
+    out);
+}
+
+/**
+ * @param {string} server @param {string} kind @param {string} title @param {any} item
+ * @param {HTMLElement | null} action
+ */
+function head(server, kind, title, item, action) {
+  return h("header", { class: "view-head" },
+    h("div", { class: "view-title-row" },
+      h("h2", { class: "view-title", text: title }),
+      item.mimeType ? h("span", { class: "badge", text: String(item.mimeType) }) : null,
+      h("span", { class: "spacer" }), action),
+    h("p", { class: "view-sub muted" }, `${kind} on `, h("strong", { text: server })),
+    item.description ? h("p", { class: "description", text: String(item.description) }) : null,
+    item._meta ? jsonDetails(item._meta, "_meta", false) : null);
+}
+
+/**
+ * @param {HTMLElement} out @param {string} server @param {string} uri @param {ReadFn} read
+ * @param {HTMLButtonElement | null} button
+ */
+async function readInto(out, server, uri, read, button) {
+  if (button) button.disabled = true;
+  out.dataset.status = "pending";
+  replaceChildren(out, h("p", { class: "muted", text: "Reading…" }));
+  try {
+    const result = await read(server, uri);
+    const contents = Array.isArray(result?.contents) ? result.contents : [];
+    out.dataset.status = "ok";
+    replaceChildren(out, contents.length ? contents.map(resourceContents) : h("p", { class: "muted", text: "The resource is empty." }),
+      result?._meta ? jsonDetails(result._meta, "_meta", false) : null);
+  } catch (err) {
+    out.dataset.status = "error";
+    replaceChildren(out, h("p", { class: "inline-error", text: `Could not read ${uri}: ${describeError(err)}` }));
+  } finally {
+    if (button) button.disabled = false;
+  }
+}

@@ -1,0 +1,288 @@
+// @ts-check
+// One configured server in the sidebar: status (data-server / data-status, the contract's
+// selectors), Reconnect / Disconnect, and tabs listing its tools, resources, prompts and apps.
+// Tool items ([data-tool]) live inside the [data-server] element, as tests expect.
+
+import { h, replaceChildren } from "../html.js";
+import { describeError } from "../rpc.js";
+
+/**
+ * @typedef {object} CardContext
+ * @property {import("../rpc.js").RpcClient} rpc
+ * @property {(kind: "tool" | "resource" | "template" | "prompt" | "server", server: string, item?: any) => void} open
+ * @property {(card: ServerCard) => void} changed the card's state or lists changed
+ */
+
+/** @typedef {"tools" | "resources" | "prompts" | "apps"} TabName */
+/** @typedef {{state: "idle" | "loading" | "ok" | "error", items: any[], error?: string}} ListState */
+
+const LOG_CAP = 500;
+const TABS = /** @type {TabName[]} */ (["tools", "resources", "prompts", "apps"]);
+const TAB_LABELS = { tools: "Tools", resources: "Resources", prompts: "Prompts", apps: "Apps" };
+
+export class ServerCard {
+  /** @type {any} ServerState */
+  state;
+  #ctx;
+  #gen = 0;
+  #logSeq = 0;
+  /** @type {Record<"tools" | "resources" | "templates" | "prompts", ListState>} */
+  lists = { tools: idle(), resources: idle(), templates: idle(), prompts: idle() };
+  /** @type {any[]} server/log messages, newest last */
+  logs = [];
+  /** @type {TabName} */
+  #tab = "tools";
+  #dot = h("span", { class: "status-dot", "aria-hidden": "true" });
+  #statusText = h("span", { class: "status-text" });
+  #meta = h("p", { class: "server-meta muted" });
+  #error = h("p", { class: "server-error", role: "alert", hidden: true });
+  #actions = h("div", { class: "server-actions" });
+  #tablist = h("div", { class: "tabs", role: "tablist" });
+  /** @type {Record<TabName, HTMLButtonElement>} */
+  #tabButtons;
+  /** @type {Record<TabName, HTMLElement>} */
+  #panels;
+  #collapse = h("button", { type: "button", class: "icon-button collapse", "aria-expanded": "true", title: "Collapse", text: "▾" });
+  #body = h("div", { class: "server-body" });
+  /** @type {{kind: string | null, key: string | null}} */
+  #active = { kind: null, key: null };
+  el;
+
+  /** @param {any} state @param {CardContext} ctx */
+  constructor(state, ctx) {
+    this.state = state;
+    this.#ctx = ctx;
+    const name = String(state.name);
+    this.#tabButtons = /** @type {any} */ ({});
+    this.#panels = /** @type {any} */ ({});
+    for (const tab of TABS) {
+      const panelId = `panel-${cssId(name)}-${tab}`;
+      const btn = h("button", { type: "button", role: "tab", class: "tab", "aria-controls": panelId,
+        dataset: { tab }, "aria-selected": String(tab === this.#tab), tabIndex: tab === this.#tab ? 0 : -1 });
+      btn.addEventListener("click", () => this.selectTab(tab));
+      btn.addEventListener("keydown", (ev) => this.#tabKeys(ev, tab));
+      this.#tabButtons[tab] = btn;
+      this.#panels[tab] = h("div", { class: "tab-panel", role: "tabpanel", id: panelId, hidden: tab !== this.#tab });
+      this.#tablist.append(btn);
+    }
+    this.#body.append(this.#tablist, ...TABS.map((t) => this.#panels[t]));
+    const nameButton = h("button", { type: "button", class: "server-name", title: "Server details" },
+      this.#dot, h("span", { class: "name", text: name }));
+    nameButton.addEventListener("click", () => this.#ctx.open("server", name));
+    this.#collapse.addEventListener("click", () => {
+      const collapsed = this.el.classList.toggle("collapsed");
+      this.#collapse.setAttribute("aria-expanded", String(!collapsed));
+      this.#collapse.textContent = collapsed ? "▸" : "▾";
+      this.#body.hidden = collapsed;
+    });
+    this.el = h("section", { class: "server-card", dataset: { server: name, status: String(state.status) },
+      "aria-label": `Server ${name}` },
+    h("header", { class: "server-head" }, nameButton, this.#statusText, this.#collapse),
+    this.#meta, this.#error, this.#actions, this.#body);
+    this.setState(state);
+  }
+
+  get name() { return String(this.state.name); }
+
+  /** @param {any} state */
+  setState(state) {
+    const was = this.state?.status;
+    this.state = state;
+    const status = String(state.status ?? "disconnected");
+    this.el.dataset.status = status;
+    this.#statusText.textContent = status;
+    const info = state.serverInfo;
+    this.#meta.textContent = [state.transport, info ? `${info.name ?? ""} ${info.version ?? ""}`.trim() : null,
+      state.protocolVersion].filter(Boolean).join(" · ");
+    this.#error.hidden = !(state.error && (status === "error" || status === "disconnected"));
+    this.#error.textContent = state.error ? String(state.error) : "";
+    this.#renderActions(status);
+    if (status === "connected" && (was !== "connected" || this.lists.tools.state === "idle")) this.loadAll();
+    if (status !== "connected") {
+      this.#gen += 1;
+      for (const key of /** @type {const} */ (["tools", "resources", "templates", "prompts"])) this.lists[key] = idle();
+    }
+    this.#renderPanels();
+    this.#ctx.changed(this);
+  }
+
+  /** @param {string} status */
+  #renderActions(status) {
+    const btn = (/** @type {string} */ label, /** @type {string} */ method, /** @type {string} */ cls) => {
+      const b = h("button", { type: "button", class: `small ${cls}`, text: label, dataset: { action: method.split("/")[1] } });
+      b.addEventListener("click", () => this.#act(method, b));
+      return b;
+    };
+    const parts = [];
+    if (status !== "connecting") parts.push(btn("Reconnect", "servers/reconnect", status === "connected" ? "ghost" : "primary"));
+    if (status === "connected" || status === "connecting") parts.push(btn("Disconnect", "servers/disconnect", "ghost"));
+    replaceChildren(this.#actions, parts);
+  }
+
+  /** @param {string} method @param {HTMLButtonElement} button */
+  async #act(method, button) {
+    for (const b of this.#actions.querySelectorAll("button")) b.disabled = true;
+    button.textContent = method.endsWith("reconnect") ? "Reconnecting…" : "Disconnecting…";
+    try {
+      const r = await this.#ctx.rpc.request(method, { server: this.name });
+      if (r?.server) this.setState(r.server);
+      else this.#renderActions(String(this.state.status));
+    } catch (err) {
+      this.#renderActions(String(this.state.status));
+      this.#error.hidden = false;
+      this.#error.textContent = describeError(err);
+    }
+  }
+
+  loadAll() {
+    const caps = this.state.capabilities ?? {};
+    this.load("tools");
+    if (caps.resources) { this.load("resources"); this.load("templates"); }
+    if (caps.prompts) this.load("prompts");
+  }
+
+  /** @param {"tools" | "resources" | "templates" | "prompts"} which @param {boolean} [refresh] */
+  async load(which, refresh = false) {
+    const gen = this.#gen;
+    const spec = {
+      tools: ["tools/list", "tools"],
+      resources: ["resources/list", "resources"],
+      templates: ["resources/templates/list", "resourceTemplates"],
+      prompts: ["prompts/list", "prompts"],
+    }[which];
+    if (this.lists[which].state !== "ok") this.lists[which] = { state: "loading", items: [] };
+    this.#renderPanels();
+    /** @type {ListState} */
+    let next;
+    try {
+      const params = which === "tools" && refresh ? { server: this.name, refresh: true } : { server: this.name };
+      const result = await this.#ctx.rpc.request(spec[0], params);
+      next = { state: "ok", items: Array.isArray(result?.[spec[1]]) ? result[spec[1]] : [] };
+    } catch (err) {
+      next = { state: "error", items: [], error: describeError(err) };
+    }
+    if (gen !== this.#gen) return;
+    this.lists[which] = next;
+    this.#renderPanels();
+    this.#ctx.changed(this);
+  }
+
+  /** @param {any} params a server/log notification */
+  addLog(params) {
+    this.#logSeq += 1;
+    this.logs.push({ ...params, receivedAt: Date.now(), seq: this.#logSeq });
+    if (this.logs.length > LOG_CAP) this.logs.splice(0, this.logs.length - LOG_CAP);
+    this.#ctx.changed(this);
+  }
+
+  /** @param {TabName} tab */
+  selectTab(tab, focus = false) {
+    this.#tab = tab;
+    for (const t of TABS) {
+      const selected = t === tab;
+      this.#tabButtons[t].setAttribute("aria-selected", String(selected));
+      this.#tabButtons[t].tabIndex = selected ? 0 : -1;
+      this.#panels[t].hidden = !selected;
+    }
+    if (focus) this.#tabButtons[tab].focus();
+  }
+
+  /** @param {KeyboardEvent} ev @param {TabName} tab */
+  #tabKeys(ev, tab) {
+    const visible = TABS.filter((t) => !this.#tabButtons[t].hidden);
+    const i = visible.indexOf(tab);
+    const next = ev.key === "ArrowRight" ? visible[(i + 1) % visible.length]
+      : ev.key === "ArrowLeft" ? visible[(i - 1 + visible.length) % visible.length]
+        : ev.key === "Home" ? visible[0] : ev.key === "End" ? visible[visible.length - 1] : null;
+    if (next) {
+      ev.preventDefault();
+      this.selectTab(next, true);
+    }
+  }
+
+  /** Mark the open item. @param {string | null} kind @param {string | null} key */
+  setActive(kind, key) {
+    this.#active = { kind, key };
+    for (const el of this.el.querySelectorAll("[aria-current]")) el.removeAttribute("aria-current");
+    if (!kind || key === null) return;
+    const attr = { tool: "data-tool", resource: "data-resource", template: "data-template", prompt: "data-prompt" }[kind];
+    if (!attr) return;
+    for (const el of this.el.querySelectorAll(`[${attr}="${CSS.escape(key)}"]`)) el.setAttribute("aria-current", "true");
+  }
+
+  #renderPanels() {
+    const caps = this.state.capabilities ?? {};
+    const connected = this.state.status === "connected";
+    const tools = this.lists.tools.items;
+    const appTools = tools.filter((t) => t?.webhost?.resourceUri);
+    const counts = {
+      tools: this.lists.tools.state === "ok" ? tools.length : null,
+      resources: this.lists.resources.state === "ok" ? this.lists.resources.items.length + this.lists.templates.items.length : null,
+      prompts: this.lists.prompts.state === "ok" ? this.lists.prompts.items.length : null,
+      apps: appTools.length || null,
+    };
+    const show = { tools: true, resources: !connected || Boolean(caps.resources), prompts: !connected || Boolean(caps.prompts), apps: appTools.length > 0 };
+    for (const tab of TABS) {
+      const b = this.#tabButtons[tab];
+      b.hidden = !show[tab];
+      replaceChildren(b, TAB_LABELS[tab], counts[tab] !== null ? h("span", { class: "count", text: String(counts[tab]) }) : null);
+    }
+    if (!show[this.#tab]) this.selectTab("tools");
+    const notConnected = () => h("p", { class: "empty muted", text: this.state.status === "connecting" ? "Connecting…" : "Not connected." });
+    replaceChildren(this.#panels.tools, connected ? this.#listView("tools", tools, (t) => this.#toolItem(t, "data-tool"), "No tools.") : notConnected());
+    replaceChildren(this.#panels.apps, connected ? this.#listView("tools", appTools, (t) => this.#toolItem(t, "data-app-tool"), "No apps.") : notConnected());
+    replaceChildren(this.#panels.prompts, connected ? this.#listView("prompts", this.lists.prompts.items, (p) => this.#item("prompt", p, String(p.name), String(p.title ?? p.name), p.description), "No prompts.") : notConnected());
+    replaceChildren(this.#panels.resources, connected ? [
+      this.#listView("resources", this.lists.resources.items, (r) => this.#item("resource", r, String(r.uri), String(r.title ?? r.name ?? r.uri), r.uri), "No resources."),
+      this.lists.templates.items.length || this.lists.templates.state === "error" ? h("h3", { class: "list-heading", text: "Templates" }) : null,
+      this.lists.templates.items.length || this.lists.templates.state === "error"
+        ? this.#listView("templates", this.lists.templates.items, (t) => this.#item("template", t, String(t.uriTemplate), String(t.title ?? t.name ?? t.uriTemplate), t.uriTemplate), "") : null,
+    ] : notConnected());
+    this.setActive(this.#active.kind, this.#active.key);
+  }
+
+  /**
+   * @param {"tools" | "resources" | "templates" | "prompts"} which @param {any[]} items
+   * @param {(item: any) => HTMLElement} render @param {string} emptyText
+   */
+  #listView(which, items, render, emptyText) {
+    const list = this.lists[which];
+    if (list.state === "loading" || list.state === "idle") return h("p", { class: "empty muted", text: "Loading…" });
+    if (list.state === "error") {
+      const retry = h("button", { type: "button", class: "small", text: "Retry" });
+      retry.addEventListener("click", () => this.load(which));
+      return h("div", { class: "inline-error" }, h("span", { text: `Could not list ${which}: ${list.error}` }), " ", retry);
+    }
+    if (!items.length) return emptyText ? h("p", { class: "empty muted", text: emptyText }) : h("span");
+    return h("ul", { class: "item-list" }, items.map((it) => h("li", {}, render(it))));
+  }
+
+  /** @param {any} tool @param {string} attr */
+  #toolItem(tool, attr) {
+    const wh = tool.webhost ?? {};
+    const b = this.#item("tool", tool, String(tool.name), String(tool.name), tool.description, attr);
+    const badges = b.querySelector(".item-badges");
+    if (wh.resourceUri) badges?.append(h("span", { class: "badge app", text: "App" }));
+    if (wh.appOnly) badges?.append(h("span", { class: "badge app-only", text: "app-only" }));
+    if (wh.appOnly) b.classList.add("app-only");
+    return b;
+  }
+
+  /**
+   * @param {"tool" | "resource" | "template" | "prompt"} kind @param {any} item @param {string} key
+   * @param {string} label @param {unknown} sub @param {string} [attr]
+   */
+  #item(kind, item, key, label, sub, attr) {
+    const b = h("button", { type: "button", class: "item", title: label },
+      h("span", { class: "item-row" }, h("span", { class: "item-name", text: label }), h("span", { class: "item-badges" })),
+      sub ? h("span", { class: "item-sub", text: String(sub).split("\n")[0] }) : null);
+    b.setAttribute(attr ?? `data-${kind}`, key);
+    b.addEventListener("click", () => this.#ctx.open(kind, this.name, item));
+    return b;
+  }
+}
+
+function idle() { return /** @type {ListState} */ ({ state: "idle", items: [] }); }
+
+/** @param {string} s */
+function cssId(s) { return s.replace(/[^\w-]/g, "_"); }

@@ -1,0 +1,83 @@
+// @ts-check
+// A server's details: status, identity, capabilities, instructions, and its own log
+// (server/log notifications, i.e. the server's notifications/message).
+
+import { h, replaceChildren, prettyJson } from "../html.js";
+import { jsonDetails } from "./content-view.js";
+
+const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+export class ServerDetails {
+  /** @type {import("./server-card.js").ServerCard} */
+  card;
+  #info = h("div", { class: "server-info" });
+  #log = h("ol", { class: "server-log", "aria-label": "Server log" });
+  #lastSeq = 0;
+  el;
+
+  /** @param {import("./server-card.js").ServerCard} card */
+  constructor(card) {
+    this.card = card;
+    const clear = h("button", { type: "button", class: "small ghost", text: "Clear log" });
+    clear.addEventListener("click", () => {
+      card.logs.length = 0;
+      this.#lastSeq = 0;
+      this.#log.replaceChildren();
+      this.refresh();
+    });
+    this.el = h("article", { class: "view server-view" },
+      this.#info,
+      h("section", { class: "log-section" },
+        h("div", { class: "section-head" }, h("h3", { text: "Server log" }), h("span", { class: "spacer" }), clear),
+        this.#log));
+    this.refresh();
+  }
+
+  refresh() {
+    const s = this.card.state;
+    const info = s.serverInfo ?? {};
+    replaceChildren(this.#info,
+      h("header", { class: "view-head" },
+        h("div", { class: "view-title-row" },
+          h("h2", { class: "view-title", text: String(s.name) }),
+          h("span", { class: `status-pill st-${String(s.status)}`, text: String(s.status) })),
+        h("p", { class: "view-sub muted", text: "Server details" })),
+      s.error ? h("p", { class: "inline-error", text: String(s.error) }) : null,
+      h("dl", { class: "facts" },
+        fact("Transport", s.transport),
+        fact("Server", [info.title ?? info.name, info.version].filter(Boolean).join(" ")),
+        fact("Protocol", [s.protocolVersion, s.era].filter(Boolean).join(" · ")),
+        fact("Tools", this.card.lists.tools.state === "ok" ? String(this.card.lists.tools.items.length) : null)),
+      s.instructions ? h("section", {}, h("h3", { text: "Instructions" }), h("pre", { class: "text-content", text: String(s.instructions) })) : null,
+      s.capabilities ? jsonDetails(s.capabilities, "Capabilities", false) : null);
+    const logs = this.card.logs;
+    if (!logs.length || logs[logs.length - 1].seq < this.#lastSeq) {
+      this.#log.replaceChildren();
+      this.#lastSeq = 0;
+    }
+    for (const entry of logs) {
+      if (entry.seq > this.#lastSeq) this.#log.append(logLine(entry));
+    }
+    this.#lastSeq = logs.length ? logs[logs.length - 1].seq : 0;
+    while (this.#log.childElementCount > logs.length) this.#log.firstElementChild?.remove();
+    if (!logs.length) this.#log.replaceChildren(h("li", { class: "empty muted", text: "No log messages yet." }));
+    else this.#log.querySelector(".empty")?.remove();
+  }
+}
+
+/** @param {string} label @param {unknown} value */
+function fact(label, value) {
+  if (value === null || value === undefined || value === "") return null;
+  return [h("dt", { text: label }), h("dd", { text: String(value) })];
+}
+
+/** @param {any} entry */
+function logLine(entry) {
+  const level = LEVELS.includes(entry.level) ? entry.level : "info";
+  const data = typeof entry.data === "string" ? entry.data : prettyJson(entry.data);
+  return h("li", { class: `log-line level-${level}` },
+    h("time", { class: "muted", text: new Date(entry.receivedAt).toLocaleTimeString() }),
+    h("span", { class: "level", text: String(entry.level ?? "info") }),
+    entry.logger ? h("span", { class: "logger muted", text: String(entry.logger) }) : null,
+    h("span", { class: "log-data", text: data.length > 4000 ? `${data.slice(0, 4000)}…` : data }));
+}

@@ -1,0 +1,152 @@
+// @ts-check
+// The open tool: its description, the argument form, and the result of its last call.
+// Instances are kept per tool by the workspace, so switching tools keeps values and results.
+
+import { h, prettyJson } from "../html.js";
+import { describeError } from "../rpc.js";
+import { createArgsForm } from "./args-form.js";
+import { CallResult } from "./call-result.js";
+import { jsonDetails } from "./content-view.js";
+
+let callCounter = 0;
+const newCallId = () => `c-${Date.now().toString(36)}-${++callCounter}`;
+
+/**
+ * @typedef {object} ToolContext
+ * @property {import("../rpc.js").RpcClient} rpc
+ * @property {Map<string, CallResult>} calls running calls by callId, for progress routing
+ * @property {(server: string, uri: string) => Promise<any>} readResource
+ */
+
+export class ToolView {
+  #server;
+  /** @type {any} */
+  #tool;
+  #ctx;
+  #toolJson = "";
+  #formSlot = h("div", { class: "form-slot" });
+  #resultSlot = h("div", { class: "result-slot" });
+  #headSlot = h("div", { class: "view-head-slot" });
+  /** @type {ReturnType<typeof createArgsForm> | null} */
+  #form = null;
+  /** @type {CallResult | null} */
+  #current = null;
+  el = h("article", { class: "view tool-view" });
+
+  /** @param {string} server @param {any} tool @param {ToolContext} ctx */
+  constructor(server, tool, ctx) {
+    this.#server = server;
+    this.#ctx = ctx;
+    this.el.append(this.#headSlot, this.#formSlot, this.#resultSlot);
+    this.update(tool);
+  }
+
+  /** Re-render if the tool's definition changed (list/changed). @param {any} tool */
+  update(tool) {
+    const json = prettyJson(tool);
+    if (json === this.#toolJson) return;
+    this.#toolJson = json;
+    this.#tool = tool;
+    this.#headSlot.replaceChildren(this.#head());
+    this.#formSlot.replaceChildren(this.#body());
+  }
+
+  #head() {
+    const t = this.#tool;
+    const wh = t.webhost ?? {};
+    const ann = t.annotations ?? {};
+    const title = String(t.title ?? ann.title ?? t.name);
+    const badges = [
+      wh.resourceUri ? h("span", { class: "badge app", text: "App", title: String(wh.resourceUri) }) : null,
+      wh.appOnly ? h("span", { class: "badge app-only", text: "app-only" }) : null,
+      ann.readOnlyHint ? h("span", { class: "badge", text: "read-only" }) : null,
+      ann.destructiveHint ? h("span", { class: "badge danger", text: "destructive" }) : null,
+      ann.idempotentHint ? h("span", { class: "badge", text: "idempotent" }) : null,
+      ann.openWorldHint ? h("span", { class: "badge", text: "open world" }) : null,
+    ];
+    return h("header", { class: "view-head" },
+      h("div", { class: "view-title-row" },
+        h("h2", { class: "view-title", text: title }),
+        title !== t.name ? h("code", { class: "muted", text: String(t.name) }) : null,
+        ...badges),
+      h("p", { class: "view-sub muted" }, "Tool on ", h("strong", { text: this.#server })),
+      t.description ? h("p", { class: "description", text: String(t.description) }) : null);
+  }
+
+  #body() {
+    const t = this.#tool;
+    const schemas = h("div", { class: "schema-details" },
+      jsonDetails(t.inputSchema ?? {}, "Input schema", false),
+      t.outputSchema ? jsonDetails(t.outputSchema, "Output schema", false) : null,
+      t._meta ? jsonDetails(t._meta, "_meta", false) : null);
+    if (t.webhost?.appOnly) {
+      this.#form = null;
+      return h("div", {},
+        h("p", { class: "notice", text: "This tool is app-only: only its MCP App can call it, so there is no form here." }),
+        schemas);
+    }
+    this.#form = createArgsForm(t.inputSchema, {
+      submitLabel: "Call tool",
+      submitAttrs: { "data-testid": "call-tool" },
+      emptyText: "This tool takes no arguments.",
+      onSubmit: (args) => { this.#call(args); },
+    });
+    if (this.#current?.pending) this.#form.setBusy(true);
+    return h("div", {}, this.#form.el, schemas);
+  }
+
+  /** @param {Record<string, unknown>} args */
+  async #call(args) {
+    const { rpc, calls, readResource } = this.#ctx;
+    const server = this.#server;
+    const tool = this.#tool;
+    const callId = newCallId();
+    const resourceUri = tool.webhost?.resourceUri;
+    const result = new CallResult({
+      callId,
+      onCancel: () => rpc.request("tools/cancel", { callId }),
+      withAppSlot: Boolean(resourceUri),
+      ctx: { server, readResource },
+    });
+    this.#current = result;
+    calls.set(callId, result);
+    this.#resultSlot.replaceChildren(result.el);
+    this.#form?.setBusy(true);
+    const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId });
+    if (resourceUri) openToolApp({ server, tool, args, callId, resultPromise: promise, container: result.appSlot });
+    try {
+      result.ok(await promise);
+    } catch (err) {
+      result.error(err);
+    } finally {
+      calls.delete(callId);
+      if (this.#current === result) this.#form?.setBusy(false);
+    }
+  }
+}
+
+/**
+ * Hand a tool app to the MCP Apps bridge if it is loaded (see static/js/apps/).
+ * @param {{server: string, tool: any, args: Record<string, unknown>, callId: string,
+ *   resultPromise: Promise<any>, container: HTMLElement}} params
+ */
+function openToolApp(params) {
+  const apps = /** @type {any} */ (window).webhostApps;
+  if (typeof apps?.openToolApp !== "function") {
+    params.container.append(h("p", { class: "muted app-missing", text: "This tool has an MCP App, but the app bridge is not loaded." }));
+    return;
+  }
+  try {
+    const r = apps.openToolApp(params);
+    if (r && typeof r.catch === "function") {
+      r.catch((/** @type {unknown} */ err) => showAppError(params.container, err));
+    }
+  } catch (err) {
+    showAppError(params.container, err);
+  }
+}
+
+/** @param {HTMLElement} container @param {unknown} err */
+function showAppError(container, err) {
+  container.append(h("p", { class: "inline-error", text: `The app could not be opened: ${describeError(err)}` }));
+}
