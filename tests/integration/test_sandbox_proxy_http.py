@@ -80,8 +80,9 @@ def test_frame_ancestors_limited_to_configured_origins() -> None:
 
 def test_token_frame_ancestors_never_used() -> None:
     csp = "default-src 'none'; script-src 'self'; frame-ancestors *"
-    token = sign_proxy_config(SECRET, ProxyConfig(LABEL, csp, "", "allow-scripts", ("http://127.0.0.1:8700",),
-                                                  int(NOW) + 60))
+    token = sign_proxy_config(
+        SECRET, ProxyConfig(LABEL, csp, "", "allow-scripts", ("http://127.0.0.1:8700",), int(NOW) + 60)
+    )
     response = _client().get("/proxy", params={"p": token})
     assert response.headers["content-security-policy"] == (
         "default-src 'none'; script-src 'self'; frame-ancestors http://127.0.0.1:8700"

@@ -122,8 +122,16 @@ def test_loopback_http_can_be_disabled() -> None:
 
 @pytest.mark.parametrize(
     ("host", "expected"),
-    [("localhost", True), ("a.localhost", True), ("127.0.0.1", True), ("127.255.0.9", True),
-     ("128.0.0.1", False), ("localhost.com", False), ("example.com", False), ("0x7f000001", False)],
+    [
+        ("localhost", True),
+        ("a.localhost", True),
+        ("127.0.0.1", True),
+        ("127.255.0.9", True),
+        ("128.0.0.1", False),
+        ("localhost.com", False),
+        ("example.com", False),
+        ("0x7f000001", False),
+    ],
 )
 def test_is_loopback_host(host: str, expected: bool) -> None:
     assert is_loopback_host(host) is expected

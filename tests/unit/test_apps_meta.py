@@ -165,8 +165,12 @@ def test_extract_prefers_item_for_the_uri() -> None:
 
 
 def test_extract_warnings_for_legacy_forms() -> None:
-    content = {"uri": "ui://else", "mimeType": "text/html+mcp", "text": "<div>fragment</div>",
-               "meta": {"ui": {"csp": CSP}}}
+    content = {
+        "uri": "ui://else",
+        "mimeType": "text/html+mcp",
+        "text": "<div>fragment</div>",
+        "meta": {"ui": {"csp": CSP}},
+    }
     app = extract_app_html({"contents": [content]}, URI, None)
     assert app.csp_meta == CSP
     text = " ".join(app.warnings)
@@ -183,8 +187,10 @@ def test_extract_warnings_for_legacy_forms() -> None:
         ({"contents": [{"uri": URI, "text": DOC}]}, "MIME type"),
         ({"contents": [{"uri": URI, "mimeType": MIME}]}, "neither text nor"),
         ({"contents": [{"uri": URI, "mimeType": MIME, "blob": "!!!not base64"}]}, "not valid base64"),
-        ({"contents": [{"uri": URI, "mimeType": MIME, "blob": base64.b64encode(b"\xff\xfe<html>").decode()}]},
-         "not UTF-8"),
+        (
+            {"contents": [{"uri": URI, "mimeType": MIME, "blob": base64.b64encode(b"\xff\xfe<html>").decode()}]},
+            "not UTF-8",
+        ),
         ({"contents": [item(text="   ")]}, "empty"),
         ({"contents": [item(text='{"json": true}')]}, "does not look like an HTML document"),
         ({"contents": [item(text="just words")]}, "does not look like an HTML document"),

@@ -15,7 +15,7 @@ from webhost.apps.permissions import (
 
 
 def test_object_form() -> None:
-    meta = {"camera": {}, "microphone": {}, "geolocation": {}, "clipboardWrite": {}}
+    meta: dict[str, object] = {"camera": {}, "microphone": {}, "geolocation": {}, "clipboardWrite": {}}
     assert requested_permissions(meta) == {"camera", "microphone", "geolocation", "clipboardWrite"}
 
 

@@ -403,7 +403,7 @@ VALUE_POOL: list[object] = [None, True, False, 0, 1, -1, 2.5, 2**60, float("nan"
 def test_random_answers_never_crash_and_accepted_ones_only_hold_declared_fields() -> None:
     rng = random.Random(3118)
     names = [*EVERYTHING["properties"], "extra"]
-    for _ in range(2000):
+    for _ in range(1500):
         content = {name: rng.choice(VALUE_POOL) for name in names if rng.random() < 0.3}
         values, errors = validate_answer(EVERYTHING, content)
         assert (values is None) == bool(errors)

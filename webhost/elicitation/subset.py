@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Iterator
@@ -200,23 +201,18 @@ def _kind(prop: dict[str, Any], problems: list[str]) -> Kind | None:
     return None
 
 
-_DEFAULT_SHAPES = {"string": "text", "number": "a number", "integer": "a whole number",
-                   "boolean": "true or false", "select": "one of the options",
-                   "multiselect": "a list of distinct options"}
-
-
 def _default_problem(spec: FieldSpec) -> str | None:
     default, kind, values = spec["default"], spec["kind"], {o["value"] for o in spec["options"]}
-    fits = default is None or {
-        "string": isinstance(default, str),
-        "number": is_number(default),
-        "integer": is_integer(default),
-        "boolean": isinstance(default, bool),
-        "select": isinstance(default, str) and default in values,
-        "multiselect": isinstance(default, list) and all(isinstance(d, str) and d in values for d in default)
-        and len(set(default)) == len(default),
+    fits, shape = {
+        "string": (isinstance(default, str), "text"),
+        "number": (is_number(default), "a number"),
+        "integer": (is_integer(default), "a whole number"),
+        "boolean": (isinstance(default, bool), "true or false"),
+        "select": (isinstance(default, str) and default in values, "one of the options"),
+        "multiselect": (isinstance(default, list) and all(isinstance(d, str) and d in values for d in default)
+                        and len(set(default)) == len(default), "a list of distinct options"),
     }[kind]
-    return None if fits else f"default must be {_DEFAULT_SHAPES[kind]}"
+    return None if default is None or fits else f"default must be {shape}"
 
 
 def _inspect_property(name: str, prop: object, required: bool) -> tuple[FieldSpec | None, list[str]]:
@@ -285,13 +281,20 @@ def check_requested_schema(schema: object) -> list[str]:
             problems.append("property names must not be empty")
         _, found = _inspect_property(name, prop, False)
         problems += [f"property {name[:60]!r}: {p}" for p in found]
-    if not problems:
-        try:
-            Draft202012Validator.check_schema(validator_schema(schema))
-        except SchemaError as error:
-            where = "/".join(str(p) for p in error.absolute_path) or "the top level"
-            problems.append(f"the schema is not valid JSON Schema (the {error.validator!r} rule at {where})")
+    if not problems and (problem := _metaschema_problem(json.dumps(validator_schema(schema), sort_keys=True))):
+        problems.append(problem)
     return problems
+
+
+@functools.lru_cache(maxsize=64)
+def _metaschema_problem(schema_json: str) -> str | None:
+    """Checks tolerated extra keywords against the 2020-12 metaschema; cached, as it costs milliseconds."""
+    try:
+        Draft202012Validator.check_schema(json.loads(schema_json))
+    except SchemaError as error:
+        where = "/".join(str(p) for p in error.absolute_path) or "the top level"
+        return f"the schema is not valid JSON Schema (the {error.validator!r} rule at {where})"
+    return None
 
 
 def describe_fields(schema: object) -> list[FieldSpec]:

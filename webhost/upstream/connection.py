@@ -176,11 +176,37 @@ class Connection:
     async def _serve_until_stopped(self, client: Client) -> None:
         """Hold the client open until asked to stop or the transport closes under us."""
         assert self._stop is not None
-        while not self._stop.is_set():
-            with anyio.move_on_after(0.5):
-                await self._stop.wait()
-            if _transport_closed(client):
-                return
+        async with anyio.create_task_group() as tg:
+            if (self.info.protocol_version or "") >= "2026-07-28":
+                tg.start_soon(self._listen, client)
+            while not self._stop.is_set():
+                with anyio.move_on_after(0.5):
+                    await self._stop.wait()
+                if _transport_closed(client):
+                    break
+            tg.cancel_scope.cancel()
+
+    async def _listen(self, client: Client) -> None:
+        """2026-07-28 servers push list changes only on a subscriptions/listen stream.
+
+        The SDK tees each event to the message handler, so draining the stream is all it takes.
+        """
+        caps = self.info.capabilities or {}
+
+        def wants(kind: str) -> bool:
+            value = caps.get(kind)
+            return isinstance(value, dict) and bool(value.get("listChanged"))
+
+        if not any(wants(kind) for kind in ("tools", "resources", "prompts")):
+            return
+        try:
+            async with client.listen(tools_list_changed=wants("tools"), prompts_list_changed=wants("prompts"),
+                                     resources_list_changed=wants("resources")) as subscription:
+                async for _event in subscription:
+                    pass
+        except Exception as exc:  # a server without listen support still works, just without live updates
+            self.events.activity(self.name, direction="in", kind="error", method="subscriptions/listen",
+                                 summary=f"no live list updates: {exc}")
 
     def _record_info(self, client: Client) -> None:
         server_info = client.server_info

@@ -64,7 +64,8 @@ export class ActivityLog {
       h("span", { class: "log-dir", title: String(entry.direction ?? ""), text: ARROWS[entry.direction] ?? "·" }),
       h("span", { class: "log-kind", text: kind }),
       entry.method ? h("span", { class: "log-method", text: String(entry.method) }) : null,
-      entry.summary ? h("span", { class: "log-summary", text: String(entry.summary).slice(0, 300) }) : null,
+      entry.summary && entry.summary !== entry.method
+        ? h("span", { class: "log-summary", text: String(entry.summary).slice(0, 300) }) : null,
       dur ? h("span", { class: "log-dur muted", text: dur }) : null);
     details.append(summary);
     details.addEventListener("toggle", () => {

@@ -45,7 +45,7 @@ export function createArgsForm(schema, opts) {
   const form = h("form", { class: "args-form", novalidate: true },
     fieldBox, rawBox, formError,
     h("div", { class: "form-actions" },
-      opts.rawToggle === false ? null : h("label", { class: "check raw-toggle" }, rawToggle, h("span", { text: "Raw JSON" })),
+      opts.rawToggle === false || (formable && !fields.length) ? null : h("label", { class: "check raw-toggle" }, rawToggle, h("span", { text: "Raw JSON" })),
       h("span", { class: "spacer" }), resetBtn, submit));
 
   let rawMode = false;

@@ -62,13 +62,13 @@ export class CallResult {
   }
 
   #tick() {
-    this.#elapsed.textContent = `${((performance.now() - this.#started) / 1000).toFixed(1)} s`;
+    const ms = performance.now() - this.#started;
+    this.#elapsed.textContent = ms < 1000 && !this.pending ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
   }
 
   #finish() {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
-    this.#tick();
     this.#cancel.remove();
     this.#progressRow.remove();
   }
@@ -96,6 +96,7 @@ export class CallResult {
     this.#finish();
     const isError = result?.isError === true;
     this.el.dataset.status = isError ? "error" : "ok";
+    this.#tick();
     this.#status.className = `status-pill ${isError ? "error" : "ok"}`;
     this.#status.textContent = isError ? "Tool error" : "Done";
     const blocks = Array.isArray(result?.content) ? result.content : [];
@@ -116,6 +117,7 @@ export class CallResult {
     if (!this.pending) return;
     this.#finish();
     this.el.dataset.status = "error";
+    this.#tick();
     const code = err instanceof RpcError ? err.code : null;
     const cancelled = code === -32800;
     this.#status.className = `status-pill ${cancelled ? "cancelled" : "error"}`;

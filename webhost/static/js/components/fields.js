@@ -175,7 +175,7 @@ export function createField(name, rawSchema, { required, root, onInput }) {
       title: "Leave this unanswered", hidden: true }) : null;
     let isSet = !triState;
     const control = h("div", { class: "check-row" },
-      h("label", { class: "check" }, box, h("span", { class: "field-label-text" }, title, reqMark), typeTag),
+      h("label", { class: "check" }, box, h("span", { class: "field-label-text" }, title, reqMark ? " " : null, reqMark), typeTag),
       unset);
     box.addEventListener("change", () => { isSet = true; if (unset) unset.hidden = false; });
     unset?.addEventListener("click", () => {
@@ -357,7 +357,8 @@ function constraintHints(s, info) {
     if (typeof s.maxLength === "number") parts.push(`max ${s.maxLength} chars`);
     if (s.format === "date-time") parts.push("your local time");
   }
-  if (s.default !== undefined && info.kind !== "json") {
+  const emptyDefault = s.default === "" || (Array.isArray(s.default) && !s.default.length);
+  if (s.default !== undefined && s.default !== null && !emptyDefault && info.kind !== "json") {
     parts.push(`default: ${Array.isArray(s.default) ? s.default.join(", ") : String(s.default)}`);
   }
   return parts.length ? `(${parts.join(", ")})` : "";

@@ -5,6 +5,7 @@
 import { h } from "../html.js";
 import { formCard, urlCard, appCard, endedNote } from "./elicitation-card.js";
 import { approvalCard } from "./approval-card.js";
+import { samplingCard } from "./sampling-card.js";
 
 const ENDED = /** @type {Record<string, string>} */ ({
   timeout: "An input request timed out.",
@@ -33,21 +34,35 @@ export class Inbox {
       this.#live, this.#list);
   }
 
-  /** @param {any} req an InputRequest */
+  /** @param {any} req an InputRequest (re-sent with the same id when it changes) */
   addElicitation(req) {
     if (!req || req.id === undefined) return;
+    const key = `e:${req.id}`;
+    const existing = this.#cards.get(key);
+    // An answered card keeps its locked state; an app card belongs to the bridge once mounted.
+    if (existing && (existing.dataset.answer || existing.dataset.mode === "app")) return;
     const ctx = { rpc: this.#rpc, fallbackToForm: (/** @type {any} */ r) => this.#replace(r, formCard(r, ctx)) };
-    const card = req.mode === "url" ? urlCard(req, ctx) : req.mode === "app" ? appCard(req, ctx) : formCard(req, ctx);
-    this.#add(`e:${req.id}`, card);
-    this.#announce(`${req.server ?? "A server"} is asking for ${req.mode === "url" ? "your consent to open a link" : "input"}.`);
+    const card = req.mode === "url" ? urlCard(req, ctx) : req.mode === "app" ? appCard(req, ctx)
+      : req.mode === "sampling" ? samplingCard(req, ctx) : formCard(req, ctx);
+    if (existing) {
+      this.#replace(req, card);
+      return;
+    }
+    this.#add(key, card);
+    const what = req.mode === "url" ? "your consent to open a link" : req.mode === "sampling" ? "a model reply" : "input";
+    this.#announce(`${req.server ?? "A server"} is asking for ${what}.`);
   }
 
   /** @param {{id: string, outcome?: string}} p */
   resolveElicitation(p) {
     const key = `e:${p.id}`;
     const card = this.#cards.get(key);
-    if (!card) return;
+    if (!card) {
+      this.#remove(`w:${p.id}`);
+      return;
+    }
     const wasApp = card.dataset.mode === "app";
+    const waitForUrl = card.dataset.mode === "url" && card.dataset.answer === "accept" && p.outcome === "accept";
     const note = !card.dataset.answer && p.outcome ? ENDED[p.outcome] : undefined;
     this.#remove(key);
     if (wasApp) {
@@ -55,6 +70,23 @@ export class Inbox {
       try { apps?.unmountElicitation?.(p.id); } catch (err) { console.warn("webhost: unmountElicitation failed", err); }
     }
     if (note) this.#flash(note);
+    if (waitForUrl) this.#waiting(p.id, card);
+  }
+
+  /**
+   * The request is over (consent given) but the server's out-of-band step may still run:
+   * leave a note until the server reports completion or the person dismisses it.
+   * @param {string} id @param {HTMLElement} card
+   */
+  #waiting(id, card) {
+    const host = card.querySelector(".url-host")?.textContent ?? "the link";
+    const dismiss = h("button", { type: "button", class: "small ghost", text: "Dismiss" });
+    const note = h("div", { class: "card waiting", role: "status", dataset: { waitingFor: id } },
+      h("span", { class: "spinner", "aria-hidden": "true" }),
+      h("span", {}, "Opened ", h("strong", { text: host }), " in a new tab. Waiting for the server…"),
+      h("span", { class: "spacer" }), dismiss);
+    dismiss.addEventListener("click", () => this.#remove(`w:${id}`));
+    this.#add(`w:${id}`, note);
   }
 
   /** @param {any} req */
@@ -114,9 +146,9 @@ export class Inbox {
   }
 
   #changed() {
-    const n = this.#cards.size;
+    const n = [...this.#cards.keys()].filter((k) => !k.startsWith("w:")).length;
     this.#count.textContent = String(n);
-    this.el.hidden = n === 0 && !this.#list.querySelector(".ended");
+    this.el.hidden = this.#list.childElementCount === 0;
     document.body.classList.toggle("has-inbox", !this.el.hidden);
     this.#onCount(n);
   }

@@ -114,8 +114,8 @@ export class ServerCard {
       return b;
     };
     const parts = [];
-    if (status !== "connecting") parts.push(btn("Reconnect", "servers/reconnect", status === "connected" ? "ghost" : "primary"));
-    if (status === "connected" || status === "connecting") parts.push(btn("Disconnect", "servers/disconnect", "ghost"));
+    if (status !== "connecting") parts.push(btn("Reconnect", "servers/reconnect", status === "connected" ? "" : "primary"));
+    if (status === "connected" || status === "connecting") parts.push(btn("Disconnect", "servers/disconnect", ""));
     replaceChildren(this.#actions, parts);
   }
 

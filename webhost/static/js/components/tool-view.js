@@ -25,7 +25,8 @@ export class ToolView {
   #ctx;
   #toolJson = "";
   #formSlot = h("div", { class: "form-slot" });
-  #resultSlot = h("div", { class: "result-slot" });
+  #resultSlot = h("div", { class: "result-slot" },
+    h("p", { class: "result-placeholder muted", text: "Call the tool to see its result here." }));
   #headSlot = h("div", { class: "view-head-slot" });
   /** @type {ReturnType<typeof createArgsForm> | null} */
   #form = null;
@@ -111,6 +112,7 @@ export class ToolView {
     this.#current = result;
     calls.set(callId, result);
     this.#resultSlot.replaceChildren(result.el);
+    result.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
     this.#form?.setBusy(true);
     const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId });
     if (resourceUri) openToolApp({ server, tool, args, callId, resultPromise: promise, container: result.appSlot });
