@@ -140,7 +140,7 @@ def run_webhost(
         config_path.write_text(json.dumps(document), encoding="utf-8")
         args += ["--config", str(config_path)]
     log_path = tmp_path / f"webhost-{marker}.log"
-    child_env = {**os.environ, "WEBHOST_TOKEN": token, "WEBHOST_TEST_MARKER": marker, **(env or {})}
+    child_env = {**os.environ, "WEBHOST_TOKEN": token, **(env or {})}
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(args, cwd=ROOT, env=child_env, stdout=log, stderr=subprocess.STDOUT)
     host = Webhost(proc, port, sandbox_port, token, log_path, marker, data_dir)

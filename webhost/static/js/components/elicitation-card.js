@@ -161,7 +161,8 @@ export function urlCard(req, ctx) {
   const warnings = [...(Array.isArray(req.warnings) ? req.warnings.map(String) : [])];
   if (!openable) warnings.push("webhost only opens http and https addresses; this one cannot be opened.");
   const card = h("div", { class: "card elicitation", role: "group", "aria-label": "Link request",
-    dataset: { elicitation: "", server: String(req.server ?? ""), mode: "url", id: String(req.id) } },
+    dataset: { elicitation: "", server: String(req.server ?? ""), mode: "url", id: String(req.id),
+      callId: String(req.origin?.callId ?? "") } },
   header(req), message(req),
   h("p", { class: "muted", text: "It wants you to open this address in a new tab:" }),
   h("p", { class: "url-display" },

@@ -29,6 +29,13 @@ export class Inbox {
   constructor(rpc, onCount) {
     this.#rpc = rpc;
     this.#onCount = onCount;
+    // A finished call needs nothing more from the person: drop its "waiting" notes.
+    document.addEventListener("webhost:call-done", (ev) => {
+      const callId = /** @type {CustomEvent} */ (ev).detail?.callId;
+      for (const [key, el] of this.#cards) {
+        if (key.startsWith("w:") && callId && el.dataset.callId === callId) this.#remove(key);
+      }
+    });
     this.el = h("aside", { class: "inbox", "aria-label": "Waiting for you", hidden: true },
       h("h2", { class: "inbox-title" }, "Waiting for you ", this.#count),
       this.#live, this.#list);
@@ -81,7 +88,7 @@ export class Inbox {
   #waiting(id, card) {
     const host = card.querySelector(".url-host")?.textContent ?? "the link";
     const dismiss = h("button", { type: "button", class: "small ghost", text: "Dismiss" });
-    const note = h("div", { class: "card waiting", role: "status", dataset: { waitingFor: id } },
+    const note = h("div", { class: "card waiting", role: "status", dataset: { waitingFor: id, callId: card.dataset.callId ?? "" } },
       h("span", { class: "spinner", "aria-hidden": "true" }),
       h("span", {}, "Opened ", h("strong", { text: host }), " in a new tab. Waiting for the server…"),
       h("span", { class: "spacer" }), dismiss);
@@ -148,6 +155,7 @@ export class Inbox {
   #changed() {
     const n = [...this.#cards.keys()].filter((k) => !k.startsWith("w:")).length;
     this.#count.textContent = String(n);
+    this.#count.hidden = n === 0;
     this.el.hidden = this.#list.childElementCount === 0;
     document.body.classList.toggle("has-inbox", !this.el.hidden);
     this.#onCount(n);

@@ -122,6 +122,7 @@ export class ToolView {
       result.error(err);
     } finally {
       calls.delete(callId);
+      document.dispatchEvent(new CustomEvent("webhost:call-done", { detail: { callId } }));
       if (this.#current === result) this.#form?.setBusy(false);
     }
   }
