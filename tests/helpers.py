@@ -288,3 +288,34 @@ class WsClient:
                 if state["status"] == status:
                     return dict(state)
                 await anyio.sleep(0.05)
+
+
+@contextlib.contextmanager
+def http_process(args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
+                 log_path: Path, path: str = "/mcp") -> Iterator[str]:
+    """Run an HTTP MCP server subprocess on a free port (given as PORT and {port} in args); yield its URL."""
+    port = free_port()
+    argv = [a.replace("{port}", str(port)) for a in args]
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(argv, cwd=cwd or ROOT, env={**os.environ, "PORT": str(port), **(env or {})},
+                                stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{argv[0]} exited early:\n{log_path.read_text(errors='replace')}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{argv[0]} not listening on {port}") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}{path}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)

@@ -1,0 +1,92 @@
+"""Browser fixtures for end-to-end tests: sync Playwright on Playwright's Chromium or Debian's.
+
+Choice order (shared/reference/peers.md §5.3): WEBHOST_CHROMIUM, Playwright's own installed build,
+/usr/bin/chromium with offline flags; otherwise the tests are skipped with the fixes named.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from tests.helpers import Webhost
+
+OFFLINE_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-dev-shm-usage",
+    # Playwright's defaults disable ThirdPartyStoragePartitioning, which makes Chromium deny storage to
+    # cross-site frames (every sandbox origin is cross-site to the host page). Real browsers partition
+    # instead; the last --disable-features wins, so restate Playwright's list without that feature.
+    "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,HttpsUpgrades,"
+    "HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,OptimizationHints,"
+    "NetworkTimeServiceQuerying,AimEnabled,PreconnectToSearch",
+]
+
+
+def chromium_launch_kwargs(playwright: Playwright) -> dict[str, Any]:
+    override = os.environ.get("WEBHOST_CHROMIUM")
+    if override:
+        return {"executable_path": override, "args": OFFLINE_ARGS}
+    try:
+        bundled = Path(playwright.chromium.executable_path)
+    except Exception:  # no Playwright browser registry at all
+        bundled = Path("/nonexistent")
+    if bundled.exists():
+        return {"args": OFFLINE_ARGS}
+    if Path("/usr/bin/chromium").exists():
+        return {"executable_path": "/usr/bin/chromium", "args": OFFLINE_ARGS}
+    pytest.skip("No Chromium: run `playwright install chromium` (needs internet) or `apt-get install chromium`, "
+                "or set WEBHOST_CHROMIUM")
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(headless=True, **chromium_launch_kwargs(playwright))
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(15_000)
+    yield context
+    context.close()
+
+
+class ConsoleErrors(list[str]):
+    """Console errors and uncaught page errors seen during a test."""
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Iterator[Page]:
+    page = context.new_page()
+    errors = ConsoleErrors()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.console_errors = errors  # type: ignore[attr-defined]
+    yield page
+
+
+def login(page: Page, host: Webhost) -> Page:
+    """Open the login URL the way a person does; the cookie is set and the token leaves the address bar."""
+    page.goto(f"{host.base_url}/?token={host.token}")
+    page.wait_for_url(f"{host.base_url}/")
+    return page
