@@ -58,6 +58,7 @@ class BrowserSession:
             for name, cfg in host.config.servers.items()
         }
         self.broker = InputBroker(notify, human_timeout=options.human_timeout)
+        self.broker.on_fallback = lambda pending, frame_id: self.close_app(frame_id, reason="fell back to form")
         self.approvals = ApprovalBroker(notify, timeout=options.human_timeout)
         self.apps: dict[str, AppInstance] = {}
         self.app_in_flight: dict[str, int] = {}
@@ -142,7 +143,7 @@ class BrowserSession:
         elif method == "notifications/elicitation/complete":
             request_id = self.url_elicitations.pop((name, str(params.get("elicitationId"))), None)
             if request_id is not None:
-                self.notify("elicitation/resolved", {"id": request_id, "outcome": "completed"})
+                self.broker.complete(request_id, {"action": "accept"}, "completed")
         if method != "notifications/progress":  # progress is shown on the call itself
             self.activity(name, direction="in", kind="notification", method=method, summary=summary, data=params)
 

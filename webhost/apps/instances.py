@@ -49,6 +49,7 @@ class AppInstance:
     granted_permissions: set[str]
     tool: dict[str, Any] | None = None
     input_request_id: str | None = None
+    origin_tool: str | None = None  # for elicitation-bound apps: the tool whose call asked (never re-run by the app)
     messages: list[dict[str, Any]] = field(default_factory=list)
     model_context: dict[str, Any] | None = None
     created: float = field(default_factory=time.time)

@@ -73,6 +73,10 @@ async def call_tool(
         audit.record("app.tools/call", **base, decision="refused", summary=f"{name}: not visible to apps",
                      detail={"tool": name, "visibility": tool_visibility(tool.get("_meta"))})
         raise PolicyRefused(f"tool {name!r} is not callable by apps (visibility lacks \"app\")", {"tool": name})
+    if instance.purpose == "elicitation" and name == instance.origin_tool:
+        audit.record("app.tools/call", **base, decision="refused", summary=f"{name}: an app answering an input "
+                     "request may not re-run the operation that asked", detail={"tool": name})
+        raise PolicyRefused("an app bound to an input request cannot retry the server's operation", {"tool": name})
     decision = session.host.config.options.policy(instance.server).decision_for(name)
     if decision == "ask":
         answer, remembered = await session.approvals.ask(

@@ -290,7 +290,7 @@ DASHBOARD_HTML = (
 }
 .bar { flex: 1; background: var(--accent); border-radius: 3px 3px 0 0; min-height: 2px; opacity: 0.85; }
 #elicitation { border: 2px solid var(--accent); border-radius: var(--radius); padding: 12px; }
-#elicitation form { display: flex; flex-direction: column; gap: 10px; }
+#elicitation .form { display: flex; flex-direction: column; gap: 10px; }
 #elicitation label { display: flex; flex-direction: column; gap: 4px; font-weight: 500; }
 #elicitation .help { color: var(--fg2); font-weight: normal; font-size: 12px; }
 #elicitation input, #elicitation select {
@@ -506,7 +506,7 @@ DASHBOARD_HTML = (
     box.hidden = false;
     const schema = params.requestedSchema || {};
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-    const form = el("form", {});
+    const form = el("div", { class: "form" });
     const readers = {};
     for (const [name, prop] of Object.entries(schema.properties || {})) {
       const made = field(name, prop || {}, required.has(name));
@@ -514,7 +514,7 @@ DASHBOARD_HTML = (
       form.append(made.label);
     }
     const buttons = el("div", { class: "row" });
-    const submit = el("button", { type: "submit", class: "primary", "data-action": "accept" }, "Submit");
+    const submit = el("button", { type: "button", class: "primary", "data-action": "accept" }, "Submit");
     const decline = el("button", { type: "button", "data-action": "decline" }, "Decline");
     const cancel = el("button", { type: "button", "data-action": "cancel" }, "Cancel");
     buttons.append(submit, decline, cancel);
@@ -524,8 +524,8 @@ DASHBOARD_HTML = (
       bridge.respond(id, result);
       box.replaceChildren(el("p", { class: "muted" }, "Answer sent (" + result.action + ")."));
     };
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
+    // No <form> submission: app sandboxes usually lack allow-forms, which blocks the submit event.
+    submit.addEventListener("click", () => {
       const content = {};
       for (const [name, read] of Object.entries(readers)) {
         const value = read();

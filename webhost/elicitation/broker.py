@@ -44,9 +44,14 @@ class InputBroker:
         self._publish = publish
         self.human_timeout = human_timeout
         self._pending: dict[str, PendingInput] = {}
+        self.on_fallback: Callable[[PendingInput, str], None] | None = None
 
     def pending(self) -> list[dict[str, Any]]:
         return [p.view for p in self._pending.values()]
+
+    @staticmethod
+    def new_id() -> str:
+        return "in-" + secrets.token_urlsafe(12)
 
     def get(self, request_id: str) -> PendingInput | None:
         return self._pending.get(request_id)
@@ -58,9 +63,10 @@ class InputBroker:
         validate: Validator,
         *,
         on_cancel: dict[str, Any] | None = None,
+        request_id: str | None = None,
     ) -> dict[str, Any]:
         """Publish one input request and wait for its validated answer (or a cancel on timeout/release)."""
-        request_id = "in-" + secrets.token_urlsafe(12)
+        request_id = request_id or self.new_id()
         origin = current_origin.get()
         pending = PendingInput(
             id=request_id,
@@ -83,20 +89,53 @@ class InputBroker:
             return dict(on_cancel or {"action": "cancel"})
         return pending.result
 
-    def respond(self, request_id: str, answer: object) -> None:
-        """Validate and deliver the person's answer; refuse unknown, finished or invalid answers."""
+    def respond(self, request_id: str, answer: object, *, frame_id: str | None = None) -> None:
+        """Validate and deliver an answer; refuse unknown, finished, misrouted or invalid answers.
+
+        While a request is shown in an app, only that app's frame may answer it; an invalid answer
+        from the app sends the request back to the native form instead of to the server.
+        """
         pending = self._pending.get(request_id)
         if pending is None or pending.done.is_set():
             raise InvalidParams("this input request is unknown or was already answered", {"id": request_id})
+        bound = pending.view.get("mode") == "app"
+        if bound and frame_id != (pending.view.get("app") or {}).get("frameId"):
+            raise InvalidParams("this input request is bound to another app instance", {"id": request_id})
+        if not bound and frame_id is not None:
+            raise InvalidParams("this input request is not shown in an app", {"id": request_id})
         if not isinstance(answer, dict):
             raise InvalidParams("the answer must be an object", {"id": request_id})
         result, errors = pending.validate(answer)
         if result is None:
+            if bound:
+                self.fall_back(request_id, "the app's answer did not match the requested schema")
             raise InvalidParams("the answer does not match the requested schema", {"id": request_id,
                                                                                    "errors": errors})
         pending.result = result
         pending.outcome = str(result.get("action", "accept"))
         pending.done.set()
+
+    def complete(self, request_id: str, result: dict[str, Any], outcome: str) -> bool:
+        """Resolve a request from the server's side (e.g. notifications/elicitation/complete)."""
+        pending = self._pending.get(request_id)
+        if pending is None or pending.done.is_set():
+            return False
+        pending.result = result
+        pending.outcome = outcome
+        pending.done.set()
+        return True
+
+    def fall_back(self, request_id: str, reason: str) -> bool:
+        """Show an app-rendered request as the native form instead, with nothing lost, and say why."""
+        pending = self._pending.get(request_id)
+        if pending is None or pending.done.is_set() or pending.view.get("mode") != "app":
+            return False
+        app = pending.view.get("app") or {}
+        pending.view.update(mode="form", app=None, fallbackReason=reason)
+        if self.on_fallback is not None:
+            self.on_fallback(pending, str(app.get("frameId", "")))
+        self._publish("elicitation/request", pending.view)
+        return True
 
     def update(self, request_id: str, **changes: Any) -> None:
         """Push a change of an open request to the page (e.g. URL mode: the server reports completion)."""

@@ -13,8 +13,21 @@ if TYPE_CHECKING:
 async def respond(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     request_id = _params.string(params, "id", max_length=200)
     answer = {k: v for k, v in params.items() if k in ("action", "content")}
-    session.broker.respond(request_id, answer)
+    frame_id = params.get("frameId")
+    session.broker.respond(request_id, answer, frame_id=frame_id if isinstance(frame_id, str) else None)
     return {}
 
 
-METHODS = {"elicitation/respond": respond}
+async def fall_back(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The page reports that the bound app cannot serve (load, handshake, capability, timeout)."""
+    request_id = _params.string(params, "id", max_length=200)
+    reason = params.get("reason")
+    text = reason[:300] if isinstance(reason, str) and reason else "the app could not serve this request"
+    pending = session.broker.get(request_id)
+    if pending is not None:
+        session.activity(pending.server, direction="local", kind="notification", method="elicitation/fallback",
+                         summary=f"native form instead of the app: {text}")
+    return {"fellBack": session.broker.fall_back(request_id, text)}
+
+
+METHODS = {"elicitation/respond": respond, "elicitation/fallback": fall_back}

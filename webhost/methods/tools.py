@@ -9,12 +9,16 @@ from mcp import Client
 from mcp.types import ListToolsResult
 
 from webhost.apps.meta import tool_resource_uri, tool_visibility
+from webhost.elicitation.requests import complete_required_urls
+from webhost.errors import UpstreamError
 from webhost.upstream.results import to_wire
 
 from . import _params
 
 if TYPE_CHECKING:
     from webhost.session import BrowserSession
+
+URL_ELICITATION_REQUIRED = -32042
 
 
 async def _list_page(client: Client, *, cursor: str | None) -> ListToolsResult:
@@ -54,13 +58,22 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
         session.notify("progress", {"callId": call_id, "progress": progress, "total": total, "message": message})
 
     async def run() -> dict[str, Any]:
-        result = await connection.request(
-            "tools/call", name,
-            lambda c: c.call_tool(name, arguments, progress_callback=on_progress),
-            timeout=session.host.config.options.call_timeout,
-            data={"arguments": arguments},
-        )
-        return to_wire(result)
+        seen: set[str] = set()
+        while True:
+            try:
+                result = await connection.request(
+                    "tools/call", name,
+                    lambda c: c.call_tool(name, arguments, progress_callback=on_progress),
+                    timeout=session.host.config.options.call_timeout,
+                    data={"arguments": arguments},
+                )
+                return to_wire(result)
+            except UpstreamError as exc:
+                data = exc.data or {}
+                if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:
+                    raise
+                # Legacy -32042: run the URL steps it names, then retry the call (with a loop guard).
+                await complete_required_urls(session, connection, data.get("upstreamData"), seen)
 
     origin = {"method": "tools/call", "name": name, "server": connection.name}
     result: dict[str, Any] = await session.tracked_call(call_id, origin, run)
