@@ -63,6 +63,8 @@ class BrowserSession:
         self.apps: dict[str, AppInstance] = {}
         self.app_in_flight: dict[str, int] = {}
         self.calls: dict[str, anyio.CancelScope] = {}
+        self.call_origins: dict[str, dict[str, Any]] = {}
+        self.broker.guess_origin = self._guess_origin
         self.url_elicitations: dict[tuple[str, str], str] = {}
         self._activity_ids = itertools.count(1)
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -183,7 +185,9 @@ class BrowserSession:
         """Run one cancellable page action, attributing the input requests it causes to it."""
         if call_id in self.calls:
             raise InvalidParams(f"callId {call_id!r} is already running")
-        token = current_origin.set({**origin, "callId": call_id})
+        full_origin = {**origin, "callId": call_id}
+        token = current_origin.set(full_origin)
+        self.call_origins[call_id] = full_origin
         try:
             with anyio.CancelScope() as scope:
                 self.calls[call_id] = scope
@@ -193,8 +197,13 @@ class BrowserSession:
             raise Cancelled("the call was cancelled", {"callId": call_id})
         finally:
             self.calls.pop(call_id, None)
+            self.call_origins.pop(call_id, None)
             current_origin.reset(token)
             self.broker.release(lambda p: (p.origin or {}).get("callId") == call_id)
+
+    def _guess_origin(self, server: str) -> dict[str, Any] | None:
+        candidates = [o for o in self.call_origins.values() if o.get("server") == server]
+        return dict(candidates[0]) if len(candidates) == 1 else None
 
     def cancel_call(self, call_id: str) -> bool:
         scope = self.calls.get(call_id)

@@ -125,7 +125,7 @@ async function initialize(appCapabilities) {
 
 def page(app: str, script: str, *, body: str = "", config: dict[str, Any] | None = None) -> str:
     """A complete app document: title, optional body, the log, the bridge and the app's script."""
-    settings = json.dumps({"app": app, **(config or {})})
+    settings = json.dumps({"app": app, **(config or {})}).replace("</", "<\\/")  # safe inside <script>
     return (
         "<!doctype html>\n<html lang='en'>\n<head><meta charset='utf-8'><title>"
         + app
@@ -396,7 +396,7 @@ HOSTILE_LINKS_JS = r"""
   const urls = [
     "javascript:alert(document.domain)",
     "  JaVaScRiPt:alert(1)",
-    "data:text/html,<script>alert(1)</script>",
+    "data:text/html,<script>alert(1)<\/script>",
     "vbscript:msgbox(1)",
     "file:///etc/passwd",
     "blob:https://example.com/1234",

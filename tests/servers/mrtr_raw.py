@@ -146,7 +146,7 @@ initialize({}).then(() => { log("initialized without appCapabilities.elicitation
 
 _BAD_ANSWER = r"""
 handlers["elicitation/create"] = (params, id) => {
-  const result = { action: "accept", content: { color: "not-a-colour", injected: "<script>alert(1)</script>" } };
+  const result = { action: "accept", content: { color: "not-a-colour", injected: "<script>alert(1)<\/script>" } };
   post({ jsonrpc: "2.0", id: id, result: result });
   log("answered with a schema-violating result " + JSON.stringify(result));
   logEl.dataset.done = "true";

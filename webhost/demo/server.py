@@ -709,9 +709,7 @@ def _exact_input_required(
     )
 
 
-async def _restore_exact_input_requests(
-    ctx: ServerRequestContext[Any, Any], call_next: CallNext
-) -> HandlerResult:
+async def _restore_exact_input_requests(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
     """Server middleware: re-insert the params the 2026-07-28 wire model sieved out, drop the stash.
 
     Middleware runs around the runner's serialisation step, so it sees the wire dict: by then
@@ -743,11 +741,7 @@ async def _advertise_extensions_on_initialize(
     MCP Apps with app-rendered elicitation. `server/discover` (2026-07-28) keeps it without help.
     """
     result = await call_next(ctx)
-    if (
-        ctx.method == "initialize"
-        and isinstance(result, dict)
-        and isinstance(result.get("capabilities"), dict)
-    ):
+    if ctx.method == "initialize" and isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
         capabilities = dict(result["capabilities"])
         capabilities.setdefault("extensions", {UI_EXTENSION: apps.settings()})
         result = {**result, "capabilities": capabilities}
@@ -1040,8 +1034,7 @@ def get_weather(
 
 @mcp.tool(
     title="Count slowly",
-    description="Count to `steps`, waiting `delay` seconds per step and reporting progress. "
-    "Cancel it any time.",
+    description="Count to `steps`, waiting `delay` seconds per step and reporting progress. Cancel it any time.",
 )
 async def count_slowly(
     ctx: Ctx,
@@ -1117,9 +1110,7 @@ def plan_trip(
     nights: Annotated[int, Field(ge=1, le=30, description="Number of nights (1-30)")],
     budget_eur: Annotated[float, Field(ge=0, description="Total budget in euros")],
     traveller: Annotated[Traveller, Field(description="The lead traveller")],
-    transport: Annotated[
-        Literal["train", "plane", "car", "bike"], Field(description="How to get there")
-    ] = "train",
+    transport: Annotated[Literal["train", "plane", "car", "bike"], Field(description="How to get there")] = "train",
     flexible_dates: Annotated[bool, Field(description="Dates may move a few days")] = False,
     activities: Annotated[list[str], Field(description="Things to do, one per entry")] = [],  # noqa: B006
 ) -> str:
@@ -1202,11 +1193,7 @@ def _register_form() -> ElicitRequestFormParams:
 
 def _confirm_form(profile: Mapping[str, Any]) -> ElicitRequestFormParams:
     plan = next(
-        (
-            o["title"]
-            for o in REGISTER_SCHEMA["properties"]["plan"]["oneOf"]
-            if o["const"] == profile.get("plan")
-        ),
+        (o["title"] for o in REGISTER_SCHEMA["properties"]["plan"]["oneOf"] if o["const"] == profile.get("plan")),
         "Free",
     )
     return ElicitRequestFormParams(
@@ -1263,9 +1250,7 @@ async def register_user(ctx: Ctx) -> str | InputRequiredResult:
         confirm = responses.get("confirm")
         profile = state.get("profile") or {}
         if not isinstance(confirm, ElicitResult):
-            return _exact_input_required(
-                {"confirm": ElicitRequest(params=_confirm_form(profile))}, ctx.request_state
-            )
+            return _exact_input_required({"confirm": ElicitRequest(params=_confirm_form(profile))}, ctx.request_state)
         if confirm.action != "accept" or not (confirm.content or {}).get("confirm"):
             return "Registration not confirmed; nothing was created."
         return _registered(profile)
@@ -1292,9 +1277,7 @@ async def register_user(ctx: Ctx) -> str | InputRequiredResult:
 )
 async def connect_account(
     ctx: Ctx,
-    service: Annotated[
-        Literal["calendar", "storage", "crm"], Field(description="What to connect")
-    ] = "calendar",
+    service: Annotated[Literal["calendar", "storage", "crm"], Field(description="What to connect")] = "calendar",
 ) -> str | InputRequiredResult:
     _require_url(ctx)
     if not _is_modern(ctx):
@@ -1315,9 +1298,7 @@ async def connect_account(
         connection = secrets.token_hex(6)
         url = f"https://example.com/?connect={service}&connection={connection}"
         ask = ElicitRequestURLParams(message=f"Sign in to the demo {service} service to connect it.", url=url)
-        return _exact_input_required(
-            {"sign_in": ElicitRequest(params=ask)}, _dump_state({"connection": connection})
-        )
+        return _exact_input_required({"sign_in": ElicitRequest(params=ask)}, _dump_state({"connection": connection}))
     if answer.action != "accept":
         return f"Connection {answer.action}d; nothing was connected."
     return f"Connected the demo {service} service (simulated; connection {state['connection']})."
@@ -1380,9 +1361,7 @@ async def pick_color(ctx: Ctx) -> CallToolResult | InputRequiredResult:
         return _picked(await _legacy_ask(ctx, _color_form(ctx)))
     answer = (ctx.input_responses or {}).get("color")
     if not isinstance(answer, ElicitResult):
-        return _exact_input_required(
-            {"color": ElicitRequest(params=_color_form(ctx))}, _dump_state({"ask": "color"})
-        )
+        return _exact_input_required({"color": ElicitRequest(params=_color_form(ctx))}, _dump_state({"ask": "color"}))
     return _picked(answer)
 
 
@@ -1484,9 +1463,7 @@ def explain_tool(tool: str) -> list[dict[str, Any]]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        prog="python -m webhost.demo.server", description="The webhost demo MCP server."
-    )
+    parser = argparse.ArgumentParser(prog="python -m webhost.demo.server", description="The webhost demo MCP server.")
     parser.add_argument(
         "--http", type=int, metavar="PORT", help="serve Streamable HTTP on HOST:PORT/mcp instead of stdio"
     )

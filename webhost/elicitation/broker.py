@@ -45,6 +45,9 @@ class InputBroker:
         self.human_timeout = human_timeout
         self._pending: dict[str, PendingInput] = {}
         self.on_fallback: Callable[[PendingInput, str], None] | None = None
+        # Legacy server→client requests run outside the caller's task, so the session guesses the
+        # originating call from what is in flight on that server (exact when only one is).
+        self.guess_origin: Callable[[str], dict[str, Any] | None] | None = None
 
     def pending(self) -> list[dict[str, Any]]:
         return [p.view for p in self._pending.values()]
@@ -68,6 +71,8 @@ class InputBroker:
         """Publish one input request and wait for its validated answer (or a cancel on timeout/release)."""
         request_id = request_id or self.new_id()
         origin = current_origin.get()
+        if origin is None and self.guess_origin is not None:
+            origin = self.guess_origin(server)
         pending = PendingInput(
             id=request_id,
             server=server,
@@ -77,13 +82,15 @@ class InputBroker:
         )
         self._pending[request_id] = pending
         self._publish("elicitation/request", pending.view)
+        timed_out = False
         try:
-            with anyio.move_on_after(self.human_timeout):
+            with anyio.move_on_after(self.human_timeout) as waiting:
                 await pending.done.wait()
+            timed_out = waiting.cancelled_caught
         finally:
             self._pending.pop(request_id, None)
             if pending.outcome is None:
-                pending.outcome = "timeout" if not pending.done.is_set() else "released"
+                pending.outcome = "timeout" if timed_out else "released"
             self._publish("elicitation/resolved", {"id": request_id, "outcome": pending.outcome})
         if pending.result is None:
             return dict(on_cancel or {"action": "cancel"})

@@ -40,7 +40,8 @@ export function html(strings, ...values) {
 /**
  * @typedef {Record<string, unknown>} Attrs
  * Keys: "class", "text" (textContent), "dataset" (object), "on<event>" (listener),
- * "style" is refused (CSP); boolean true sets an empty attribute, false/null/undefined skip it;
+ * "style" is refused: the page CSP blocks style attributes (set el.style.x from JS instead);
+ * boolean true sets an empty attribute, false/null/undefined skip it;
  * DOM properties (value, checked, hidden, disabled, ...) are set as properties.
  */
 
@@ -59,6 +60,7 @@ export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, val] of Object.entries(attrs ?? {})) {
     if (val === undefined || val === null || val === false) continue;
+    if (key === "style") throw new Error("h(): style attributes are blocked by the CSP; use el.style");
     if (key === "class") el.className = String(val);
     else if (key === "text") el.textContent = String(val);
     else if (key === "dataset") Object.assign(el.dataset, val);

@@ -9,6 +9,7 @@ import { ActivityLog } from "./components/activity-log.js";
 import { Inbox } from "./components/inbox.js";
 import { ServerList } from "./components/server-list.js";
 import { Workspace } from "./components/workspace.js";
+import "./apps/index.js"; // installs window.webhostApps (MCP Apps host side)
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));

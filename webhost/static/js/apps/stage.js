@@ -36,6 +36,7 @@ export class Stage extends EventTarget {
   #iframe = null;
   #ro;
   #lastLayout = "";
+  #layoutQueued = false;
   #onKey;
   #onWindowResize;
   #callbacks;
@@ -181,11 +182,17 @@ export class Stage extends EventTarget {
     }
   }
 
+  /** Coalesced into a microtask, so an answer to ui/request-display-mode goes out before the context change. */
   #layoutChanged() {
-    const key = JSON.stringify([this.mode, this.containerDimensions(), this.availableModes()]);
-    if (key === this.#lastLayout) return;
-    this.#lastLayout = key;
-    this.#updateBar();
-    this.dispatchEvent(new Event("layout"));
+    if (this.#layoutQueued) return;
+    this.#layoutQueued = true;
+    queueMicrotask(() => {
+      this.#layoutQueued = false;
+      const key = JSON.stringify([this.mode, this.containerDimensions(), this.availableModes()]);
+      if (key === this.#lastLayout) return;
+      this.#lastLayout = key;
+      this.#updateBar();
+      this.dispatchEvent(new Event("layout"));
+    });
   }
 }

@@ -18,6 +18,9 @@ export class ActivityLog {
   #count = h("span", { class: "muted log-count", text: "0" });
   #empty = h("li", { class: "empty muted", text: "Nothing yet. Requests, responses and notifications appear here." });
   #servers = new Set();
+  /** @type {any[]} */
+  #pending = [];
+  #scheduled = false;
   #stick = true;
   #collapseBtn = h("button", { type: "button", class: "small ghost", "aria-expanded": "true", text: "Hide" });
   el;
@@ -48,6 +51,34 @@ export class ActivityLog {
   /** @param {any} entry an ActivityEntry */
   add(entry) {
     if (!entry || typeof entry !== "object") return;
+    // Batched per frame: a burst of thousands of entries must not force a layout each.
+    this.#pending.push(entry);
+    if (this.#pending.length > CAP) this.#pending.splice(0, this.#pending.length - CAP);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      const flush = () => this.#flush();
+      if (document.hidden) setTimeout(flush, 250);
+      else requestAnimationFrame(flush);
+    }
+  }
+
+  #flush() {
+    this.#scheduled = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    if (!batch.length) return;
+    const frag = document.createDocumentFragment();
+    for (const entry of batch) frag.append(this.#render(entry));
+    this.#empty.remove();
+    this.#list.append(frag);
+    let extra = this.#list.childElementCount - CAP;
+    while (extra-- > 0) this.#list.firstElementChild?.remove();
+    this.#count.textContent = String(this.#list.childElementCount);
+    if (this.#stick) this.#list.scrollTop = this.#list.scrollHeight;
+  }
+
+  /** @param {any} entry */
+  #render(entry) {
     const server = entry.server ? String(entry.server) : "";
     if (server && !this.#servers.has(server)) {
       this.#servers.add(server);
@@ -75,15 +106,12 @@ export class ActivityLog {
           : textView(typeof entry.data === "string" ? entry.data : prettyJson(entry.data), { className: "json", filename: "activity.json" }));
       }
     });
-    this.#empty.remove();
     details.hidden = !this.#matches(details);
-    this.#list.append(details);
-    while (this.#list.childElementCount > CAP) this.#list.firstElementChild?.remove();
-    this.#count.textContent = String(this.#list.childElementCount);
-    if (this.#stick) this.#list.scrollTop = this.#list.scrollHeight;
+    return details;
   }
 
   clear() {
+    this.#pending = [];
     this.#list.replaceChildren(this.#empty);
     this.#count.textContent = "0";
   }

@@ -59,7 +59,7 @@ export function responder(card, req, ctx, onFieldErrors) {
       delete card.dataset.answer;
       status.className = "card-status error";
       const shown = err instanceof RpcError && err.code === -32602 && onFieldErrors?.(err);
-      status.textContent = shown ? "The server's rules were not met; fix the marked fields." : describeError(err);
+      status.textContent = shown ? "Some answers were not accepted; fix the marked fields." : describeError(err);
       const gone = err instanceof RpcError && err.code === -32602 && !shown;
       if (gone) {
         // Unknown or already answered: the request is over, let the user dismiss it.

@@ -228,7 +228,10 @@ export class ServerCard {
       replaceChildren(b, TAB_LABELS[tab], counts[tab] !== null ? h("span", { class: "count", text: String(counts[tab]) }) : null);
     }
     if (!show[this.#tab]) this.selectTab("tools");
-    const notConnected = () => h("p", { class: "empty muted", text: this.state.status === "connecting" ? "Connecting…" : "Not connected." });
+    // Nothing to browse while disconnected: one "Not connected." line instead of empty tabs.
+    this.#tablist.hidden = !connected;
+    const notConnected = () => h("p", { class: "empty muted",
+      text: this.state.status === "connecting" ? "Connecting…" : this.state.status === "error" ? "Not connected (see the error above)." : "Not connected." });
     replaceChildren(this.#panels.tools, connected ? this.#listView("tools", tools, (t) => this.#toolItem(t, "data-tool"), "No tools.") : notConnected());
     replaceChildren(this.#panels.apps, connected ? this.#listView("tools", appTools, (t) => this.#toolItem(t, "data-app-tool"), "No apps.") : notConnected());
     replaceChildren(this.#panels.prompts, connected ? this.#listView("prompts", this.lists.prompts.items, (p) => this.#item("prompt", p, String(p.name), String(p.title ?? p.name), p.description), "No prompts.") : notConnected());

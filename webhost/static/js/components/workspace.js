@@ -81,6 +81,8 @@ export class Workspace {
     replaceChildren(this.el, el);
     ctx.onActive(server, kind, key);
     this.el.parentElement?.scrollTo({ top: 0 });
+    // Stacked layout: the sidebar sits above the workspace, so bring the opened item into view.
+    if (matchMedia("(max-width: 900px)").matches) this.el.scrollIntoView({ block: "start" });
     const heading = /** @type {HTMLElement | null} */ (el.querySelector("h2"));
     if (heading) {
       heading.tabIndex = -1;
