@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
