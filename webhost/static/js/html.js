@@ -6,7 +6,7 @@ const ESCAPES = /** @type {Record<string, string>} */ ({
   "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;",
 });
 
-/** Escape a value for use in HTML text or a quoted attribute. */
+/** Escape a value for use in HTML text or a quoted attribute. @param {unknown} value */
 export function esc(value) {
   return String(value ?? "").replace(/[&<>"'`]/g, (c) => ESCAPES[c]);
 }

@@ -100,7 +100,7 @@ export class CallResult {
     this.#status.className = `status-pill ${isError ? "error" : "ok"}`;
     this.#status.textContent = isError ? "Tool error" : "Done";
     const blocks = Array.isArray(result?.content) ? result.content : [];
-    const parts = blocks.map((b) => contentBlock(b, this.#opts.ctx));
+    const parts = blocks.map((/** @type {any} */ b) => contentBlock(b, this.#opts.ctx));
     if (!blocks.length && result?.structuredContent === undefined) {
       parts.push(h("p", { class: "muted", text: "The tool returned no content." }));
     }
