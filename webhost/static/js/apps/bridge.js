@@ -123,7 +123,7 @@ export class AppBridge extends EventTarget {
   initialized = false;
   /** @type {{ts: number, level: string, logger?: string, text: string}[]} */
   logs = [];
-  /** @type {{ts: number, kind: string, summary: string}[]} */
+  /** @type {{ts: number, kind: string, summary: string, count?: number}[]} */
   problems = [];
   /** Recent traffic, newest last: {ts, dir: "in" | "out", msg}. @type {{ts: number, dir: string, msg: any}[]} */
   trace = [];
@@ -158,6 +158,7 @@ export class AppBridge extends EventTarget {
   /** @type {Promise<void> | null} */
   #teardown = null;
   #earlyLogged = new Set();
+  #problemQueued = false;
 
   /**
    * @param {import("./frame.js").AppFrameDescriptor} descriptor (already checked with descriptorProblem)
@@ -204,7 +205,6 @@ export class AppBridge extends EventTarget {
         this.#fail(`The app did not finish its handshake (no ui/notifications/initialized within ${LOAD_TIMEOUT_MS / 1000} s).`);
       }
     });
-    this.#lifecycle("frame created", { origin: this.descriptor.origin });
   }
 
   /** The tool call finished. @param {any} result a CallToolResult */
@@ -508,9 +508,7 @@ export class AppBridge extends EventTarget {
     const blocked = short(params.blockedURI ?? "", 300);
     const directive = short(params.effectiveDirective ?? params.violatedDirective ?? "", 80);
     const summary = `CSP blocked ${blocked || "an inline resource"} (${directive})`;
-    this.problems.push({ ts: Date.now(), kind: "csp", summary });
-    if (this.problems.length > LOG_SIZE) this.problems.shift();
-    this.dispatchEvent(new Event("problem"));
+    this.#noteProblem("csp", summary);
     this.#cspReporter.report(`${directive} ${blocked}`, {
       summary, blockedURI: blocked, effectiveDirective: directive,
       sourceFile: short(params.sourceFile ?? "", 300), lineNumber: Number(params.lineNumber) || 0,
@@ -544,6 +542,10 @@ export class AppBridge extends EventTarget {
     try { parsed = new URL(url); } catch { throw Object.assign(new Error("Invalid URL"), { code: -32602 }); }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
       throw Object.assign(new Error("only http and https links can be opened"), { code: -32003 });
+    }
+    if (parsed.username || parsed.password) {
+      // https://trusted.example@evil.example/ reads as the trusted site: never open those.
+      throw Object.assign(new Error("links with embedded credentials are not opened"), { code: -32003 });
     }
     window.open(parsed.href, "_blank", "noopener,noreferrer");
     this.dispatchEvent(new CustomEvent("linkopened", { detail: { url: parsed.href } }));
@@ -665,10 +667,27 @@ export class AppBridge extends EventTarget {
 
   /** @param {string} key @param {string} summary @param {Record<string, unknown>} [extra] */
   #violation(key, summary, extra = {}) {
-    this.problems.push({ ts: Date.now(), kind: key, summary });
-    if (this.problems.length > LOG_SIZE) this.problems.shift();
-    this.dispatchEvent(new Event("problem"));
+    this.#noteProblem(key, summary);
     this.#reporter.report(key, { summary, reason: key, ...extra });
+  }
+
+  /** Keep a short local list for the Info view; repeats of the last kind are counted, not added. @param {string} kind @param {string} summary */
+  #noteProblem(kind, summary) {
+    const last = this.problems[this.problems.length - 1];
+    if (last && last.kind === kind && last.summary.startsWith(summary)) {
+      last.count = (last.count ?? 1) + 1;
+      last.summary = `${summary} (×${last.count})`;
+      last.ts = Date.now();
+    } else {
+      this.problems.push({ ts: Date.now(), kind, summary, count: 1 });
+      if (this.problems.length > LOG_SIZE) this.problems.shift();
+    }
+    if (this.#problemQueued) return;
+    this.#problemQueued = true;
+    this.#later(250, () => {
+      this.#problemQueued = false;
+      this.dispatchEvent(new Event("problem"));
+    });
   }
 
   /** @param {string} summary @param {Record<string, unknown>} detail */

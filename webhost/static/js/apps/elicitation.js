@@ -27,7 +27,8 @@ const ACTIONS = new Set(["accept", "decline", "cancel"]);
  * @param {any} request @param {any} descriptor
  */
 export function elicitationParams(request, descriptor) {
-  if (request.params && typeof request.params === "object") return request.params;
+  const original = request.request?.method === "elicitation/create" ? request.request.params : request.params;
+  if (original && typeof original === "object" && !Array.isArray(original)) return original;
   /** @type {Record<string, unknown>} */
   const params = { mode: "form", message: String(request.message ?? ""), requestedSchema: request.requestedSchema ?? { type: "object", properties: {} } };
   const meta = request._meta ?? request.meta;
@@ -40,7 +41,8 @@ export function elicitationParams(request, descriptor) {
  * rejects only when there is no way to fall back.
  * @param {{rpc: import("../rpc.js").RpcClient, onChange: (panel: AppPanel) => void}} ctx
  * @param {HTMLElement} container
- * @param {any} request an InputRequest with mode "app"
+ * @param {any} request an InputRequest with mode "app": `app` (the AppFrame), `request` ({method:
+ *   "elicitation/create", params}: forwarded unchanged), `appTimeoutSeconds` (handshake limit)
  * @param {ElicitationOptions} [opts]
  * @returns {Promise<{panel: AppPanel | null, done: Promise<string>, unmount: (reason: string) => Promise<void>}>}
  */
@@ -86,7 +88,9 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
     void panel.close(`elicitation fell back to the form: ${why}`.slice(0, 100));
   };
 
-  const readyTimer = setTimeout(() => fail(`the app did not initialize within ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
+  const readyMs = typeof request.appTimeoutSeconds === "number" && request.appTimeoutSeconds > 0
+    ? request.appTimeoutSeconds * 1000 : READY_TIMEOUT_MS;
+  const readyTimer = setTimeout(() => fail(`the app did not initialize within ${readyMs / 1000} s`), readyMs);
   bridge.addEventListener("closed", () => {
     clearTimeout(readyTimer);
     if (!finished) fallback(bridge.closeReason ?? "the app closed");

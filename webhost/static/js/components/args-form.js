@@ -25,6 +25,9 @@ export function createArgsForm(schema, opts) {
   // A top level we cannot split into fields (anyOf, no properties but extra keys allowed...)
   // is edited as raw JSON only.
   const formable = !root.type || root.type === "object";
+  // An explicit empty property list (or no extra keys allowed) means "no arguments at all".
+  const noArgs = formable && !Object.keys(props).length
+    && ((root.properties && typeof root.properties === "object") || root.additionalProperties === false);
   const fields = Object.entries(props).map(([name, propSchema]) =>
     createField(name, propSchema, { required: required.has(name), root }));
 
@@ -45,7 +48,7 @@ export function createArgsForm(schema, opts) {
   const form = h("form", { class: "args-form", novalidate: true },
     fieldBox, rawBox, formError,
     h("div", { class: "form-actions" },
-      opts.rawToggle === false || (formable && !fields.length) ? null : h("label", { class: "check raw-toggle" }, rawToggle, h("span", { text: "Raw JSON" })),
+      opts.rawToggle === false || noArgs ? null : h("label", { class: "check raw-toggle" }, rawToggle, h("span", { text: "Raw JSON" })),
       h("span", { class: "spacer" }), resetBtn, submit));
 
   let rawMode = false;

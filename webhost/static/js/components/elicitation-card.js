@@ -11,7 +11,8 @@ import { createField } from "./fields.js";
 /**
  * @typedef {object} CardContext
  * @property {import("../rpc.js").RpcClient} rpc
- * @property {(request: any) => void} fallbackToForm replace an app card with a form card
+ * @property {(request: any, reason?: string) => void} fallbackToForm the app cannot serve: ask the
+ *   backend to show this request as the native form instead
  */
 
 export const WARNING = "Only provide information you trust this server with.";
@@ -47,12 +48,15 @@ export function responder(card, req, ctx, onFieldErrors) {
     status.textContent = "Sending…";
     /** @type {Record<string, unknown>} */
     const params = { id: req.id, action };
+    // An app-bound request only takes answers naming its frame; the host's own
+    // Decline/Cancel speak for the person, so they name it too.
+    if (card.dataset.mode === "app" && req.app?.frameId) params.frameId = req.app.frameId;
     if (content !== undefined) params.content = content;
     try {
       await ctx.rpc.request("elicitation/respond", params);
       card.classList.add("answered");
       status.textContent = action === "accept"
-        ? (req.mode === "url" ? "Opened. Waiting for the server…" : "Sent. Waiting for the server…")
+        ? (req.mode === "url" ? (req.phase === "waiting" ? "Done. Waiting for the server…" : "Opened. Waiting for the server…") : "Sent. Waiting for the server…")
         : action === "decline" ? "Declined." : "Cancelled.";
       return true;
     } catch (err) {
@@ -90,6 +94,7 @@ export function formCard(req, ctx) {
   const card = h("form", { class: "card elicitation", novalidate: true,
     dataset: { elicitation: "", server: String(req.server ?? ""), mode: "form", id: String(req.id) } },
   header(req), message(req),
+  req.fallbackReason ? h("p", { class: "muted fallback-note", text: `Shown as a form because ${String(req.fallbackReason)}.` }) : null,
   h("p", { class: "trust-warning", text: WARNING }),
   h("div", { class: "fields" }, fields.map((f) => f.el)),
   formError);
@@ -153,36 +158,49 @@ function urlParts(url, host) {
   }
 }
 
-/** @param {any} req @param {CardContext} ctx */
+/**
+ * URL mode. phase "consent" (default): consent opens the URL in a new tab, then answers accept.
+ * phase "waiting": consent was given earlier; "Done" tells the backend the step is finished.
+ * @param {any} req @param {CardContext} ctx
+ */
 export function urlCard(req, ctx) {
   const url = String(req.url ?? "");
+  const waiting = req.phase === "waiting";
   const parts = urlParts(url, req.host);
   const openable = parts.scheme === "https:" || parts.scheme === "http:";
   const warnings = [...(Array.isArray(req.warnings) ? req.warnings.map(String) : [])];
   if (!openable) warnings.push("webhost only opens http and https addresses; this one cannot be opened.");
-  const card = h("div", { class: "card elicitation", role: "group", "aria-label": "Link request",
-    dataset: { elicitation: "", server: String(req.server ?? ""), mode: "url", id: String(req.id),
-      callId: String(req.origin?.callId ?? "") } },
-  header(req), message(req),
-  h("p", { class: "muted", text: "It wants you to open this address in a new tab:" }),
+  const card = h("div", { class: `card elicitation${waiting ? " url-waiting" : ""}`, role: "group", "aria-label": "Link request",
+    dataset: { elicitation: "", server: String(req.server ?? ""), mode: "url", phase: waiting ? "waiting" : "consent",
+      id: String(req.id), callId: String(req.origin?.callId ?? ""), url } },
+  header(req),
+  waiting ? h("p", { class: "waiting-line" }, h("span", { class: "spinner", "aria-hidden": "true" }), h("span", { text: "Waiting for the server…" })) : null,
+  message(req),
+  h("p", { class: "muted", text: waiting ? "The page you opened:" : "It wants you to open this address in a new tab:" }),
   h("p", { class: "url-display" },
     h("code", {}, parts.before, parts.host ? h("strong", { class: "url-host", text: parts.host }) : null, parts.after)),
   parts.host ? h("p", { class: "url-host-line" }, "Site: ", h("strong", { text: parts.host })) : null,
   warnings.length ? h("ul", { class: "url-warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
-  h("p", { class: "trust-warning", text: WARNING }));
+  waiting ? null : h("p", { class: "trust-warning", text: WARNING }));
   const { status, respond } = responder(card, req, ctx);
-  const accept = actionButton("accept", "Open link", "primary");
-  accept.disabled = !openable;
+  const accept = actionButton("accept", waiting ? "Done" : "Open link", "primary");
+  accept.disabled = !openable && !waiting;
+  const reopen = waiting && openable ? actionButton("reopen", "Open again", "ghost") : null;
   card.append(status, h("div", { class: "card-actions" },
-    actionButton("decline", "Decline", "ghost"), actionButton("cancel", "Cancel", "ghost"),
+    waiting ? null : actionButton("decline", "Decline", "ghost"), actionButton("cancel", "Cancel", "ghost"), reopen,
     h("span", { class: "spacer" }), accept));
+  // Consent given: open out of band, where neither this page nor the server can see it.
+  const open = () => window.open(url, "_blank", "noopener,noreferrer");
   card.addEventListener("click", (ev) => {
-    const b = /** @type {HTMLElement} */ (ev.target).closest("[data-action]");
-    const action = b?.getAttribute("data-action");
-    if (action === "accept") {
-      if (!openable || card.dataset.answer) return;
-      // Consent given: open out of band, where neither this page nor the server can see it.
-      window.open(url, "_blank", "noopener,noreferrer");
+    const action = /** @type {HTMLElement} */ (ev.target).closest("[data-action]")?.getAttribute("data-action");
+    if (action === "reopen") {
+      open();
+    } else if (action === "accept") {
+      if (card.dataset.answer) return;
+      if (!waiting) {
+        if (!openable) return;
+        open();
+      }
       respond("accept");
     } else if (action === "decline" || action === "cancel") {
       respond(action);
@@ -197,24 +215,33 @@ export function appCard(req, ctx) {
   const card = h("div", { class: "card elicitation", role: "group", "aria-label": "Input request",
     dataset: { elicitation: "", server: String(req.server ?? ""), mode: "app", id: String(req.id) } },
   header(req), message(req), h("p", { class: "trust-warning", text: WARNING }), container);
+  // Host-owned Decline/Cancel: the person can always refuse, whatever the app draws.
+  const { status, respond } = responder(card, req, ctx);
+  card.append(status, h("div", { class: "card-actions" },
+    actionButton("decline", "Decline", "ghost"), actionButton("cancel", "Cancel", "ghost")));
+  card.addEventListener("click", (ev) => {
+    const action = /** @type {HTMLElement} */ (ev.target).closest(".card-actions [data-action]")?.getAttribute("data-action");
+    if (action === "decline" || action === "cancel") respond(action);
+  });
   const apps = /** @type {any} */ (window).webhostApps;
   let fellBack = false;
-  const fallback = () => {
+  const fallback = (/** @type {string} */ reason) => {
     if (fellBack) return;
     fellBack = true;
-    ctx.fallbackToForm(req);
+    // Deferred: the bridge may call this before the card is even in the inbox.
+    queueMicrotask(() => ctx.fallbackToForm(req, reason));
   };
   if (typeof apps?.mountElicitation !== "function") {
     // No bridge: the request still carries its full requestedSchema, so show the native form.
-    queueMicrotask(fallback);
+    fallback("the app bridge is not loaded");
     return card;
   }
   try {
-    const r = apps.mountElicitation(container, req, { fallbackToForm: fallback });
-    if (r && typeof r.catch === "function") r.catch(() => fallback());
+    const r = apps.mountElicitation(container, req, { fallbackToForm: () => fallback("the app was closed or could not serve this request") });
+    if (r && typeof r.catch === "function") r.catch((/** @type {unknown} */ err) => fallback(describeError(err)));
   } catch (err) {
     console.warn("webhost: mountElicitation failed", err);
-    queueMicrotask(fallback);
+    fallback(describeError(err));
   }
   return card;
 }

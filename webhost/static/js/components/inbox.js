@@ -3,6 +3,7 @@
 // Cards are keyed by request id, added on */request notifications, removed on */resolved.
 
 import { h } from "../html.js";
+import { RpcError } from "../rpc.js";
 import { formCard, urlCard, appCard, endedNote } from "./elicitation-card.js";
 import { approvalCard } from "./approval-card.js";
 import { samplingCard } from "./sampling-card.js";
@@ -46,14 +47,20 @@ export class Inbox {
     if (!req || req.id === undefined) return;
     const key = `e:${req.id}`;
     const existing = this.#cards.get(key);
-    // An answered card keeps its locked state; an app card belongs to the bridge once mounted.
-    if (existing && (existing.dataset.answer || existing.dataset.mode === "app")) return;
-    const ctx = { rpc: this.#rpc, fallbackToForm: (/** @type {any} */ r) => this.#replace(r, formCard(r, ctx)) };
+    // An answered card keeps its locked state; an app card belongs to the bridge while the
+    // request stays app-rendered. The backend re-sends the request as mode "form" on fallback.
+    if (existing && (existing.dataset.answer || (existing.dataset.mode === "app" && req.mode === "app"))) return;
+    if (existing?.dataset.mode === "app") this.#unmountApp(req.id, "fallback to the form");
+    const ctx = { rpc: this.#rpc, fallbackToForm: (/** @type {any} */ r, /** @type {string | undefined} */ why) => this.#fallback(r, why, ctx) };
     const card = req.mode === "url" ? urlCard(req, ctx) : req.mode === "app" ? appCard(req, ctx)
       : req.mode === "sampling" ? samplingCard(req, ctx) : formCard(req, ctx);
     if (existing) {
       this.#replace(req, card);
       return;
+    }
+    if (req.mode === "url" && req.phase === "waiting") {
+      // The backend's own waiting step supersedes our local "waiting" note for the same page.
+      for (const [k, el] of this.#cards) if (k.startsWith("w:") && el.dataset.url === String(req.url ?? "")) this.#remove(k);
     }
     this.#add(key, card);
     const what = req.mode === "url" ? "your consent to open a link" : req.mode === "sampling" ? "a model reply" : "input";
@@ -68,14 +75,12 @@ export class Inbox {
       this.#remove(`w:${p.id}`);
       return;
     }
-    const wasApp = card.dataset.mode === "app";
-    const waitForUrl = card.dataset.mode === "url" && card.dataset.answer === "accept" && p.outcome === "accept";
+    const wasApp = card.dataset.mode === "app" || card.dataset.wasApp === "1";
+    const waitForUrl = card.dataset.mode === "url" && card.dataset.phase !== "waiting"
+      && card.dataset.answer === "accept" && p.outcome === "accept";
     const note = !card.dataset.answer && p.outcome ? ENDED[p.outcome] : undefined;
     this.#remove(key);
-    if (wasApp) {
-      const apps = /** @type {any} */ (window).webhostApps;
-      try { apps?.unmountElicitation?.(p.id); } catch (err) { console.warn("webhost: unmountElicitation failed", err); }
-    }
+    if (wasApp) this.#unmountApp(p.id, p.outcome ?? "resolved");
     if (note) this.#flash(note);
     if (waitForUrl) this.#waiting(p.id, card);
   }
@@ -88,12 +93,49 @@ export class Inbox {
   #waiting(id, card) {
     const host = card.querySelector(".url-host")?.textContent ?? "the link";
     const dismiss = h("button", { type: "button", class: "small ghost", text: "Dismiss" });
-    const note = h("div", { class: "card waiting", role: "status", dataset: { waitingFor: id, callId: card.dataset.callId ?? "" } },
+    const note = h("div", { class: "card waiting", role: "status",
+      dataset: { waitingFor: id, callId: card.dataset.callId ?? "", url: card.dataset.url ?? "" } },
       h("span", { class: "spinner", "aria-hidden": "true" }),
       h("span", {}, "Opened ", h("strong", { text: host }), " in a new tab. Waiting for the server…"),
       h("span", { class: "spacer" }), dismiss);
     dismiss.addEventListener("click", () => this.#remove(`w:${id}`));
     this.#add(`w:${id}`, note);
+  }
+
+  /** @param {string} id @param {string} reason */
+  #unmountApp(id, reason) {
+    const apps = /** @type {any} */ (window).webhostApps;
+    try {
+      const r = apps?.unmountElicitation?.(id, reason);
+      if (r && typeof r.catch === "function") r.catch((/** @type {unknown} */ err) => console.warn("webhost: unmountElicitation failed", err));
+    } catch (err) {
+      console.warn("webhost: unmountElicitation failed", err);
+    }
+  }
+
+  /**
+   * The app cannot serve a request: the backend owns the switch (it re-sends the request as a
+   * form, and only then accepts an answer without the app's frame).
+   * @param {any} req @param {string | undefined} reason @param {any} ctx
+   */
+  async #fallback(req, reason, ctx) {
+    const card = this.#cards.get(`e:${req.id}`);
+    if (!card || card.dataset.mode !== "app") return;
+    try {
+      await this.#rpc.request("elicitation/fallback", { id: req.id, reason: reason ?? "the app could not serve this request" });
+    } catch (err) {
+      const still = this.#cards.get(`e:${req.id}`);
+      if (still?.dataset.mode !== "app") return;
+      if (err instanceof RpcError && err.code === -32601) {
+        // A backend without elicitation/fallback: show the form here.
+        const form = formCard({ ...req, mode: "form", fallbackReason: reason }, ctx);
+        form.dataset.wasApp = "1";
+        this.#replace(req, form);
+        this.#unmountApp(req.id, "fallback to the form");
+      } else {
+        console.warn("webhost: elicitation/fallback failed", err);
+      }
+    }
   }
 
   /** @param {any} req */

@@ -1,0 +1,340 @@
+"""Shared plumbing for the benchmarks: command line, a webhost subprocess, a lean WebSocket JSON-RPC client,
+interleaved timing, statistics and a small table.
+
+Every benchmark compares a path through webhost with the same work done directly with the SDK, measured
+in the same run and interleaved (ABBA order), so both sides share the machine's noise. Figures are
+printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import platform
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+PYTHON = sys.executable
+
+Timed = Callable[[], Awaitable[None]]
+
+
+# ---- command line ---------------------------------------------------------------------------------------
+
+
+def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true", help="a short run (~10 s) with fewer iterations")
+    parser.add_argument("--iterations", type=int, default=None, metavar="N",
+                        help="timed iterations per side for every row (default: per row, see the table)")
+    parser.add_argument("--warmup", type=int, default=None, metavar="N",
+                        help="untimed iterations per side before each row (default 30, --quick 10)")
+    parser.add_argument("--profile-webhost", type=Path, default=None, metavar="FILE",
+                        help="run webhost under cProfile, write the stats to FILE and print the top entries "
+                             "(the profiler slows webhost down: the ratios of such a run are not figures)")
+    args = parser.parse_args(argv)
+    if args.iterations is not None and args.iterations < 1:
+        parser.error("--iterations must be at least 1")
+    if args.warmup is None:
+        args.warmup = 10 if args.quick else 30
+    return args
+
+
+def iterations_for(args: argparse.Namespace, default: int, quick: int) -> int:
+    if args.iterations is not None:
+        return int(args.iterations)
+    return quick if args.quick else default
+
+
+# ---- statistics -----------------------------------------------------------------------------------------
+
+
+def percentile(samples: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile (p99 of 100 samples is the largest but one... of 100: the 99th)."""
+    ordered = sorted(samples)
+    rank = max(1, math.ceil(fraction * len(ordered)))
+    return ordered[rank - 1]
+
+
+def median(samples: Sequence[float]) -> float:
+    ordered = sorted(samples)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+@dataclass
+class Summary:
+    n: int
+    median_ms: float
+    p99_ms: float
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Summary:
+        return cls(len(seconds), median(seconds) * 1000, percentile(seconds, 0.99) * 1000)
+
+
+@dataclass
+class Row:
+    name: str
+    direct: Summary
+    webhost: Summary
+
+    @property
+    def ratio(self) -> float:
+        return self.webhost.median_ms / self.direct.median_ms
+
+    @property
+    def overhead_ms(self) -> float:
+        return self.webhost.median_ms - self.direct.median_ms
+
+
+# ---- timing ---------------------------------------------------------------------------------------------
+
+
+async def interleaved(direct: Timed, webhost: Timed, *, iterations: int, warmup: int) -> tuple[list[float], list[float]]:
+    """Time both sides `iterations` times each, alternating ABBA so that neither always goes first."""
+    for _ in range(warmup):
+        await direct()
+        await webhost()
+    direct_s: list[float] = []
+    webhost_s: list[float] = []
+    order = ((direct, direct_s), (webhost, webhost_s))
+    for index in range(iterations):
+        pair = order if index % 2 == 0 else order[::-1]
+        for run, samples in pair:
+            started = time.perf_counter()
+            await run()
+            samples.append(time.perf_counter() - started)
+    return direct_s, webhost_s
+
+
+async def timed(run: Timed, *, iterations: int, warmup: int) -> list[float]:
+    for _ in range(warmup):
+        await run()
+    samples: list[float] = []
+    for _ in range(iterations):
+        started = time.perf_counter()
+        await run()
+        samples.append(time.perf_counter() - started)
+    return samples
+
+
+# ---- printing -------------------------------------------------------------------------------------------
+
+
+def environment() -> str:
+    cores = os.cpu_count()
+    return (f"python {platform.python_version()}, mcp {version('mcp')}, websockets {version('websockets')}, "
+            f"{cores} core(s), {platform.system()} {platform.machine()}")
+
+
+def print_table(title: str, rows: Sequence[Row]) -> None:
+    headers = ["row", "n", "direct med", "direct p99", "webhost med", "webhost p99", "ratio", "overhead"]
+    body = [
+        [row.name, str(row.direct.n), f"{row.direct.median_ms:.2f} ms", f"{row.direct.p99_ms:.2f} ms",
+         f"{row.webhost.median_ms:.2f} ms", f"{row.webhost.p99_ms:.2f} ms", f"{row.ratio:.2f}x",
+         f"{row.overhead_ms:+.2f} ms"]
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [headers, *body]) for i in range(len(headers))]
+
+    def fmt(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    print(title)
+    print(fmt(headers))
+    print("  ".join("-" * w for w in widths))
+    for line in body:
+        print(fmt(line))
+    print("ratio = webhost median / direct median; overhead = webhost median - direct median")
+    sys.stdout.flush()
+
+
+def print_profile(path: Path, limit: int = 25) -> None:
+    import pstats
+
+    if not path.exists():
+        print(f"(no profile written to {path})")
+        return
+    for key in ("tottime", "cumulative"):
+        print(f"\n--- webhost profile, top {limit} by {key} ({path}) ---")
+        pstats.Stats(str(path)).strip_dirs().sort_stats(key).print_stats(limit)
+
+
+# ---- a webhost subprocess -------------------------------------------------------------------------------
+
+
+def stdio_entry(script: str, *args: str) -> dict[str, Any]:
+    """A webhost config entry running tests/servers/SCRIPT.py over stdio."""
+    return {"command": PYTHON, "args": [str(SERVERS / f"{script}.py"), *args]}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class Webhost:
+    proc: subprocess.Popen[bytes]
+    port: int
+    token: str
+    log_path: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+
+@contextlib.contextmanager
+def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iterator[Webhost]:
+    """`python -m webhost serve` on free ports with these servers (like tests/helpers.py, plus cProfile)."""
+    with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:
+        work = Path(tmp)
+        port, sandbox_port = _free_port(), _free_port()
+        token = "t-" + secrets.token_urlsafe(16)
+        config = work / "config.json"
+        config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+        prefix = [PYTHON, "-m", "cProfile", "-o", str(profile.resolve())] if profile else [PYTHON]
+        args = [*prefix, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
+                "--data-dir", str(work / "data"), "--log-level", "warning", "--config", str(config)]
+        log_path = work / "webhost.log"
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(args, cwd=ROOT, env={**os.environ, "WEBHOST_TOKEN": token},
+                                    stdout=log, stderr=subprocess.STDOUT)
+        host = Webhost(proc, port, token, log_path)
+        try:
+            _wait_healthy(host)
+            yield host
+        finally:
+            if proc.poll() is None:
+                # uvicorn re-raises the signal it caught once it has shut down: SIGTERM would then kill the
+                # process before cProfile writes its stats, while SIGINT ends as a KeyboardInterrupt that
+                # `webhost serve` turns into a normal exit.
+                proc.send_signal(signal.SIGINT if profile else signal.SIGTERM)
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=5)
+
+
+def _wait_healthy(host: Webhost, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if host.proc.poll() is not None:
+            raise RuntimeError(f"webhost exited early ({host.proc.returncode}):\n{host.log_path.read_text()}")
+        try:
+            if httpx.get(f"{host.base_url}/healthz", timeout=0.5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"webhost did not become healthy:\n{host.log_path.read_text()}")
+
+
+# ---- a lean WebSocket JSON-RPC client -------------------------------------------------------------------
+
+
+class RpcFailed(Exception):
+    pass
+
+
+class RpcSocket:
+    """The page's side of /ws, reduced to what a benchmark needs: no reader task, frames read in line.
+
+    Every frame is parsed (a page parses them too); notifications nobody waits for are dropped.
+    """
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self._next_id = 0
+        self._responses: dict[int, dict[str, Any]] = {}
+
+    async def send(self, method: str, params: dict[str, Any]) -> int:
+        self._next_id += 1
+        await self.ws.send(json.dumps({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}))
+        return self._next_id
+
+    async def _read(self) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(await self.ws.recv())
+        return message
+
+    async def response(self, request_id: int) -> Any:
+        """Read frames until the response to `request_id`; keep other responses, drop notifications."""
+        while request_id not in self._responses:
+            message = await self._read()
+            if "id" in message and ("result" in message or "error" in message):
+                self._responses[message["id"]] = message
+        answer = self._responses.pop(request_id)
+        if "error" in answer:
+            raise RpcFailed(f"{answer['error'].get('code')}: {answer['error'].get('message')}")
+        return answer["result"]
+
+    async def notification(self, method: str) -> dict[str, Any]:
+        """Read frames until a notification `method`; keep responses met on the way."""
+        while True:
+            message = await self._read()
+            if "id" in message and ("result" in message or "error" in message):
+                self._responses[message["id"]] = message
+            elif message.get("method") == method:
+                params: dict[str, Any] = message["params"]
+                return params
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        return await self.response(await self.send(method, params))
+
+    async def wait_connected(self, server: str, timeout: float = 30) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            states = (await self.request("servers/list", {}))["servers"]
+            state: dict[str, Any] = next(s for s in states if s["name"] == server)
+            if state["status"] == "connected":
+                return state
+            if state["status"] == "error":
+                raise RpcFailed(f"{server} failed to connect: {state['error']}")
+            await _sleep(0.05)
+        raise TimeoutError(f"{server} did not connect")
+
+
+async def _sleep(seconds: float) -> None:
+    import anyio
+
+    await anyio.sleep(seconds)
+
+
+@contextlib.asynccontextmanager
+async def connect(host: Webhost) -> AsyncIterator[RpcSocket]:
+    async with websockets.connect(
+        host.ws_url, additional_headers={"Authorization": f"Bearer {host.token}"},
+        origin=host.base_url, max_size=None, open_timeout=10,  # type: ignore[arg-type]
+    ) as ws:
+        yield RpcSocket(ws)

@@ -1,0 +1,108 @@
+"""A tool call's round trip through webhost against the same call made directly with the SDK client.
+
+webhost path: WebSocket client (this process) → webhost (`webhost serve`, a subprocess) → stdio MCP server
+(`tests/servers/basic.py`) → back. Direct path: `mcp.Client` (this process) → its own stdio `basic.py` → back.
+Both sides run in the same run, interleaved ABBA after a warm-up, on the same era (2026-07-28: both
+clients use `mode="auto"` against the dual-era server).
+
+Rows: `echo` with a short text, and `big` returning ~1 MB of text. A last line times `session/info`, a
+webhost request that touches no MCP server: the floor of the WebSocket hop alone.
+
+    .venv/bin/python bench/tool_call.py [--quick] [--iterations N] [--warmup N] [--profile-webhost FILE]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import anyio  # noqa: E402
+from _common import (  # noqa: E402
+    PYTHON,
+    SERVERS,
+    Row,
+    RpcFailed,
+    Summary,
+    connect,
+    environment,
+    interleaved,
+    iterations_for,
+    parse_args,
+    print_profile,
+    print_table,
+    run_webhost,
+    stdio_entry,
+    timed,
+)
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.types import TextContent  # noqa: E402
+
+BIG_BYTES = 1_000_000
+# (row name, tool, arguments, default iterations, --quick iterations, expected text length)
+CASES = [
+    ("echo", "echo", {"text": "hello, webhost"}, 1000, 200),
+    ("big (1 MB)", "big", {"size_bytes": BIG_BYTES}, 150, 30),
+]
+
+
+def _text_length(content: list[dict[str, object]]) -> int:
+    return sum(len(str(block.get("text", ""))) for block in content)
+
+
+async def main() -> int:
+    args = parse_args(__doc__.splitlines()[0] if __doc__ else "tool_call")
+    print(f"tool_call: {environment()}")
+    rows: list[Row] = []
+    params = StdioServerParameters(command=PYTHON, args=[str(SERVERS / "basic.py")])
+    with run_webhost({"basic": stdio_entry("basic")}, profile=args.profile_webhost) as host:
+        async with Client(params) as direct, connect(host) as ws:
+            state = await ws.wait_connected("basic")
+            print(f"era: direct {direct.protocol_version}, webhost {state['protocolVersion']}")
+            await direct.list_tools()
+            await ws.request("tools/list", {"server": "basic"})
+            calls = 0
+
+            for name, tool, arguments, default_n, quick_n in CASES:
+                expected = len(arguments["text"]) if tool == "echo" else None
+
+                async def via_direct(tool: str = tool, arguments: dict[str, object] = arguments,
+                                     expected: int | None = expected) -> None:
+                    result = await direct.call_tool(tool, arguments)
+                    text = "".join(b.text for b in result.content if isinstance(b, TextContent))
+                    if result.is_error or (expected is not None and len(text) != expected) or not text:
+                        raise RuntimeError(f"direct {tool} failed: {result}")
+
+                async def via_webhost(tool: str = tool, arguments: dict[str, object] = arguments,
+                                      expected: int | None = expected) -> None:
+                    nonlocal calls
+                    calls += 1
+                    result = await ws.request("tools/call", {"server": "basic", "name": tool,
+                                                             "arguments": arguments, "callId": f"c{calls}"})
+                    length = _text_length(result["content"])
+                    if result.get("isError") or (expected is not None and length != expected) or not length:
+                        raise RuntimeError(f"webhost {tool} failed: {result}")
+
+                n = iterations_for(args, default_n, quick_n)
+                direct_s, webhost_s = await interleaved(via_direct, via_webhost, iterations=n, warmup=args.warmup)
+                rows.append(Row(name, Summary.of(direct_s), Summary.of(webhost_s)))
+
+            floor_n = iterations_for(args, 1000, 200)
+            floor = Summary.of(await timed(lambda: ws.request("session/info", {}), iterations=floor_n,
+                                           warmup=args.warmup))
+    print()
+    print_table("tool call round trip: webhost (WebSocket → webhost → stdio server) vs direct SDK Client", rows)
+    print(f"WebSocket floor (session/info, no MCP server): median {floor.median_ms:.2f} ms, "
+          f"p99 {floor.p99_ms:.2f} ms, n={floor.n}")
+    if args.profile_webhost:
+        print_profile(args.profile_webhost)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(anyio.run(main))
+    except RpcFailed as exc:
+        print(f"tool_call: webhost refused a request: {exc}", file=sys.stderr)
+        sys.exit(1)
