@@ -48,6 +48,8 @@ def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.
                         help="timed iterations per side for every row (default: per row, see the table)")
     parser.add_argument("--warmup", type=int, default=None, metavar="N",
                         help="untimed iterations per side before each row (default 30, --quick 10)")
+    parser.add_argument("--no-ws-compression", action="store_true",
+                        help="do not offer permessage-deflate on the WebSocket (browsers always offer it)")
     parser.add_argument("--profile-webhost", type=Path, default=None, metavar="FILE",
                         help="run webhost under cProfile, write the stats to FILE and print the top entries "
                              "(the profiler slows webhost down: the ratios of such a run are not figures)")
@@ -69,7 +71,7 @@ def iterations_for(args: argparse.Namespace, default: int, quick: int) -> int:
 
 
 def percentile(samples: Sequence[float], fraction: float) -> float:
-    """Nearest-rank percentile (p99 of 100 samples is the largest but one... of 100: the 99th)."""
+    """Nearest-rank percentile: p99 of 100 samples is the 99th smallest, of 1000 the 990th."""
     ordered = sorted(samples)
     rank = max(1, math.ceil(fraction * len(ordered)))
     return ordered[rank - 1]
@@ -99,6 +101,12 @@ class Row:
     name: str
     direct: Summary
     webhost: Summary
+    direct_cpu_ms: float | None = None
+    """CPU time of this process (the SDK client) per direct call."""
+    webhost_cpu_ms: float | None = None
+    """CPU time of the webhost process per webhost call (user + system)."""
+    frames: float | None = None
+    """WebSocket frames the client received per webhost call (responses and notifications)."""
 
     @property
     def ratio(self) -> float:
@@ -112,21 +120,49 @@ class Row:
 # ---- timing ---------------------------------------------------------------------------------------------
 
 
-async def interleaved(direct: Timed, webhost: Timed, *, iterations: int, warmup: int) -> tuple[list[float], list[float]]:
-    """Time both sides `iterations` times each, alternating ABBA so that neither always goes first."""
+@dataclass
+class Paired:
+    """Wall-clock samples of both sides, and this process's CPU time spent inside the direct side's calls."""
+
+    direct_s: list[float]
+    webhost_s: list[float]
+    direct_cpu_s: float
+
+    def row(self, name: str, meter: Meter | None = None) -> Row:
+        webhost_cpu, frames = meter.per_call() if meter is not None else (None, None)
+        return Row(name, Summary.of(self.direct_s), Summary.of(self.webhost_s),
+                   direct_cpu_ms=self.direct_cpu_s * 1000 / len(self.direct_s), webhost_cpu_ms=webhost_cpu,
+                   frames=frames)
+
+
+async def interleaved(direct: Timed, webhost: Timed, *, iterations: int, warmup: int,
+                      meter: Meter | None = None) -> Paired:
+    """Time both sides `iterations` times each, alternating ABBA so that neither always goes first.
+
+    The meter (webhost CPU, frames) starts after the warm-up and sees only the timed calls.
+    """
     for _ in range(warmup):
         await direct()
         await webhost()
+    if meter is not None:
+        meter.start()
     direct_s: list[float] = []
     webhost_s: list[float] = []
-    order = ((direct, direct_s), (webhost, webhost_s))
+    direct_cpu = 0.0
     for index in range(iterations):
-        pair = order if index % 2 == 0 else order[::-1]
-        for run, samples in pair:
+        for side in ("direct", "webhost") if index % 2 == 0 else ("webhost", "direct"):
+            cpu = time.process_time()
             started = time.perf_counter()
-            await run()
-            samples.append(time.perf_counter() - started)
-    return direct_s, webhost_s
+            if side == "direct":
+                await direct()
+                direct_s.append(time.perf_counter() - started)
+                direct_cpu += time.process_time() - cpu
+            else:
+                await webhost()
+                webhost_s.append(time.perf_counter() - started)
+    if meter is not None:
+        meter.stop(iterations)
+    return Paired(direct_s, webhost_s, direct_cpu)
 
 
 async def timed(run: Timed, *, iterations: int, warmup: int) -> list[float]:
@@ -140,6 +176,41 @@ async def timed(run: Timed, *, iterations: int, warmup: int) -> list[float]:
     return samples
 
 
+class Meter:
+    """CPU time of the webhost process and frames received by the page, over a block of webhost calls.
+
+    webhost is idle while the direct side runs (apart from a timer or two), so its CPU time over an
+    interleaved block divided by the webhost calls is the CPU one call costs it.
+    """
+
+    def __init__(self, host: Webhost, ws: RpcSocket) -> None:
+        self.host, self.ws = host, ws
+        self.cpu0: float | None = None
+        self.frames0 = 0
+        self.result: tuple[float | None, float] = (None, 0.0)
+
+    def start(self) -> None:
+        self.cpu0, self.frames0 = process_cpu_seconds(self.host.proc.pid), self.ws.frames
+
+    def stop(self, calls: int) -> None:
+        cpu1 = process_cpu_seconds(self.host.proc.pid)
+        frames = (self.ws.frames - self.frames0) / calls
+        cpu = None if cpu1 is None or self.cpu0 is None else (cpu1 - self.cpu0) * 1000 / calls
+        self.result = (cpu, frames)
+
+    def per_call(self) -> tuple[float | None, float]:
+        return self.result
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """user + system CPU seconds of one process (Linux /proc; None elsewhere). Resolution: one clock tick."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # ---- printing -------------------------------------------------------------------------------------------
 
 
@@ -150,17 +221,22 @@ def environment() -> str:
 
 
 def print_table(title: str, rows: Sequence[Row]) -> None:
-    headers = ["row", "n", "direct med", "direct p99", "webhost med", "webhost p99", "ratio", "overhead"]
+    headers = ["row", "n", "direct med", "direct p99", "webhost med", "webhost p99", "ratio", "overhead",
+               "client CPU", "webhost CPU", "frames"]
     body = [
         [row.name, str(row.direct.n), f"{row.direct.median_ms:.2f} ms", f"{row.direct.p99_ms:.2f} ms",
          f"{row.webhost.median_ms:.2f} ms", f"{row.webhost.p99_ms:.2f} ms", f"{row.ratio:.2f}x",
-         f"{row.overhead_ms:+.2f} ms"]
+         f"{row.overhead_ms:+.2f} ms",
+         "n/a" if row.direct_cpu_ms is None else f"{row.direct_cpu_ms:.2f} ms",
+         "n/a" if row.webhost_cpu_ms is None else f"{row.webhost_cpu_ms:.2f} ms",
+         "n/a" if row.frames is None else f"{row.frames:.1f}"]
         for row in rows
     ]
     widths = [max(len(line[i]) for line in [headers, *body]) for i in range(len(headers))]
 
     def fmt(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        padded = (c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+        return "  ".join(padded)
 
     print(title)
     print(fmt(headers))
@@ -168,6 +244,9 @@ def print_table(title: str, rows: Sequence[Row]) -> None:
     for line in body:
         print(fmt(line))
     print("ratio = webhost median / direct median; overhead = webhost median - direct median")
+    print("client CPU = this process's CPU per direct call (the SDK client's work); webhost CPU = the webhost "
+          "process's CPU per call through it (1 clock tick resolution over the block); frames = WebSocket frames "
+          "the page received per call")
     sys.stdout.flush()
 
 
@@ -277,6 +356,7 @@ class RpcSocket:
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self._next_id = 0
+        self.frames = 0
         self._responses: dict[int, dict[str, Any]] = {}
 
     async def send(self, method: str, params: dict[str, Any]) -> int:
@@ -286,6 +366,7 @@ class RpcSocket:
 
     async def _read(self) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await self.ws.recv())
+        self.frames += 1
         return message
 
     async def response(self, request_id: int) -> Any:
@@ -332,9 +413,10 @@ async def _sleep(seconds: float) -> None:
 
 
 @contextlib.asynccontextmanager
-async def connect(host: Webhost) -> AsyncIterator[RpcSocket]:
+async def connect(host: Webhost, *, compression: bool = True) -> AsyncIterator[RpcSocket]:
     async with websockets.connect(
         host.ws_url, additional_headers={"Authorization": f"Bearer {host.token}"},
         origin=host.base_url, max_size=None, open_timeout=10,  # type: ignore[arg-type]
+        compression="deflate" if compression else None,
     ) as ws:
         yield RpcSocket(ws)

@@ -25,14 +25,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import anyio  # noqa: E402
-from _common import (  # noqa: E402
+import anyio
+from _common import (
     PYTHON,
     SERVERS,
+    Meter,
     Row,
     RpcFailed,
     RpcSocket,
-    Summary,
     connect,
     environment,
     interleaved,
@@ -43,9 +43,9 @@ from _common import (  # noqa: E402
     run_webhost,
     stdio_entry,
 )
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.client import ClientRequestContext  # noqa: E402
-from mcp.types import ElicitRequestParams, ElicitResult, TextContent  # noqa: E402
+from mcp import Client, StdioServerParameters
+from mcp.client import ClientRequestContext
+from mcp.types import ElicitRequestParams, ElicitResult, TextContent
 
 TOOL = "form_defaults"
 # The defaults of form_defaults' schema, sent back as an accepted answer by both sides.
@@ -84,7 +84,7 @@ async def main() -> int:
     rows: list[Row] = []
     servers = {server: stdio_entry("elicit", *flags) for _, server, flags, _, _ in ERAS}
     with run_webhost(servers, profile=args.profile_webhost) as host:
-        async with connect(host) as ws:
+        async with connect(host, compression=not args.no_ws_compression) as ws:
             calls = 0
             for name, server, flags, default_n, quick_n in ERAS:
                 state = await ws.wait_connected(server)
@@ -104,9 +104,10 @@ async def main() -> int:
                         await via_webhost(ws, server, f"c{calls}")
 
                     n = iterations_for(args, default_n, quick_n)
-                    direct_s, webhost_s = await interleaved(one_direct, one_webhost, iterations=n,
-                                                            warmup=args.warmup)
-                    rows.append(Row(name, Summary.of(direct_s), Summary.of(webhost_s)))
+                    meter = Meter(host, ws)
+                    paired = await interleaved(one_direct, one_webhost, iterations=n, warmup=args.warmup,
+                                               meter=meter)
+                    rows.append(paired.row(name, meter))
     print()
     print_table(f"elicitation round trip ({TOOL}, answered at once): webhost (WebSocket notification + "
                 "elicitation/respond) vs direct SDK Client (elicitation_callback)", rows)

@@ -18,10 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import anyio  # noqa: E402
-from _common import (  # noqa: E402
+import anyio
+from _common import (
     PYTHON,
     SERVERS,
+    Meter,
     Row,
     RpcFailed,
     Summary,
@@ -36,14 +37,15 @@ from _common import (  # noqa: E402
     stdio_entry,
     timed,
 )
-from mcp import Client, StdioServerParameters  # noqa: E402
-from mcp.types import TextContent  # noqa: E402
+from mcp import Client, StdioServerParameters
+from mcp.types import TextContent
 
 BIG_BYTES = 1_000_000
-# (row name, tool, arguments, default iterations, --quick iterations, expected text length)
-CASES = [
-    ("echo", "echo", {"text": "hello, webhost"}, 1000, 200),
-    ("big (1 MB)", "big", {"size_bytes": BIG_BYTES}, 150, 30),
+ECHO_TEXT = "hello, webhost"
+# (row name, tool, arguments, expected text length or None, default iterations, --quick iterations)
+CASES: list[tuple[str, str, dict[str, object], int | None, int, int]] = [
+    ("echo", "echo", {"text": ECHO_TEXT}, len(ECHO_TEXT), 1500, 300),
+    ("big (1 MB)", "big", {"size_bytes": BIG_BYTES}, None, 300, 40),
 ]
 
 
@@ -57,15 +59,14 @@ async def main() -> int:
     rows: list[Row] = []
     params = StdioServerParameters(command=PYTHON, args=[str(SERVERS / "basic.py")])
     with run_webhost({"basic": stdio_entry("basic")}, profile=args.profile_webhost) as host:
-        async with Client(params) as direct, connect(host) as ws:
+        async with Client(params) as direct, connect(host, compression=not args.no_ws_compression) as ws:
             state = await ws.wait_connected("basic")
             print(f"era: direct {direct.protocol_version}, webhost {state['protocolVersion']}")
             await direct.list_tools()
             await ws.request("tools/list", {"server": "basic"})
             calls = 0
 
-            for name, tool, arguments, default_n, quick_n in CASES:
-                expected = len(arguments["text"]) if tool == "echo" else None
+            for name, tool, arguments, expected, default_n, quick_n in CASES:
 
                 async def via_direct(tool: str = tool, arguments: dict[str, object] = arguments,
                                      expected: int | None = expected) -> None:
@@ -85,10 +86,11 @@ async def main() -> int:
                         raise RuntimeError(f"webhost {tool} failed: {result}")
 
                 n = iterations_for(args, default_n, quick_n)
-                direct_s, webhost_s = await interleaved(via_direct, via_webhost, iterations=n, warmup=args.warmup)
-                rows.append(Row(name, Summary.of(direct_s), Summary.of(webhost_s)))
+                meter = Meter(host, ws)
+                paired = await interleaved(via_direct, via_webhost, iterations=n, warmup=args.warmup, meter=meter)
+                rows.append(paired.row(name, meter))
 
-            floor_n = iterations_for(args, 1000, 200)
+            floor_n = iterations_for(args, 1500, 300)
             floor = Summary.of(await timed(lambda: ws.request("session/info", {}), iterations=floor_n,
                                            warmup=args.warmup))
     print()

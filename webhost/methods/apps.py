@@ -61,7 +61,8 @@ async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str
         session.host.audit.record(f"app.{kind}", session=session.id, server=instance.server,
                                   frame=instance.frame_id, decision="blocked" if kind != "error" else None,
                                   summary=summary, detail=detail)
-    session.activity(instance.server, direction="in", kind="error" if kind != "log" else "notification",
+    problem = kind in ("violation", "csp-violation", "error")
+    session.activity(instance.server, direction="in", kind="error" if problem else "notification",
                      method=f"app/{kind}", summary=summary, data=detail)
     return {}
 
