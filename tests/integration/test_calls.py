@@ -28,7 +28,12 @@ def host(era: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
         yield running
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
 async def ws(host: Any) -> AsyncIterator[WsClient]:
     async with host.connect() as client:
         await client.wait_connected("basic")
