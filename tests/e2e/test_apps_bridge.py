@@ -44,7 +44,8 @@ window.rpc = (method, params) => new Promise((resolve, reject) => {
   pending.set(id, { resolve, reject });
   post({ jsonrpc: "2.0", id, method, params });
 });
-window.notify = (method, params) => post(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+window.notify = (method, params) =>
+  post(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
 window.init = async (caps) => {
   const result = await window.rpc("ui/initialize", {
     appInfo: { name: "probe", version: "1.0.0" }, appCapabilities: caps || {}, protocolVersion: "2026-01-26" });
@@ -68,7 +69,10 @@ window.addEventListener("message", (e) => {
     return;
   }
   if (m.id === undefined) return;
-  if (m.method === "ui/resource-teardown") { if (window.answerTeardown) post({ jsonrpc: "2.0", id: m.id, result: {} }); return; }
+  if (m.method === "ui/resource-teardown") {
+    if (window.answerTeardown) post({ jsonrpc: "2.0", id: m.id, result: {} });
+    return;
+  }
   if (m.method === "elicitation/create") { post({ jsonrpc: "2.0", id: m.id, result: window.elicitAnswer }); return; }
   if (m.method === "ping") { post({ jsonrpc: "2.0", id: m.id, result: {} }); return; }
   post({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "not handled" } });
@@ -87,7 +91,8 @@ OPEN_JS = """async ({server, tool, args, html, fail}) => {
   document.getElementById("workspace").append(container);
   const resultPromise = fail
     ? Promise.reject(Object.assign(new Error(fail), {code: -32000}))
-    : rpc.request("tools/call", {server, name: tool, arguments: args || {}, callId: "t-" + Math.random().toString(36).slice(2)});
+    : rpc.request("tools/call", {server, name: tool, arguments: args || {},
+                                 callId: "t-" + Math.random().toString(36).slice(2)});
   resultPromise.catch(() => {});
   if (html) {
     rpc.request = function (method, params) {
@@ -126,10 +131,18 @@ def app_page(page: Page, host: Webhost) -> Page:
     return page
 
 
-def open_app(page: Page, server: str, tool: str, *, args: dict[str, Any] | None = None, html: str | None = None,
-             fail: str | None = None) -> str:
-    frame_id: str = page.evaluate(OPEN_JS, {"server": server, "tool": tool, "args": args or {}, "html": html,
-                                            "fail": fail})
+def open_app(
+    page: Page,
+    server: str,
+    tool: str,
+    *,
+    args: dict[str, Any] | None = None,
+    html: str | None = None,
+    fail: str | None = None,
+) -> str:
+    frame_id: str = page.evaluate(
+        OPEN_JS, {"server": server, "tool": tool, "args": args or {}, "html": html, "fail": fail}
+    )
     assert frame_id, "openToolApp returned no frame"
     return frame_id
 
@@ -157,7 +170,11 @@ def trace(page: Page, frame_id: str) -> list[dict[str, Any]]:
 
 def sent(page: Page, frame_id: str, method: str | None = None) -> list[dict[str, Any]]:
     """Messages the host posted to the frame (optionally one method)."""
-    return [t["msg"] for t in trace(page, frame_id) if t["dir"] == "out" and (method is None or t["msg"].get("method") == method)]
+    return [
+        t["msg"]
+        for t in trace(page, frame_id)
+        if t["dir"] == "out" and (method is None or t["msg"].get("method") == method)
+    ]
 
 
 def received(app: Locator, method: str | None = None) -> list[dict[str, Any]]:
@@ -236,8 +253,11 @@ def test_get_time_app_through_the_page(app_page: Page, tmp_path: Path) -> None:
     out = [x["msg"] for x in t if x["dir"] == "out"]
     assert out[0]["method"] == "ui/notifications/sandbox-resource-ready"
     initialized_at = next(i for i, x in enumerate(t) if x["msg"].get("method") == "ui/notifications/initialized")
-    assert all("method" not in x["msg"] or x["msg"]["method"].startswith("ui/notifications/sandbox-")
-               for x in t[:initialized_at] if x["dir"] == "out")
+    assert all(
+        "method" not in x["msg"] or x["msg"]["method"].startswith("ui/notifications/sandbox-")
+        for x in t[:initialized_at]
+        if x["dir"] == "out"
+    )
     methods = [m.get("method") for m in out if "method" in m]
     assert methods.count("ui/notifications/tool-input") == 1
     assert methods.index("ui/notifications/tool-input") < methods.index("ui/notifications/tool-result")
@@ -253,7 +273,9 @@ def test_get_time_app_through_the_page(app_page: Page, tmp_path: Path) -> None:
     before = ctx["theme"]
     page.click("#theme-toggle")
     after = "dark" if before == "light" else "light"
-    wait_until(lambda: app.locator("html").evaluate("e => getComputedStyle(e).colorScheme") == after, message="app theme")
+    wait_until(
+        lambda: app.locator("html").evaluate("e => getComputedStyle(e).colorScheme") == after, message="app theme"
+    )
     changed = sent(page, frame_id, "ui/notifications/host-context-changed")[-1]["params"]
     assert changed["theme"] == after and len(changed["styles"]["variables"]) == 76
     page.screenshot(path=str(tmp_path / "get-time.png"))
@@ -285,14 +307,24 @@ def test_nothing_reaches_the_app_before_initialized(app_page: Page) -> None:
     assert outer(page, frame_id).get_attribute("data-app-status") == "loading"
 
     # A repeated ui/initialize is answered again (StrictMode double mounts); the last one counts.
-    first = app.evaluate("() => window.rpc('ui/initialize', {appInfo: {name: 'probe', version: '1'}, appCapabilities: {}})")
-    result = app.evaluate("() => window.rpc('ui/initialize', {appInfo: {name: 'probe', version: '2'}, "
-                          "appCapabilities: {elicitation: {}, future: {x: 1}}, protocolVersion: '2025-11-21'})")
+    first = app.evaluate(
+        "() => window.rpc('ui/initialize', {appInfo: {name: 'probe', version: '1'}, appCapabilities: {}})"
+    )
+    result = app.evaluate(
+        "() => window.rpc('ui/initialize', {appInfo: {name: 'probe', version: '2'}, "
+        "appCapabilities: {elicitation: {}, future: {x: 1}}, protocolVersion: '2025-11-21'})"
+    )
     for answer in (first, result):
         assert answer["protocolVersion"] == "2026-01-26"
         assert set(answer) == {"protocolVersion", "hostInfo", "hostCapabilities", "hostContext"}
     assert "elicitation" not in result["hostCapabilities"]  # only on elicitation frames
     page.click("#theme-toggle")  # a context change while not initialized: held back
+    # Progress of an app-initiated tools/call (as `apps/progress` delivers it): queued as well.
+    page.evaluate(
+        "(f) => window.webhostApps.debug.bridge(f).progress({frameId: f, progressToken: 'tok-1', "
+        "progress: 2, total: 5, message: 'two of five'})",
+        frame_id,
+    )
     time.sleep(0.3)
     assert [m for m in received(app) if "method" in m] == []
 
@@ -308,6 +340,12 @@ def test_nothing_reaches_the_app_before_initialized(app_page: Page) -> None:
     wait_until(lambda: received(app, "ui/notifications/host-context-changed"), message="context diff")
     diff = received(app, "ui/notifications/host-context-changed")[0]["params"]
     assert set(diff) >= {"theme", "styles"} and "locale" not in diff
+    assert received(app, "notifications/progress")[0]["params"] == {
+        "progressToken": "tok-1",
+        "progress": 2,
+        "total": 5,
+        "message": "two of five",
+    }
 
     # Pings, unknown methods, the raw capabilities kept.
     assert app.evaluate("() => window.rpc('ping', {})") == {}
@@ -336,7 +374,7 @@ def test_size_changes_with_hysteresis_and_clamp(app_page: Page) -> None:
     frame = outer(page, frame_id)
 
     def height() -> str:
-        return frame.evaluate("f => f.style.height")
+        return str(frame.evaluate("f => f.style.height"))
 
     def report(method: str, h: float) -> None:
         app.evaluate(f"() => window.notify({json.dumps(method)}, {{width: 300, height: {h}}})")
@@ -363,10 +401,18 @@ def test_display_modes(app_page: Page, tmp_path: Path) -> None:
     # pip is not among the App's declared modes: refused, current mode returned.
     assert app.evaluate("() => window.rpc('ui/request-display-mode', {mode: 'pip'})") == {"mode": "inline"}
     assert app.evaluate("() => window.rpc('ui/request-display-mode', {mode: 'fullscreen'})") == {"mode": "fullscreen"}
-    wait_until(lambda: any(m["params"].get("displayMode") == "fullscreen"
-                           for m in received(app, "ui/notifications/host-context-changed")), message="context")
-    change = [m["params"] for m in received(app, "ui/notifications/host-context-changed")
-              if m["params"].get("displayMode") == "fullscreen"][0]
+    wait_until(
+        lambda: any(
+            m["params"].get("displayMode") == "fullscreen"
+            for m in received(app, "ui/notifications/host-context-changed")
+        ),
+        message="context",
+    )
+    change = [
+        m["params"]
+        for m in received(app, "ui/notifications/host-context-changed")
+        if m["params"].get("displayMode") == "fullscreen"
+    ][0]
     assert set(change["containerDimensions"]) == {"width", "height"}
     assert change["containerDimensions"]["width"] == page.viewport_size["width"]  # type: ignore[index]
     exit_button = page.locator('.wh-app-stage.is-fullscreen [data-stage-action="inline"]')
@@ -377,11 +423,15 @@ def test_display_modes(app_page: Page, tmp_path: Path) -> None:
     assert panel.get_attribute("data-display-mode") == "fullscreen"
     exit_button.click()
     wait_until(lambda: panel.get_attribute("data-display-mode") == "inline", message="inline again")
-    wait_until(lambda: received(app, "ui/notifications/host-context-changed")[-1]["params"].get("displayMode") == "inline",
-               message="inline context")
+    wait_until(
+        lambda: received(app, "ui/notifications/host-context-changed")[-1]["params"].get("displayMode") == "inline",
+        message="inline context",
+    )
     # The App survived both switches (a moved iframe would have reloaded and lost its state).
     assert received(app, "ui/notifications/tool-input")
-    assert len([m for m in trace(page, frame_id) if m["msg"].get("method") == "ui/notifications/sandbox-proxy-ready"]) == 1
+    assert (
+        len([m for m in trace(page, frame_id) if m["msg"].get("method") == "ui/notifications/sandbox-proxy-ready"]) == 1
+    )
 
     # An App that declares nothing may use pip (the window is wide enough).
     frame2, app2 = open_probe(page, tool="bridge_probe")
@@ -430,8 +480,10 @@ def test_hostile_messages_are_dropped_and_reported(app_page: Page) -> None:
     `)""")
     # Posting to the top window directly, bypassing the proxy.
     app.evaluate("() => window.top.postMessage({jsonrpc: '2.0', method: 'ui/notifications/initialized'}, '*')")
-    wait_until(lambda: {p["kind"] for p in problems(page, frame_id)} >= {"sandbox-message", "malformed", "bypassed-proxy"},
-               message="three kinds of violation")
+    wait_until(
+        lambda: {p["kind"] for p in problems(page, frame_id)} >= {"sandbox-message", "malformed", "bypassed-proxy"},
+        message="three kinds of violation",
+    )
     kinds = [p["kind"] for p in problems(page, frame_id)]
     assert len(kinds) == 3  # junk and strings are ignored silently
     # The resource was sent exactly once, and the App still works.
@@ -500,9 +552,21 @@ def test_bridge_probe_every_app_request(app_page: Page) -> None:
     fixture_log(page, frame_id, approve=True)
     results = inner(page, frame_id).locator("#results li")
     status = {li.get_attribute("data-probe"): li.get_attribute("data-status") for li in results.all()}
-    expected_ok = ["ui/initialize", "tool-input", "tool-result", "ping", "tools/call echo_app", "tools/call app_only_ping",
-                   "resources/read", "resources/list", "ui/message", "ui/update-model-context", "ui/open-link",
-                   "ui/request-display-mode fullscreen", "ui/request-display-mode inline"]
+    expected_ok = [
+        "ui/initialize",
+        "tool-input",
+        "tool-result",
+        "ping",
+        "tools/call echo_app",
+        "tools/call app_only_ping",
+        "resources/read",
+        "resources/list",
+        "ui/message",
+        "ui/update-model-context",
+        "ui/open-link",
+        "ui/request-display-mode fullscreen",
+        "ui/request-display-mode inline",
+    ]
     for name in expected_ok:
         assert status.get(name) == "ok", (name, status)
     assert status["tools/call model_only_ping"] == "error"
@@ -542,12 +606,18 @@ def test_info_view_and_allowing_a_permission(app_page: Page) -> None:
     allow.evaluate("b => b.scrollIntoView({block: 'center'})")  # clear of the page's docked activity log
     allow.click()
     # Reopened with the grant: a new frame whose allow attribute carries it.
-    new_frame = page.locator('iframe[data-app-frame][data-resource-uri="ui://apps/permissions.html"][data-app-status="ready"]')
-    wait_until(lambda: new_frame.count() == 1 and new_frame.get_attribute("data-frame-id") != frame_id, message="reopen")
+    new_frame = page.locator(
+        'iframe[data-app-frame][data-resource-uri="ui://apps/permissions.html"][data-app-status="ready"]'
+    )
+    wait_until(
+        lambda: new_frame.count() == 1 and new_frame.get_attribute("data-frame-id") != frame_id, message="reopen"
+    )
     assert "camera" in (new_frame.get_attribute("allow") or "")
     new_id = new_frame.get_attribute("data-frame-id") or ""
     assert "feature camera: true" in fixture_log(page, new_id)
-    page.evaluate("() => window.webhost.rpc.request('apps/permission', {server: 'apps', permission: 'camera', granted: false})")
+    page.evaluate(
+        "() => window.webhost.rpc.request('apps/permission', {server: 'apps', permission: 'camera', granted: false})"
+    )
 
 
 def test_apps_of_two_servers_side_by_side(app_page: Page) -> None:
@@ -556,7 +626,9 @@ def test_apps_of_two_servers_side_by_side(app_page: Page) -> None:
     second = open_app(page, "second", "bridge_probe", args={"autorun": False})
     for frame_id in (first, second):
         outer(page, frame_id).and_(page.locator('[data-app-status="ready"]')).wait_for()
-    origins = page.evaluate("(ids) => ids.map((f) => window.webhostApps.debug.bridge(f).descriptor.origin)", [first, second])
+    origins = page.evaluate(
+        "(ids) => ids.map((f) => window.webhostApps.debug.bridge(f).descriptor.origin)", [first, second]
+    )
     assert origins[0] != origins[1]
     listed = page.evaluate("() => window.webhostApps.list().map((a) => [a.frameId, a.server, a.status])")
     assert [first, "apps", "ready"] in listed and [second, "second", "ready"] in listed
@@ -567,7 +639,8 @@ def test_app_rendered_elicitation_generic(app_page: Page) -> None:
     mount = """async ({caps, html}) => {
       const rpc = window.webhost.rpc;
       const d = await rpc.request("apps/open", {server: "apps", tool: "echo_app"});
-      const descriptor = {...d, html, purpose: "elicitation", hostCapabilities: {...d.hostCapabilities, elicitation: {}}};
+      const descriptor = {...d, html, purpose: "elicitation",
+                          hostCapabilities: {...d.hostCapabilities, elicitation: {}}};
       const container = document.createElement("div");
       container.dataset.elicitationTest = "";
       document.getElementById("workspace").append(container);
@@ -609,11 +682,26 @@ def test_app_rendered_elicitation_generic(app_page: Page) -> None:
 def test_outbound_messages_match_the_ext_apps_schema(app_page: Page) -> None:
     import jsonschema
 
-    schema = json.loads(EXT_APPS_SCHEMA.read_text(encoding="utf-8"))
-    defs = schema["$defs"]
+    defs = json.loads(EXT_APPS_SCHEMA.read_text(encoding="utf-8"))["$defs"]
+
+    def dimensions_ok(dims: Any) -> bool:
+        # The generated schema makes containerDimensions an allOf of closed objects, which no object with
+        # both a width and a height key can satisfy; check the documented shape here instead.
+        heights = {"height", "maxHeight"} & set(dims)
+        widths = {"width", "maxWidth"} & set(dims)
+        return (
+            len(heights) <= 1
+            and len(widths) <= 1
+            and set(dims) == heights | widths
+            and all(isinstance(v, (int, float)) for v in dims.values())
+        )
 
     def check(name: str, value: Any) -> None:
-        jsonschema.validate(value, {"$ref": f"#/$defs/{name}", "$defs": defs})
+        value = json.loads(json.dumps(value))
+        for holder in (value.get("params"), value.get("hostContext")):
+            if isinstance(holder, dict) and "containerDimensions" in holder:
+                assert dimensions_ok(holder.pop("containerDimensions"))
+        jsonschema.validate(value, defs[name])  # each definition is its own root (it carries its own $defs)
 
     page = app_page
     frame_id, app = open_probe(page, args={"text": "schema"})
@@ -653,3 +741,56 @@ def test_pagehide_tears_every_app_down(app_page: Page) -> None:
     outer(page, frame_id).wait_for(state="detached")
     assert sent(page, frame_id, "ui/resource-teardown")
     assert page.evaluate("() => window.webhostApps.list().length") == 0
+
+
+# ---- app-rendered elicitation through the whole stack (the embedded demo's pick_color) ----------------------
+
+
+@pytest.fixture(scope="module")
+def demo_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
+    with run_webhost(tmp_path_factory.mktemp("apps-demo"), None) as running:
+        yield running
+
+
+def start_pick_color(page: Page, demo_host: Webhost) -> tuple[Locator, str]:
+    login(page, demo_host)
+    page.wait_for_selector('[data-server="demo"][data-status="connected"]', timeout=30_000)
+    page.click('[data-server="demo"] [data-tool="pick_color"]')
+    page.click('[data-testid="call-tool"]')
+    card = page.locator('[data-elicitation][data-mode="app"]')
+    frame = card.locator('iframe[data-app-frame][data-app-status="ready"]')
+    frame.wait_for(timeout=20_000)
+    return card, frame.get_attribute("data-frame-id") or ""
+
+
+def test_app_rendered_elicitation_answered_in_the_app(page: Page, demo_host: Webhost) -> None:
+    card, frame_id = start_pick_color(page, demo_host)
+    assert card.get_attribute("data-server") == "demo"
+    picker = card.frame_locator("iframe[data-app-frame]").frame_locator("iframe")
+    picker.locator(".swatch").nth(1).click()
+    picker.locator("#accept").click()
+    result = page.locator('[data-testid="tool-result"][data-status="ok"]')
+    result.wait_for(timeout=20_000)
+    assert "You picked" in (result.text_content() or "")
+    out = sent(page, frame_id)
+    create = next(m for m in out if m.get("method") == "elicitation/create")
+    assert create["params"]["requestedSchema"]["properties"]
+    assert not any(m.get("method") == "ui/notifications/tool-input" for m in out)
+    page.locator(f'iframe[data-frame-id="{frame_id}"]').wait_for(state="detached")
+    assert any(m.get("method") == "ui/resource-teardown" for m in sent(page, frame_id))
+
+
+def test_app_rendered_elicitation_falls_back_to_the_form(page: Page, demo_host: Webhost) -> None:
+    card, frame_id = start_pick_color(page, demo_host)
+    card.locator('[data-app-action="close"]').click()  # "Use the form instead"
+    form = page.locator('form[data-elicitation][data-mode="form"]')
+    form.wait_for(timeout=10_000)
+    # The App got its teardown request, and answered it, before the form replaced it.
+    t = trace(page, frame_id)
+    teardown = next(x["msg"] for x in t if x["dir"] == "out" and x["msg"].get("method") == "ui/resource-teardown")
+    assert any(x["dir"] == "in" and x["msg"].get("id") == teardown["id"] for x in t)
+    form.locator('[name="color"]').first.select_option(index=1)
+    form.locator('[data-action="accept"]').click()
+    result = page.locator('[data-testid="tool-result"][data-status="ok"]')
+    result.wait_for(timeout=20_000)
+    assert "You picked" in (result.text_content() or "")

@@ -117,7 +117,8 @@ async def test_ask_shows_an_approval_and_deny_refuses(ws: WsClient) -> None:
 
 async def test_links_open_only_for_http_and_https_after_consent(ws: WsClient) -> None:
     frame = await open_app(ws, "apps", "bridge_probe")
-    for url in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,x", "file:///etc/passwd", "vbscript:x"):
+    for url in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,x", "file:///etc/passwd", "vbscript:x",
+                "https://user:secret@example.com/"):
         with pytest.raises(RpcError) as refused:
             await app(ws, frame, "ui/open-link", {"url": url})
         assert refused.value.code == -32003

@@ -144,11 +144,14 @@ async def open_link(
     url = params.get("url")
     audit = session.host.audit
     base: dict[str, Any] = {"session": session.id, "server": instance.server, "frame": instance.frame_id}
-    scheme = urlsplit(url).scheme.lower() if isinstance(url, str) else ""
-    if not isinstance(url, str) or scheme not in ("http", "https") or len(url) > 8192:
-        audit.record("app.open-link", **base, decision="refused", summary=f"refused scheme {scheme or '?'}:",
-                     detail={"url": url if isinstance(url, str) else None})
-        raise PolicyRefused("only http and https links can be opened", {"scheme": scheme})
+    parts = urlsplit(url) if isinstance(url, str) else None
+    scheme = parts.scheme.lower() if parts else ""
+    credentials = bool(parts and (parts.username or parts.password))
+    if not isinstance(url, str) or scheme not in ("http", "https") or credentials or len(url) > 8192:
+        reason = "credentials in the URL" if credentials else f"scheme {scheme or '?'}:"
+        audit.record("app.open-link", **base, decision="refused", summary=f"refused {reason}",
+                     detail={"scheme": scheme})
+        raise PolicyRefused("only http and https links without credentials can be opened", {"scheme": scheme})
     if session.host.config.options.policy(instance.server).open_links == "allow":
         decision = "allow"
     else:

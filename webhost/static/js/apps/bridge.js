@@ -129,6 +129,8 @@ export class AppBridge extends EventTarget {
   trace = [];
   /** @type {string | null} */
   closeReason = null;
+  /** Whether the frame was in the document when it started loading (a later removal kills it). */
+  startedConnected = false;
 
   #rpc;
   #rate = new RateWindow(MAX_MESSAGES_PER_SECOND);
@@ -194,6 +196,7 @@ export class AppBridge extends EventTarget {
     this.#cleanups.push(() => this.stage.removeEventListener("layout", onLayout));
     this.iframe.src = this.descriptor.proxyUrl;
     this.stage.mount(this.iframe);
+    this.startedConnected = this.iframe.isConnected;
     this.#later(PROXY_TIMEOUT_MS, () => {
       if (!this.#proxyReady) {
         this.#fail(`The sandbox proxy at ${this.descriptor.origin} did not start within ${PROXY_TIMEOUT_MS / 1000} s `
@@ -577,14 +580,13 @@ export class AppBridge extends EventTarget {
 
   #currentContext() {
     if (!this.#themeCtx) this.#themeCtx = themeContext();
-    const ctx = buildHostContext({
+    return buildHostContext({
       toolInfo: this.descriptor.toolInfo,
       version: this.descriptor.hostInfo?.version,
       displayMode: this.stage.mode,
       availableDisplayModes: this.stage.availableModes(),
       containerDimensions: this.stage.containerDimensions(),
-    });
-    return { ...ctx, ...this.#themeCtx };
+    }, this.#themeCtx);
   }
 
   /** Send the changed context keys, once the App is initialized. */

@@ -2,28 +2,30 @@
 // App-rendered elicitation (SEP-3118, mcp-apps §14): a frame bound to one input request. After
 // ui/notifications/initialized, and only if the App's raw appCapabilities declare `elicitation`,
 // the request goes to the App as `elicitation/create`; its ElicitResult goes to the backend
-// (`elicitation/respond`), which validates it before anything reaches the server. Any failure
-// (no frame, load failure, no capability, bad or rejected answer, timeout) falls back to the
-// native form: a failure is never turned into decline or cancel.
+// (`elicitation/respond` with the bound frameId), which validates it before anything reaches the
+// server. Any failure (no frame, load failure, no capability, bad or rejected answer, timeout)
+// tears the App down and falls back to the native form (`elicitation/fallback`): a failure is
+// never turned into decline or cancel.
 
 import { describeError } from "../rpc.js";
 import { AppPanel } from "./panel.js";
 
 /** How long the person may take inside the App (the MCP Inspector allows 10 minutes). */
 export const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
-const READY_TIMEOUT_MS = 30000;
+const READY_TIMEOUT_MS = 15000;
 const ACTIONS = new Set(["accept", "decline", "cancel"]);
 
 /**
  * @typedef {object} ElicitationOptions
- * @property {(request: any) => void} [fallbackToForm] show the native form instead
- * @property {any} [descriptor] the AppFrame (else request.app / request.appFrame)
+ * @property {(request: any) => void} [fallbackToForm] show the native form on the page
+ * @property {any} [descriptor] the AppFrame (else request.app)
  * @property {(result: {action: string, content?: Record<string, unknown>}) => Promise<unknown>} [onResult]
- *   deliver the App's answer (default: `elicitation/respond {id, action, content}`)
+ *   deliver the App's answer yourself; the request is then not treated as a backend input request
+ *   (no `elicitation/respond` or `elicitation/fallback` is sent)
  */
 
 /**
- * The params forwarded unchanged to the App: the original request's when the backend kept them.
+ * The params forwarded unchanged to the App: the original request's, as the backend kept them.
  * @param {any} request @param {any} descriptor
  */
 export function elicitationParams(request, descriptor) {
@@ -36,9 +38,15 @@ export function elicitationParams(request, descriptor) {
   return params;
 }
 
+/** @param {any} result */
+function isElicitResult(result) {
+  if (!result || typeof result !== "object" || !ACTIONS.has(result.action)) return false;
+  const c = result.content;
+  return c === undefined || c === null || (typeof c === "object" && !Array.isArray(c));
+}
+
 /**
- * Mount an App for one input request. Resolves to the panel (or null after an immediate fallback);
- * rejects only when there is no way to fall back.
+ * Mount an App for one input request.
  * @param {{rpc: import("../rpc.js").RpcClient, onChange: (panel: AppPanel) => void}} ctx
  * @param {HTMLElement} container
  * @param {any} request an InputRequest with mode "app": `app` (the AppFrame), `request` ({method:
@@ -47,71 +55,82 @@ export function elicitationParams(request, descriptor) {
  * @returns {Promise<{panel: AppPanel | null, done: Promise<string>, unmount: (reason: string) => Promise<void>}>}
  */
 export async function mountElicitationFrame(ctx, container, request, opts = {}) {
-  const descriptor = opts.descriptor ?? request?.app ?? request?.appFrame ?? null;
+  if (!request || typeof request !== "object" || request.id === undefined) throw new Error("mountElicitation needs an input request");
+  const descriptor = opts.descriptor ?? request.app ?? null;
+  const backendBound = !opts.onResult;
   /** @type {(outcome: string) => void} */
   let settle = () => {};
   const done = new Promise((resolve) => { settle = resolve; });
   let finished = false;
+  /** @type {AppPanel | null} */
+  let panel = null;
 
-  /** @param {string} why */
-  const fallback = (why) => {
+  /**
+   * Give the request back to the native form: tear the App down first (it must get
+   * ui/resource-teardown while it is still on the page), then tell the backend, which re-sends
+   * the request as mode "form"; the page's own fallback is the last resort.
+   * @param {string} why
+   */
+  const fallback = async (why) => {
     if (finished) return;
     finished = true;
-    console.info(`webhost apps: elicitation ${request?.id} falls back to the form: ${why}`);
     settle(`fallback: ${why}`);
-    if (opts.fallbackToForm) opts.fallbackToForm(request);
+    console.info(`webhost apps: input request ${request.id} falls back to the form: ${why}`);
+    if (panel) await panel.close(`fell back to the form: ${why}`.slice(0, 100));
+    let local = true;
+    if (backendBound) {
+      try {
+        const r = await ctx.rpc.request("elicitation/fallback", { id: String(request.id), reason: why.slice(0, 300) });
+        local = false;
+        if (r?.fellBack !== true) return; // already answered, gone, or already a form
+      } catch {
+        local = true; // an older backend or no connection: the page's form is all there is
+      }
+    }
+    if (local) opts.fallbackToForm?.(request);
   };
 
-  if (!request || typeof request !== "object" || request.id === undefined) throw new Error("mountElicitation needs an input request");
   if (!descriptor || descriptor.purpose !== "elicitation") {
-    const why = descriptor ? "the frame is not bound to an elicitation" : "the backend sent no app frame for this request";
-    if (!opts.fallbackToForm) throw new Error(why);
-    fallback(why);
+    const why = descriptor ? "the frame is not bound to an elicitation" : "no app frame came with this request";
+    if (!opts.fallbackToForm && !backendBound) throw new Error(why);
+    void fallback(why);
     return { panel: null, done, unmount: async () => {} };
   }
 
-  const panel = new AppPanel({
+  panel = new AppPanel({
     rpc: ctx.rpc, server: String(descriptor.server), resourceUri: String(descriptor.resourceUri), purpose: "elicitation",
     open: null, onChange: ctx.onChange, closeLabel: "Use the form instead",
   });
   container.append(panel.el);
   const bridge = panel.attach(descriptor);
   if (!bridge) {
-    fallback(panel.statusMessage || "the frame could not be built");
+    void fallback(panel.statusMessage || "the frame could not be built");
     return { panel, done, unmount: async () => {} };
   }
 
-  /** @param {string} why */
-  const fail = (why) => {
-    if (finished) return;
-    fallback(why);
-    void panel.close(`elicitation fell back to the form: ${why}`.slice(0, 100));
-  };
-
   const readyMs = typeof request.appTimeoutSeconds === "number" && request.appTimeoutSeconds > 0
     ? request.appTimeoutSeconds * 1000 : READY_TIMEOUT_MS;
-  const readyTimer = setTimeout(() => fail(`the app did not initialize within ${readyMs / 1000} s`), readyMs);
+  const readyTimer = setTimeout(() => { void fallback(`the app did not initialize within ${readyMs / 1000} s`); }, readyMs);
   bridge.addEventListener("closed", () => {
     clearTimeout(readyTimer);
-    if (!finished) fallback(bridge.closeReason ?? "the app closed");
+    if (!finished) void fallback(bridge.closeReason ?? "the app closed");
   });
   bridge.addEventListener("ready", async () => {
     clearTimeout(readyTimer);
     if (!bridge.appCapabilities || !("elicitation" in bridge.appCapabilities)) {
-      fail("the app did not declare appCapabilities.elicitation");
+      void fallback("the app did not declare appCapabilities.elicitation");
       return;
     }
     let result;
     try {
       result = await bridge.requestApp("elicitation/create", elicitationParams(request, descriptor), ELICITATION_TIMEOUT_MS);
     } catch (err) {
-      fail(`the app did not answer: ${describeError(err)}`);
+      if (!finished) void fallback(`the app did not answer: ${describeError(err)}`);
       return;
     }
     if (finished) return;
-    if (!result || typeof result !== "object" || !ACTIONS.has(result.action)
-      || (result.action === "accept" && result.content !== undefined && (typeof result.content !== "object" || result.content === null || Array.isArray(result.content)))) {
-      fail("the app's answer is not an ElicitResult");
+    if (!isElicitResult(result)) {
+      void fallback("the app's answer is not an ElicitResult");
       return;
     }
     /** @type {{action: string, content?: Record<string, unknown>}} */
@@ -119,16 +138,18 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
     if (result.action === "accept" && result.content) answer.content = result.content;
     try {
       if (opts.onResult) await opts.onResult(answer);
-      else await ctx.rpc.request("elicitation/respond", { id: request.id, ...answer });
+      else await ctx.rpc.request("elicitation/respond", { id: request.id, ...answer, frameId: descriptor.frameId });
     } catch (err) {
-      // The backend validates against requestedSchema; an invalid answer goes to the form instead.
-      fail(`the answer was not accepted: ${describeError(err)}`);
+      // The backend validates against requestedSchema; an answer that fails goes to the form instead
+      // (the backend has then already re-sent the request as a form, and elicitation/fallback is a no-op).
+      void fallback(`the answer was not accepted: ${describeError(err)}`);
       return;
     }
     finished = true;
     settle(answer.action);
-    void panel.close(`elicitation answered (${answer.action})`);
+    void panel?.close(`input request answered (${answer.action})`);
   });
+
   /** The request ended elsewhere (answered, timed out, released): tear the App down. @param {string} reason */
   const unmount = async (reason) => {
     clearTimeout(readyTimer);
@@ -136,7 +157,7 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
       finished = true;
       settle(`ended: ${reason}`);
     }
-    await panel.close(reason);
+    await panel?.close(reason);
   };
   return { panel, done, unmount };
 }

@@ -47,14 +47,15 @@ export function themeContext() {
 }
 
 /**
- * The complete context for one frame.
+ * The complete context for one frame (`themed` is themeContext(), cached by the caller until the theme changes).
  * @param {{toolInfo?: any, version?: string, displayMode: string, availableDisplayModes: string[],
  *   containerDimensions: Record<string, number>}} frame
+ * @param {ReturnType<typeof themeContext>} themed
  */
-export function buildHostContext(frame) {
+export function buildHostContext(frame, themed) {
   /** @type {Record<string, unknown>} */
   const ctx = {
-    ...themeContext(),
+    ...themed,
     displayMode: frame.displayMode,
     availableDisplayModes: frame.availableDisplayModes,
     containerDimensions: frame.containerDimensions,

@@ -44,6 +44,9 @@ const listeners = new Set();
 let rpc = null;
 /** @type {MutationObserver | null} */
 let observer = null;
+/** The last bridges seen, closed ones included, for debug.trace() after a frame is gone. @type {Map<string, import("./bridge.js").AppBridge>} */
+const recent = new Map();
+const RECENT_MAX = 50;
 /** Frames that have been in the document (a detached one is dead: its browsing context is gone). */
 const seenConnected = new WeakSet();
 let changeQueued = false;
@@ -115,6 +118,11 @@ function changed() {
   queueMicrotask(() => {
     changeQueued = false;
     for (const panel of [...panels]) {
+      const bridge = panel.bridge;
+      if (bridge && !recent.has(bridge.frameId)) {
+        recent.set(bridge.frameId, bridge);
+        if (recent.size > RECENT_MAX) recent.delete(/** @type {string} */ (recent.keys().next().value));
+      }
       if (panel.status === "closed" && !panel.el.isConnected) panels.delete(panel);
     }
     const apps = list();
@@ -133,7 +141,7 @@ function watchDocument() {
       const bridge = panel.bridge;
       if (!bridge || bridge.phase === "closed" || bridge.phase === "new") continue;
       if (bridge.iframe.isConnected) seenConnected.add(bridge.iframe);
-      else if (seenConnected.has(bridge.iframe)) bridge.abandon("removed from the page");
+      else if (bridge.startedConnected || seenConnected.has(bridge.iframe)) bridge.abandon("removed from the page");
     }
   });
   observer.observe(document.documentElement, { childList: true, subtree: true });
@@ -242,9 +250,16 @@ function onChange(listener) {
 }
 
 /** For tests and debugging: the bridge of a frame and its recent traffic. */
+/** @param {string} frameId */
+function bridgeOf(frameId) {
+  const id = String(frameId);
+  const panel = findByFrame(id);
+  return panel?.bridge?.frameId === id ? panel.bridge : recent.get(id) ?? null;
+}
+
 const debug = Object.freeze({
-  bridge: (/** @type {string} */ frameId) => findByFrame(String(frameId))?.bridge ?? null,
-  trace: (/** @type {string} */ frameId) => (findByFrame(String(frameId))?.bridge?.trace ?? []).map((t) => ({ ...t })),
+  bridge: (/** @type {string} */ frameId) => bridgeOf(frameId),
+  trace: (/** @type {string} */ frameId) => (bridgeOf(frameId)?.trace ?? []).map((t) => ({ ...t })),
 });
 
 const api = Object.freeze({

@@ -58,6 +58,7 @@ export class AppPanel {
   #errorSlot = h("div", { class: "wh-app-error-slot" });
   #notices = h("div", { class: "wh-app-notices", role: "status", "aria-live": "polite" });
   #stageSlot = h("div", { class: "wh-stage-slot" });
+  #awayNote = h("p", { class: "wh-away muted", hidden: true, dataset: { appAway: "" } });
   #infoEl = h("div", { class: "wh-app-view wh-app-info-view", hidden: true, dataset: { appView: "info" } });
   #convEl = h("div", { class: "wh-app-view wh-app-conv-view", hidden: true, dataset: { appView: "conversation" } });
   #buttons;
@@ -89,9 +90,10 @@ export class AppPanel {
       class: "wh-app-panel", "aria-label": `MCP App ${this.resourceUri} from ${this.server}`,
       dataset: { appPanel: "", appStatus: "loading", server: this.server, resourceUri: this.resourceUri, purpose: this.purpose },
     },
-    h("header", { class: "wh-app-head" }, title, this.#statusPill, h("span", { class: "spacer" }),
-      this.#buttons.info, this.#buttons.conversation, this.#buttons.fullscreen, this.#buttons.reopen, this.#buttons.close),
-    this.#errorSlot, this.#notices, this.#stageSlot, this.#infoEl, this.#convEl);
+    h("header", { class: "wh-app-head" }, title, this.#statusPill,
+      h("span", { class: "wh-app-actions" }, this.#buttons.info, this.#buttons.conversation, this.#buttons.fullscreen,
+        this.#buttons.reopen, this.#buttons.close)),
+    this.#errorSlot, this.#notices, this.#awayNote, this.#stageSlot, this.#infoEl, this.#convEl);
   }
 
   get frameId() { return this.bridge?.frameId ?? this.descriptor?.frameId ?? null; }
@@ -155,6 +157,8 @@ export class AppPanel {
     this.#buttons.reopen.hidden = true;
     this.#buttons.close.hidden = false;
     this.#buttons.fullscreen.hidden = false;
+    this.#buttons.info.hidden = false;
+    this.#buttons.conversation.hidden = false;
     bridge.start();
     const outcome = this.#toolOutcome;
     if (outcome?.kind === "result") bridge.setToolResult(outcome.value);
@@ -221,6 +225,8 @@ export class AppPanel {
     this.#errorSlot.replaceChildren(h("p", { class: "inline-error", dataset: { appError: "" }, text: message }));
     this.#buttons.reopen.hidden = !this.#opts.open;
     this.#buttons.fullscreen.hidden = true;
+    this.#buttons.info.hidden = !this.descriptor;
+    this.#buttons.conversation.hidden = !this.descriptor;
     this.#buttons.close.hidden = !this.bridge || this.bridge.phase === "closed";
   }
 
@@ -253,6 +259,15 @@ export class AppPanel {
       }
     }
     this.el.dataset.displayMode = b.stage.mode;
+    const away = b.phase !== "closed" && b.stage.mode !== "inline";
+    this.#awayNote.hidden = !away;
+    if (away) {
+      this.#awayNote.replaceChildren(
+        b.stage.mode === "fullscreen" ? "The app is shown fullscreen. " : "The app is shown in a floating window. ",
+        h("button", { type: "button", class: "link-button", text: "Back to the page", dataset: { appAction: "inline" },
+          onclick: () => { b.setDisplayMode("inline", "user"); } }));
+    }
+    this.#buttons.fullscreen.textContent = b.stage.mode === "fullscreen" ? "Exit fullscreen" : "Fullscreen";
     const declared = b.declaredDisplayModes();
     this.#buttons.fullscreen.disabled = b.phase === "closed" || (declared !== null && !declared.includes("fullscreen"));
     this.#buttons.fullscreen.title = this.#buttons.fullscreen.disabled ? "This app does not support fullscreen" : "";
@@ -263,6 +278,8 @@ export class AppPanel {
   /** @param {string} reason */
   #closed(reason) {
     this.#setStatus("closed", reason);
+    this.#awayNote.hidden = true;
+    this.el.dataset.displayMode = "inline";
     this.#stageSlot.replaceChildren(h("p", { class: "wh-closed muted", dataset: { appClosed: "" },
       text: `The app was closed (${reason}).` }));
     this.#buttons.fullscreen.hidden = true;
