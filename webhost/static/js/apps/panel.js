@@ -5,7 +5,7 @@
 // (a new frame that gets the same tool input and result).
 //
 //   <section data-app-panel data-app-status="loading|ready|error|closing|closed"
-//            data-server="…" data-resource-uri="…" data-frame-id="…" data-purpose="tool|elicitation">
+//            data-app-server="…" data-resource-uri="…" data-frame-id="…" data-purpose="tool|elicitation">
 //     <header> … <button data-app-action="info|conversation|fullscreen|close|reopen"> </header>
 //     <p data-app-error>…</p>                         (only on error)
 //     <div class="wh-app-stage"> <iframe data-app-frame …> </div>
@@ -88,7 +88,7 @@ export class AppPanel {
       h("code", { class: "wh-app-uri", text: this.resourceUri, title: this.resourceUri }));
     this.el = h("section", {
       class: "wh-app-panel", "aria-label": `MCP App ${this.resourceUri} from ${this.server}`,
-      dataset: { appPanel: "", appStatus: "loading", server: this.server, resourceUri: this.resourceUri, purpose: this.purpose },
+      dataset: { appPanel: "", appStatus: "loading", appServer: this.server, resourceUri: this.resourceUri, purpose: this.purpose },
     },
     h("header", { class: "wh-app-head" }, title, this.#statusPill,
       h("span", { class: "wh-app-actions" }, this.#buttons.info, this.#buttons.conversation, this.#buttons.fullscreen,
