@@ -39,7 +39,7 @@ async def test_each_fault_stays_on_its_own_server(tmp_path: Path) -> None:
         async with host.connect() as ws:
             await ws.wait_connected("good")
             exits = await ws.wait_status("exits", "error")
-            assert "exit" in exits["error"].lower() or "closed" in exits["error"].lower()
+            assert "exited with status 3" in exits["error"] or "closed" in exits["error"]
             missing = await ws.wait_status("missing", "error")
             assert missing["error"] == "command not found: /nonexistent/definitely-not-here"
             slow = await ws.wait_status("slow", "error", timeout=15)
@@ -62,7 +62,7 @@ async def test_each_fault_stays_on_its_own_server(tmp_path: Path) -> None:
                                                 "callId": "c"})
             assert crashed.value.code in (-32000, -32002)
             state = await ws.wait_status("crashes", "error")
-            assert state["error"]
+            assert state["error"].startswith("the server exited with status 1")
 
             # The healthy server never noticed.
             result = await ws.request("tools/call", {"server": "good", "name": "echo", "arguments": {"text": "ok"},

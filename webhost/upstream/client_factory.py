@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +12,6 @@ from mcp import Client, StdioServerParameters
 from mcp.client import advertise
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
@@ -20,6 +19,7 @@ from webhost import __version__
 from webhost.config import ServerConfig
 
 from .stderr import StderrPipe
+from .stdio import stdio_transport
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -38,11 +38,16 @@ class ClientCallbacks:
 
 
 def build_client(
-    config: ServerConfig, callbacks: ClientCallbacks, *, stderr: StderrPipe, max_input_rounds: int
+    config: ServerConfig,
+    callbacks: ClientCallbacks,
+    *,
+    stderr: StderrPipe,
+    max_input_rounds: int,
+    on_exit: Callable[[int], None] | None = None,
 ) -> Client:
     """A not-yet-entered Client; entering it spawns the process or opens the HTTP session."""
     return Client(
-        _target(config, stderr),
+        _target(config, stderr, on_exit),
         mode="auto",
         client_info=CLIENT_INFO,
         extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS)],
@@ -58,13 +63,13 @@ def build_client(
     )
 
 
-def _target(config: ServerConfig, stderr: StderrPipe) -> Any:
+def _target(config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None] | None) -> Any:
     if config.transport == "stdio":
         assert config.command is not None
         params = StdioServerParameters(
             command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
         )
-        return stdio_client(params, errlog=stderr.errlog)  # type: ignore[arg-type]  # a real text file
+        return stdio_transport(params, errlog=stderr.errlog, on_exit=on_exit)
     assert config.url is not None
     if config.transport == "sse":
         return sse_client(config.url, headers=dict(config.headers) or None)

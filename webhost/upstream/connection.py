@@ -146,8 +146,15 @@ class Connection:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
+                exited = anyio.Event()
+                exit_codes: list[int] = []
+
+                def on_exit(code: int) -> None:
+                    exit_codes.append(code)
+                    exited.set()
+
                 client = build_client(self.config, self._callbacks(), stderr=stderr,
-                                      max_input_rounds=self.max_input_rounds)
+                                      max_input_rounds=self.max_input_rounds, on_exit=on_exit)
                 deadline = anyio.current_time() + self.connect_timeout
                 scope.deadline = deadline
                 async with stderr:
@@ -157,33 +164,41 @@ class Connection:
                         self._client = client
                         self._record_info(client)
                         self._set_status("connected")
-                        await self._serve_until_stopped(client)
+                        await self._serve_until_stopped(client, exited)
                         self._client = None
             if scope.cancelled_caught and not self._stop.is_set():
                 failure = f"timed out connecting after {self.connect_timeout:g} s"
         except Exception as exc:  # any failure to start or a broken transport is this server's error only
-            failure = _describe_connect_failure(exc, stderr.tail())
+            failure = _describe_connect_failure(exc, stderr.tail(), self.config.url)
             logger.info("connection %s failed: %s", self.name, failure)
         finally:
             self._client = None
             self._scope = None
             if failure is None and not self._stop.is_set():
-                failure = "the server closed the connection" + _tail_suffix(stderr.tail())
+                ended = f"the server exited with status {exit_codes[0]}" if exit_codes else \
+                    "the server closed the connection"
+                failure = ended + _tail_suffix(stderr.tail())
             if failure is not None:
                 self._set_status("error", failure)
             self._done.set()
 
-    async def _serve_until_stopped(self, client: Client) -> None:
-        """Hold the client open until asked to stop or the transport closes under us."""
+    async def _serve_until_stopped(self, client: Client, exited: anyio.Event) -> None:
+        """Hold the client open until asked to stop, the process exits, or the transport closes."""
         assert self._stop is not None
+        stop = self._stop
         async with anyio.create_task_group() as tg:
             if (self.info.protocol_version or "") >= "2026-07-28":
                 tg.start_soon(self._listen, client)
-            while not self._stop.is_set():
-                with anyio.move_on_after(0.5):
-                    await self._stop.wait()
-                if _transport_closed(client):
-                    break
+
+            async def wake_on(event: anyio.Event) -> None:
+                await event.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(wake_on, stop)
+            tg.start_soon(wake_on, exited)
+            # HTTP transports give no exit signal: notice a closed session by polling the dispatcher.
+            while not _transport_closed(client):
+                await anyio.sleep(0.5)
             tg.cancel_scope.cancel()
 
     async def _listen(self, client: Client) -> None:
@@ -320,7 +335,7 @@ def _tail_suffix(tail: list[str]) -> str:
     return f" (stderr: {tail[-1]})" if tail else ""
 
 
-def _describe_connect_failure(exc: BaseException, tail: list[str]) -> str:
+def _describe_connect_failure(exc: BaseException, tail: list[str], url: str | None = None) -> str:
     leaf = exc
     while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
         leaf = leaf.exceptions[0]
@@ -328,6 +343,14 @@ def _describe_connect_failure(exc: BaseException, tail: list[str]) -> str:
         return f"command not found: {leaf.filename}"
     if isinstance(leaf, PermissionError):
         return f"command not executable: {leaf.filename}"
+    kind = type(leaf).__name__
+    if url and kind in ("ConnectError", "ConnectTimeout"):
+        return f"cannot reach {url} ({leaf or 'connection refused'})"
+    response = getattr(leaf, "response", None)
+    status = getattr(response, "status_code", None)
+    if url and isinstance(status, int):
+        hint = " (check the entry's headers)" if status in (401, 403) else ""
+        return f"{url} answered HTTP {status}{hint}"
     if isinstance(leaf, MCPError):
         text = f"the server refused the connection: {leaf.error.message} (code {leaf.code})"
     else:

@@ -1,0 +1,79 @@
+"""The stdio transport's line splitter: same lines as the SDK's reader, with linear work."""
+
+from __future__ import annotations
+
+import random
+
+from mcp.shared.message import SessionMessage
+
+from webhost.upstream.stdio import LineSplitter, _parse_line
+
+CHUNK = 64 * 1024
+
+
+def sdk_split(chunks: list[str]) -> list[str]:
+    """The SDK stdio_client's algorithm (quadratic in one line's length), as the reference for the lines."""
+    out: list[str] = []
+    buffer = ""
+    for chunk in chunks:
+        lines = (buffer + chunk).split("\n")
+        buffer = lines.pop()
+        out.extend(lines)
+    return out
+
+
+def split(chunks: list[str]) -> tuple[list[str], LineSplitter]:
+    splitter = LineSplitter()
+    out: list[str] = []
+    for chunk in chunks:
+        out.extend(splitter.feed(chunk))
+    return out, splitter
+
+
+def chunked(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def test_same_lines_as_the_sdk_for_any_chunking() -> None:
+    rng = random.Random(1234)
+    alphabet = 'ab{}"\r\n\n\né€😀 '
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 200)))
+        cuts = sorted(rng.sample(range(len(text) + 1), k=min(len(text) + 1, rng.randint(0, 12))))
+        chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        assert split(chunks)[0] == sdk_split(chunks), chunks
+
+
+def test_unfinished_line_is_kept_until_its_newline() -> None:
+    splitter = LineSplitter()
+    assert splitter.feed("abc") == []
+    assert splitter.feed("def") == []
+    assert splitter.feed("g\nh") == ["abcdefg"]
+    assert splitter.feed("\n\n") == ["h", ""]
+    assert splitter.feed("") == []
+
+
+def test_one_huge_line_is_searched_once_and_copied_at_most_twice() -> None:
+    line = "x" * (21 * 1024 * 1024)
+    lines, splitter = split(chunked(line + "\n", CHUNK))
+    assert lines == [line]
+    assert splitter.fed == len(line) + 1
+    # Nothing is searched twice: the SDK's algorithm searches ~len²/(2·CHUNK) characters here (~3.5 G).
+    assert splitter.scanned == splitter.fed
+    assert splitter.copied <= 2 * splitter.fed
+
+
+def test_work_is_linear_for_many_lines_of_every_size() -> None:
+    rng = random.Random(99)
+    text = "".join("y" * rng.choice((0, 1, 10, 1000, 70_000, 300_000)) + "\n" for _ in range(400))
+    for size, sample in ((1, text[:5000]), (7, text[:500_000]), (4096, text), (CHUNK, text)):
+        lines, splitter = split(chunked(sample, size))
+        assert lines == sample.split("\n")[:-1]
+        assert splitter.scanned == splitter.fed == len(sample)
+        assert splitter.copied <= 2 * splitter.fed
+
+
+def test_parse_errors_are_values() -> None:
+    assert isinstance(_parse_line('{"jsonrpc":"2.0","id":1,"result":{}}'), SessionMessage)
+    for garbage in ("this line is not JSON", "{not json", "[]", '{"hello": "world"}', ""):
+        assert isinstance(_parse_line(garbage), ValueError)

@@ -1,0 +1,330 @@
+"""webhost's stdio transport for the SDK `Client`: like the SDK's `stdio_client`, with a linear-time line reader."""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import select
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import IO
+
+import anyio
+import anyio.lowlevel
+from anyio.abc import AsyncResource, ByteReceiveStream, Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import StdioServerParameters
+from mcp.client.stdio import get_default_environment, stdio_client
+from mcp.os.posix.utilities import terminate_posix_process_tree
+from mcp.shared.message import SessionMessage
+from mcp.types import jsonrpc_message_adapter
+
+__all__ = [
+    "ExitCallback",
+    "LineSplitter",
+    "ReadStream",
+    "WriteStream",
+    "stdio_transport",
+]
+
+logger = logging.getLogger(__name__)
+
+# The bounds of shutdown, the same as the SDK's stdio_client (module attributes so tests can shorten them).
+PROCESS_TERMINATION_TIMEOUT = 2.0  # grace for the server to exit by itself once its stdin closes
+FORCE_KILL_TIMEOUT = 2.0  # from SIGTERM to SIGKILL of the process group
+KILL_REAP_TIMEOUT = 2.0  # for the event loop to see the death after the kill
+WRITER_FLUSH_TIMEOUT = 0.5  # for already-accepted messages to reach stdin before it closes
+
+_SHUTDOWN_POLL_INTERVAL = 0.01
+# Only where there is no pidfd (not Linux, or a seccomp profile that forbids pidfd_open).
+_WATCH_POLL_INTERVAL = 0.1
+
+ExitCallback = Callable[[int], None]
+ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+WriteStream = MemoryObjectSendStream[SessionMessage]
+
+
+class LineSplitter:
+    """Splits decoded text into lines, looking at and copying each character a bounded number of times.
+
+    The SDK's reader re-joins and re-splits its whole pending buffer for every chunk, which is quadratic in the
+    length of one line. Here the pending text is a list of chunks known to hold no newline: only new text is
+    searched, and a line is joined once, when its newline arrives.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[str] = []
+        # Work counters, so tests can prove the reader linear without timing it.
+        self.fed = 0  # characters received
+        self.scanned = 0  # characters searched for a newline
+        self.copied = 0  # characters copied into slices and joined lines
+
+    def feed(self, text: str) -> list[str]:
+        """Returns the lines that `text` completes, without their newlines; keeps the unfinished rest."""
+        self.fed += len(text)
+        lines: list[str] = []
+        start = 0
+        while (end := text.find("\n", start)) != -1:
+            self.scanned += end + 1 - start
+            line = text[start:end]
+            self.copied += len(line)
+            if self._pending:
+                self._pending.append(line)
+                line = "".join(self._pending)
+                self._pending.clear()
+                self.copied += len(line)
+            lines.append(line)
+            start = end + 1
+        self.scanned += len(text) - start
+        if start < len(text):
+            self.copied += len(text) - start if start else 0  # a whole-string slice is the string itself
+            self._pending.append(text[start:])
+        return lines
+
+
+@asynccontextmanager
+async def stdio_transport(
+    server: StdioServerParameters,
+    errlog: IO[str] = sys.stderr,
+    *,
+    on_exit: ExitCallback | None = None,
+) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+    """Spawns the server and yields `(read_stream, write_stream)` for `mcp.Client(transport)`.
+
+    Behaves like the SDK's `stdio_client` (environment, own session, message framing, parse errors delivered as
+    `Exception` items, bounded shutdown shielded from cancellation) with two differences: stdout lines are read in
+    linear time, and the whole process group is terminated at shutdown even when the server itself exits within
+    the grace period, so its children cannot outlive the connection.
+
+    `on_exit(returncode)` is called at most once, synchronously from the transport's tasks, when the server ends
+    by itself: it exits while the context is open (at once, via a pidfd on Linux), or it closes its stdout first
+    and then exits within the shutdown's grace period. `returncode` is negative for a death by signal. It is not
+    called for an exit that shutdown causes. The read stream still delivers what the server wrote before exiting,
+    then ends (once no other process holds the server's stdout).
+
+    POSIX only; on Windows this falls back to the SDK's `stdio_client`, and `on_exit` is never called.
+
+    Raises:
+        OSError: If the server process cannot be spawned.
+    """
+    if sys.platform == "win32":  # the process-group and pidfd handling below is POSIX
+        async with stdio_client(server, errlog) as streams:
+            yield streams
+        return
+
+    process = await anyio.open_process(
+        [server.command, *server.args],
+        env=get_default_environment() | (server.env or {}),
+        stderr=errlog,
+        cwd=server.cwd,
+        start_new_session=True,
+    )
+    # No awaits from the spawn until the task group is entered: a cancellation in the gap would leak the process.
+    link = _Link(process, server, on_exit)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(link.read_stdout)
+            tg.start_soon(link.write_stdin)
+            tg.start_soon(link.watch_exit)
+            try:
+                yield link.read_stream, link.write_stream
+            finally:
+                link.shutting_down = True
+                # Must finish under the caller's cancellation too, or the server would leak; every wait is bounded.
+                with anyio.CancelScope(shield=True):
+                    await link.shutdown()
+                # Unsticks pipe tasks that a kill survivor holding a pipe end could still block.
+                tg.cancel_scope.cancel()
+    finally:
+        link.release()  # only now: the exit watcher may wait on the pidfd until the task group is done
+
+
+class _Link:
+    """The pipes, streams and exit bookkeeping of one spawned server."""
+
+    def __init__(self, process: Process, server: StdioServerParameters, on_exit: ExitCallback | None) -> None:
+        self.process = process
+        self.server = server
+        self.on_exit = on_exit
+        self.read_stream_writer, self.read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        self.write_stream, self.write_stream_reader = anyio.create_memory_object_stream[SessionMessage](0)
+        self.writer_done = anyio.Event()
+        self.shutting_down = False
+        self._pidfd = _open_pidfd(process.pid)
+        self._stopping = False  # set when shutdown starts acting on the process (closing its stdin)
+        self._exited_first = False  # the server exited before that
+        self._hung_up = False  # the server closed its stdout before shutdown began
+        self._reported = False
+
+    def release(self) -> None:
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+    async def read_stdout(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None, "the server is spawned with a stdout pipe"
+        decoder = codecs.getincrementaldecoder(self.server.encoding)(errors=self.server.encoding_error_handler)
+        splitter = LineSplitter()
+        try:
+            async with self.read_stream_writer:
+                try:
+                    while True:
+                        try:
+                            data = await stdout.receive()
+                        except anyio.EndOfStream:
+                            self._hung_up = not self.shutting_down
+                            return  # an unterminated last line is dropped, as the SDK does
+                        # Lines go out one at a time; no read-ahead while a delivery is blocked.
+                        for line in splitter.feed(decoder.decode(data)):
+                            try:
+                                await self.read_stream_writer.send(_parse_line(line))
+                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                return  # the session is gone; only the drain below remains
+                finally:
+                    await _drain(stdout)
+        except anyio.ClosedResourceError:
+            pass  # our own shutdown closed stdout under the read
+        except (anyio.BrokenResourceError, ConnectionError):
+            if not self.shutting_down:
+                logger.exception("Reading from the MCP server's stdout failed mid-session")
+
+    async def write_stdin(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None, "the server is spawned with a stdin pipe"
+        try:
+            async with self.write_stream_reader:
+                async for session_message in self.write_stream_reader:
+                    json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    data = (json + "\n").encode(self.server.encoding, errors=self.server.encoding_error_handler)
+                    await stdin.send(data)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The server may still be alive: end the read side so a request cannot wait forever.
+            await self.read_stream_writer.aclose()
+        finally:
+            self.writer_done.set()
+
+    async def watch_exit(self) -> None:
+        """Reports an exit of the server's own making as soon as it happens."""
+        if self._pidfd is not None:
+            await anyio.wait_readable(self._pidfd)
+        else:
+            while self.process.returncode is None:
+                await anyio.sleep(_WATCH_POLL_INTERVAL)
+        if self._stopping:
+            return
+        self._exited_first = True
+        # A readable pidfd means dead, but the loop's child watcher reports the status a moment later.
+        while (returncode := self.process.returncode) is None:
+            await anyio.sleep(_SHUTDOWN_POLL_INTERVAL)
+        self._report(returncode)
+
+    async def shutdown(self) -> None:
+        """Stops traffic, flushes, stops the server's process group, releases the streams."""
+        # Unblocks the reader into its drain: a server stuck writing stdout cannot read its stdin.
+        self.read_stream.close()
+        self.write_stream.close()
+        with anyio.move_on_after(WRITER_FLUSH_TIMEOUT):
+            await self.writer_done.wait()
+        await self._stop_process()
+        for stream in (self.read_stream, self.write_stream, self.read_stream_writer, self.write_stream_reader):
+            await stream.aclose()
+        # One pass so the unblocked tasks leave through their except paths before the task group's cancel.
+        await anyio.lowlevel.checkpoint()
+
+    async def _stop_process(self) -> None:
+        """Closes stdin, waits out the grace period, then terminates the whole group (SIGTERM, later SIGKILL)."""
+        process = self.process
+        assert process.stdin is not None and process.stdout is not None
+        # The server ended the session by itself if, before we touch it, it has exited or hung up its stdout (the
+        # reader can see EOF before the process is dead, and end the session before the watcher sees the exit).
+        by_itself = self._exited_first or self._hung_up or self._has_exited()
+        self._stopping = True
+        await _close_pipe(process.stdin)
+        exited = await self._wait_for_exit(PROCESS_TERMINATION_TIMEOUT)
+        if by_itself and exited and process.returncode is not None:
+            self._report(process.returncode)
+        # Even after a clean exit of the server: its children are in the group and must not outlive it.
+        await terminate_posix_process_tree(process, FORCE_KILL_TIMEOUT)
+        if not await self._wait_for_exit(KILL_REAP_TIMEOUT):
+            logger.warning("MCP server process %d is still alive after the kill escalation; abandoning it", process.pid)
+        # A kill survivor can hold the stdout pipe open; end the reader's drain anyway.
+        await _close_pipe(process.stdout)
+        _close_subprocess_transport(process)
+
+    def _has_exited(self) -> bool:
+        if self.process.returncode is not None:
+            return True
+        if self._pidfd is None:
+            return False
+        poller = select.poll()  # not select.select(): a busy host's descriptors can exceed FD_SETSIZE
+        poller.register(self._pidfd, select.POLLIN)
+        return bool(poller.poll(0))
+
+    async def _wait_for_exit(self, timeout: float) -> bool:
+        """Whether the server died within the timeout; not `process.wait()`, which also waits for pipe EOF."""
+        with anyio.move_on_after(timeout):
+            while self.process.returncode is None:
+                await anyio.sleep(_SHUTDOWN_POLL_INTERVAL)
+            return True
+        return False
+
+    def _report(self, returncode: int) -> None:
+        if self._reported or self.on_exit is None:
+            return
+        self._reported = True
+        try:
+            self.on_exit(returncode)
+        except Exception:  # the callback's bug must not break the transport's shutdown
+            logger.exception("The on_exit callback of the MCP stdio transport raised")
+
+
+def _open_pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when the process exits, where the platform has one."""
+    if sys.platform != "linux":
+        return None
+    try:
+        return os.pidfd_open(pid)
+    except OSError:  # ENOSYS on old kernels, EPERM under some seccomp profiles, ESRCH if already reaped
+        return None
+
+
+def _parse_line(line: str) -> SessionMessage | Exception:
+    """Parses one stdout line, returning a parse error as a value for the session to surface."""
+    try:
+        message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError as exc:
+        logger.warning("Failed to parse a JSON-RPC message from the MCP server's stdout (%d chars)", len(line))
+        return exc
+    return SessionMessage(message)
+
+
+async def _drain(stdout: ByteReceiveStream) -> None:
+    """Discards the server's remaining stdout, so a server flushing output is not stuck on a full pipe.
+
+    Shielded; it ends at EOF or when shutdown closes the pipe.
+    """
+    with anyio.CancelScope(shield=True):
+        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            while True:
+                await stdout.receive()
+
+
+async def _close_pipe(stream: AsyncResource) -> None:
+    """Closes a pipe, tolerating one already closed, broken or contended."""
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await stream.aclose()
+
+
+def _close_subprocess_transport(process: Process) -> None:
+    """Closes asyncio's subprocess transport, which a descendant holding a pipe end would otherwise keep open.
+
+    Nothing public exposes it; a no-op on trio.
+    """
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)  # duck-typed: uvloop's transport is not an asyncio one
+    if callable(close):
+        with suppress(PermissionError):  # <=3.12 can raise it re-killing a setuid child
+            close()
