@@ -22,11 +22,12 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
@@ -51,8 +52,9 @@ def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.
     parser.add_argument("--no-ws-compression", action="store_true",
                         help="do not offer permessage-deflate on the WebSocket (browsers always offer it)")
     parser.add_argument("--profile-webhost", type=Path, default=None, metavar="FILE",
-                        help="run webhost under cProfile, write the stats to FILE and print the top entries "
-                             "(the profiler slows webhost down: the ratios of such a run are not figures)")
+                        help="run webhost under cProfile (CPU-time clock), write the stats to FILE and print "
+                             "where its CPU goes (the profiler slows webhost several times: the ratios of such a "
+                             "run are not figures)")
     args = parser.parse_args(argv)
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
@@ -85,6 +87,14 @@ def median(samples: Sequence[float]) -> float:
     return (ordered[middle - 1] + ordered[middle]) / 2
 
 
+def drift(samples: Sequence[float]) -> float | None:
+    """Median of the last quarter over the median of the first (in run order); None below 40 samples."""
+    quarter = len(samples) // 4
+    if quarter < 10:
+        return None
+    return median(samples[-quarter:]) / median(samples[:quarter])
+
+
 @dataclass
 class Summary:
     n: int
@@ -107,6 +117,9 @@ class Row:
     """CPU time of the webhost process per webhost call (user + system)."""
     frames: float | None = None
     """WebSocket frames the client received per webhost call (responses and notifications)."""
+    direct_drift: float | None = None
+    webhost_drift: float | None = None
+    """Median of the last quarter of the samples over the median of the first quarter (1.00: no drift)."""
 
     @property
     def ratio(self) -> float:
@@ -132,7 +145,7 @@ class Paired:
         webhost_cpu, frames = meter.per_call() if meter is not None else (None, None)
         return Row(name, Summary.of(self.direct_s), Summary.of(self.webhost_s),
                    direct_cpu_ms=self.direct_cpu_s * 1000 / len(self.direct_s), webhost_cpu_ms=webhost_cpu,
-                   frames=frames)
+                   frames=frames, direct_drift=drift(self.direct_s), webhost_drift=drift(self.webhost_s))
 
 
 async def interleaved(direct: Timed, webhost: Timed, *, iterations: int, warmup: int,
@@ -217,7 +230,15 @@ def process_cpu_seconds(pid: int) -> float | None:
 def environment() -> str:
     cores = os.cpu_count()
     return (f"python {platform.python_version()}, mcp {version('mcp')}, websockets {version('websockets')}, "
-            f"{cores} core(s), {platform.system()} {platform.machine()}")
+            f"{cores} core(s), {platform.system()} {platform.machine()}, {load_average()}")
+
+
+def load_average() -> str:
+    """The 1-minute load average: above the core count, other work competes with the benchmark."""
+    try:
+        return f"load average {os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "load average unknown"
 
 
 def print_table(title: str, rows: Sequence[Row]) -> None:
@@ -244,21 +265,46 @@ def print_table(title: str, rows: Sequence[Row]) -> None:
     for line in body:
         print(fmt(line))
     print("ratio = webhost median / direct median; overhead = webhost median - direct median")
+    drifts = [f"{row.name}: direct {row.direct_drift:.2f}x, webhost {row.webhost_drift:.2f}x"
+              for row in rows if row.direct_drift is not None and row.webhost_drift is not None]
+    if drifts:
+        print("drift (median of the last quarter of the run / the first quarter): " + "; ".join(drifts))
+    print(f"{load_average()} at the end of the run")
     print("client CPU = this process's CPU per direct call (the SDK client's work); webhost CPU = the webhost "
           "process's CPU per call through it (1 clock tick resolution over the block); frames = WebSocket frames "
           "the page received per call")
     sys.stdout.flush()
 
 
+PROFILE_GROUPS = [
+    ("/webhost/", "webhost (our code)"), ("/mcp/", "mcp SDK"), ("/mcp_types/", "mcp SDK"),
+    ("pydantic", "pydantic"), ("/anyio/", "anyio"), ("/asyncio/", "asyncio event loop"),
+    ("/uvicorn/", "uvicorn + websockets"), ("/websockets/", "uvicorn + websockets"), ("/starlette/", "starlette"),
+    ("/json/", "json"), ("importlib", "imports (startup)"), ("zlib", "zlib (permessage-deflate)"),
+    ("select.epoll", "epoll (waiting)"), ("_socket", "socket syscalls"), ("posix.", "pipe syscalls"),
+]
+
+
 def print_profile(path: Path, limit: int = 25) -> None:
+    """The top entries of a webhost profile by own time, and own time grouped by package."""
     import pstats
 
     if not path.exists():
         print(f"(no profile written to {path})")
         return
-    for key in ("tottime", "cumulative"):
-        print(f"\n--- webhost profile, top {limit} by {key} ({path}) ---")
-        pstats.Stats(str(path)).strip_dirs().sort_stats(key).print_stats(limit)
+    stats = pstats.Stats(str(path))
+    groups: dict[str, float] = {}
+    raw: dict[tuple[str, int, str], tuple[int, int, float, float, Any]] = stats.stats  # type: ignore[attr-defined]
+    for (filename, _line, name), (_cc, _nc, tottime, _ct, _callers) in raw.items():
+        where = f"{filename} {name}"
+        group = next((label for needle, label in PROFILE_GROUPS if needle in where), "other")
+        groups[group] = groups.get(group, 0.0) + tottime
+    total = sum(groups.values())
+    print(f"\n--- webhost CPU profile ({path}): own CPU time by package, {total:.2f} s in all ---")
+    for label, seconds in sorted(groups.items(), key=lambda item: -item[1]):
+        print(f"{seconds:8.2f} s  {100 * seconds / total:5.1f} %  {label}")
+    print(f"\n--- top {limit} functions by own CPU time ---")
+    stats.strip_dirs().sort_stats("tottime").print_stats(limit)
 
 
 # ---- a webhost subprocess -------------------------------------------------------------------------------
@@ -267,6 +313,23 @@ def print_profile(path: Path, limit: int = 25) -> None:
 def stdio_entry(script: str, *args: str) -> dict[str, Any]:
     """A webhost config entry running tests/servers/SCRIPT.py over stdio."""
     return {"command": PYTHON, "args": [str(SERVERS / f"{script}.py"), *args]}
+
+
+# `python -m webhost` under cProfile with a CPU-time clock: on a loaded 2-core machine a wall-clock profile
+# charges whatever runs while webhost is descheduled (the page, the server) to the call that was running.
+PROFILE_LAUNCHER = """
+import cProfile, runpy, sys, time
+out = sys.argv.pop(1)
+profiler = cProfile.Profile(time.process_time)
+profiler.enable()
+try:
+    runpy.run_module("webhost", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+finally:
+    profiler.disable()
+    profiler.dump_stats(out)
+"""
 
 
 def _free_port() -> int:
@@ -282,7 +345,6 @@ class Webhost:
     port: int
     token: str
     log_path: Path
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
@@ -302,8 +364,8 @@ def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iter
         token = "t-" + secrets.token_urlsafe(16)
         config = work / "config.json"
         config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-        prefix = [PYTHON, "-m", "cProfile", "-o", str(profile.resolve())] if profile else [PYTHON]
-        args = [*prefix, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
+        prefix = [PYTHON, "-c", PROFILE_LAUNCHER, str(profile.resolve())] if profile else [PYTHON, "-m", "webhost"]
+        args = [*prefix, "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
                 "--data-dir", str(work / "data"), "--log-level", "warning", "--config", str(config)]
         log_path = work / "webhost.log"
         with open(log_path, "wb") as log:
@@ -402,14 +464,8 @@ class RpcSocket:
                 return state
             if state["status"] == "error":
                 raise RpcFailed(f"{server} failed to connect: {state['error']}")
-            await _sleep(0.05)
+            await anyio.sleep(0.05)
         raise TimeoutError(f"{server} did not connect")
-
-
-async def _sleep(seconds: float) -> None:
-    import anyio
-
-    await anyio.sleep(seconds)
 
 
 @contextlib.asynccontextmanager

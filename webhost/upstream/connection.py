@@ -27,6 +27,7 @@ from mcp.types import (
     ListRootsResult,
     LoggingMessageNotificationParams,
 )
+from pydantic import BaseModel
 
 from webhost.config import ServerConfig
 from webhost.errors import NotConnected, UpstreamTimeout
@@ -319,8 +320,15 @@ class Connection:
             raise mapped from exc
         elapsed = (time.monotonic() - started) * 1000
         self.events.activity(self.name, direction="in", kind="response", method=method, summary=summary,
-                             duration_ms=elapsed)
+                             duration_ms=elapsed, data=_loggable(result))
         return result
+
+
+def _loggable(result: object) -> object:
+    """What the activity log shows of a response (the session clips large ones to a preview)."""
+    if isinstance(result, BaseModel):
+        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return None
 
 
 def _transport_closed(client: Client) -> bool:

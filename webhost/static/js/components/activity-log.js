@@ -88,10 +88,11 @@ export class ActivityLog {
     const ts = typeof entry.ts === "number" ? new Date(entry.ts * 1000) : new Date();
     const dur = typeof entry.durationMs === "number" ? `${entry.durationMs.toFixed(entry.durationMs < 10 ? 1 : 0)} ms` : "";
     const details = h("details", { class: `log-entry kind-${kind.replace(/[^\w-]/g, "")}`,
-      dataset: { logEntry: String(entry.id ?? ""), kind, direction: String(entry.direction ?? ""), logServer: server } });
+      dataset: { logEntry: String(entry.id ?? ""), kind, direction: String(entry.direction ?? ""), logServer: server,
+        method: String(entry.method ?? "") } });
     const summary = h("summary", {},
       h("time", { class: "log-time", datetime: ts.toISOString(), text: ts.toLocaleTimeString([], { hour12: false }) }),
-      h("span", { class: "log-server", text: server || "webhost" }),
+      h("span", { class: "log-server", text: server || "webhost", title: server || "webhost" }),
       h("span", { class: "log-dir", title: String(entry.direction ?? ""), text: ARROWS[entry.direction] ?? "·" }),
       h("span", { class: "log-kind", text: kind }),
       entry.method ? h("span", { class: "log-method", text: String(entry.method) }) : null,

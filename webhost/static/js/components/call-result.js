@@ -22,7 +22,7 @@ export class CallResult {
   #status = h("span", { class: "status-pill pending", text: "Running…" });
   #elapsed = h("span", { class: "elapsed muted", "aria-live": "off" });
   #cancel = h("button", { type: "button", class: "small danger-outline", text: "Cancel", dataset: { action: "cancel-call" } });
-  #progressBar = h("progress", { class: "call-progress" });
+  #progressBar = h("progress", { class: "call-progress", dataset: { testid: "call-progress" } });
   #progressText = h("span", { class: "progress-text muted" });
   #progressRow = h("div", { class: "progress-row" }, this.#progressBar, this.#progressText);
   #body = h("div", { class: "result-body", "aria-live": "polite" });
@@ -105,7 +105,9 @@ export class CallResult {
       parts.push(h("p", { class: "muted", text: "The tool returned no content." }));
     }
     if (result?.structuredContent !== undefined) {
-      parts.push(jsonDetails(result.structuredContent, "Structured content", true));
+      const structured = jsonDetails(result.structuredContent, "Structured content", true);
+      structured.dataset.testid = "structured-content";
+      parts.push(structured);
     }
     if (result?._meta) parts.push(jsonDetails(result._meta, "_meta", false));
     this.#body.classList.toggle("is-error", isError);

@@ -108,7 +108,8 @@ export function contentBlock(block, ctx) {
   } else {
     body = jsonDetails(block, `Unknown content (${String(type)})`, true);
   }
-  const wrap = h("div", { class: `content-block content-${String(type ?? "unknown").replace(/[^\w-]/g, "")}` }, body);
+  const wrap = h("div", { class: `content-block content-${String(type ?? "unknown").replace(/[^\w-]/g, "")}`,
+    dataset: { contentType: String(type ?? "unknown") } }, body);
   if (block?.annotations) wrap.append(jsonDetails(block.annotations, "annotations", false));
   if (block?._meta) wrap.append(jsonDetails(block._meta, "_meta", false));
   return wrap;

@@ -94,7 +94,7 @@ export function formCard(req, ctx) {
   const card = h("form", { class: "card elicitation", novalidate: true,
     dataset: { elicitation: "", server: String(req.server ?? ""), mode: "form", id: String(req.id) } },
   header(req), message(req),
-  req.fallbackReason ? h("p", { class: "muted fallback-note", text: `Shown as a form because ${String(req.fallbackReason)}.` }) : null,
+  req.fallbackReason ? h("p", { class: "muted fallback-note", dataset: { testid: "fallback-reason" }, text: `Shown as a form because ${String(req.fallbackReason)}.` }) : null,
   h("p", { class: "trust-warning", text: WARNING }),
   h("div", { class: "fields" }, fields.map((f) => f.el)),
   formError);

@@ -37,7 +37,7 @@ export function createField(name, rawSchema, { required, root, onInput }) {
   const helpId = `${id}-help`;
   const errId = `${id}-err`;
   let touched = false;
-  const errorEl = h("p", { class: "field-error", id: errId, hidden: true });
+  const errorEl = h("p", { class: "field-error", id: errId, hidden: true, dataset: { fieldError: name } });
   const title = String(s.title ?? name);
   const hints = constraintHints(s, info);
   const help = s.description || hints ? h("p", { class: "field-help", id: helpId },
@@ -198,19 +198,20 @@ export function createField(name, rawSchema, { required, root, onInput }) {
 
   function buildSelect() {
     const options = info.options ?? [];
+    const keys = optionKeys(options);
     const control = h("select", common(),
       h("option", { value: "", text: required ? "— choose —" : "— not set —" }),
-      options.map((o, i) => h("option", { value: String(i), text: o.label })));
+      options.map((o, i) => h("option", { value: keys[i], text: o.label })));
     return {
       control,
       get() {
         if (control.value === "") return required ? { present: true, error: "Required" } : { present: false };
-        return { present: true, value: options[Number(control.value)]?.value };
+        return { present: true, value: options[keys.indexOf(control.value)]?.value };
       },
       /** @param {unknown} v */
       set(v) {
         const i = options.findIndex((o) => o.value === v);
-        control.value = i >= 0 ? String(i) : "";
+        control.value = i >= 0 ? keys[i] : "";
       },
       clear() { this.set(s.default); },
     };
@@ -218,7 +219,8 @@ export function createField(name, rawSchema, { required, root, onInput }) {
 
   function buildMulti() {
     const options = info.options ?? [];
-    const boxes = options.map((o, i) => h("input", { type: "checkbox", name, value: String(i),
+    const keys = optionKeys(options);
+    const boxes = options.map((o, i) => h("input", { type: "checkbox", name, value: keys[i],
       id: `${id}-${i}`, "aria-describedby": describedBy }));
     const control = h("fieldset", { class: "check-group", id },
       h("legend", { class: "field-label" }, title, reqMark, typeTag),
@@ -226,7 +228,7 @@ export function createField(name, rawSchema, { required, root, onInput }) {
     return {
       control,
       get() {
-        const value = boxes.filter((b) => b.checked).map((b) => options[Number(b.value)].value);
+        const value = boxes.filter((b) => b.checked).map((b) => options[keys.indexOf(b.value)].value);
         const error = countError(value.length, s);
         return error ? { present: true, error } : { present: true, value };
       },
@@ -301,6 +303,16 @@ export function createField(name, rawSchema, { required, root, onInput }) {
   }
 }
 
+/**
+ * Control values for options: the option's own value as text (so automation can select
+ * `[name=X][value=Y]`), or its index when two options would read the same (1 and "1").
+ * @param {Array<{value: unknown}>} options @returns {string[]}
+ */
+function optionKeys(options) {
+  const texts = options.map((o) => String(o.value));
+  return new Set(texts).size === texts.length && !texts.includes("") ? texts : options.map((_, i) => String(i));
+}
+
 /** @param {number} n @param {Record<string, any>} s */
 function rangeError(n, s) {
   if (typeof s.minimum === "number" && n < s.minimum) return `Must be at least ${s.minimum}`;
@@ -359,7 +371,9 @@ function constraintHints(s, info) {
   }
   const emptyDefault = s.default === "" || (Array.isArray(s.default) && !s.default.length);
   if (s.default !== undefined && s.default !== null && !emptyDefault && info.kind !== "json") {
-    parts.push(`default: ${Array.isArray(s.default) ? s.default.join(", ") : String(s.default)}`);
+    // Choices show the default by its label, as the control does ("Medium", not "m").
+    const label = (/** @type {unknown} */ v) => String(info.options?.find((o) => o.value === v)?.label ?? v);
+    parts.push(`default: ${Array.isArray(s.default) ? s.default.map(label).join(", ") : label(s.default)}`);
   }
   return parts.length ? `(${parts.join(", ")})` : "";
 }

@@ -15,7 +15,7 @@ import { resourceContents, jsonDetails } from "./content-view.js";
  * @returns {{el: HTMLElement, uri: string, reload: () => void}}
  */
 export function resourceView(server, resource, read) {
-  const out = h("div", { class: "read-output" });
+  const out = h("div", { class: "read-output", dataset: { testid: "resource-result" } });
   const reload = h("button", { type: "button", class: "small", text: "Reload" });
   const uri = String(resource.uri ?? "");
   const load = () => readInto(out, server, uri, read, reload);
@@ -33,7 +33,7 @@ export function templateView(server, template, read) {
   const pattern = String(template.uriTemplate ?? "");
   const vars = templateVariables(pattern);
   const preview = h("code", { class: "uri block" });
-  const out = h("div", { class: "read-output" });
+  const out = h("div", { class: "read-output", dataset: { testid: "resource-result" } });
   /** @type {Record<string, any>} */
   const schema = {
     type: "object",
@@ -42,6 +42,7 @@ export function templateView(server, template, read) {
   };
   const form = createArgsForm(schema, {
     submitLabel: "Read",
+    submitAttrs: { "data-testid": "read-resource" },
     rawToggle: false,
     emptyText: "This template has no variables.",
     onSubmit: (values) => {

@@ -35,7 +35,7 @@ export class ServerCard {
   #dot = h("span", { class: "status-dot", "aria-hidden": "true" });
   #statusText = h("span", { class: "status-text" });
   #meta = h("p", { class: "server-meta muted" });
-  #error = h("p", { class: "server-error", role: "alert", hidden: true });
+  #error = h("p", { class: "server-error", role: "alert", hidden: true, dataset: { testid: "server-error" } });
   #actions = h("div", { class: "server-actions" });
   #tablist = h("div", { class: "tabs", role: "tablist" });
   /** @type {Record<TabName, HTMLButtonElement>} */

@@ -38,6 +38,9 @@ export class ToolView {
   constructor(server, tool, ctx) {
     this.#server = server;
     this.#ctx = ctx;
+    // Which tool this view shows, for automation (not [data-server]/[data-tool]: those are the sidebar's).
+    this.el.dataset.openServer = server;
+    this.el.dataset.openTool = String(tool?.name ?? "");
     this.el.append(this.#headSlot, this.#formSlot, this.#resultSlot);
     this.update(tool);
   }
