@@ -32,7 +32,14 @@ function main() {
     rpc,
     calls,
     card: (name) => servers.cards.get(name),
-    onActive: (server, kind, key) => servers?.setActive(server, kind, key),
+    cards: () => [...servers.cards.values()],
+    onActive: (server, kind, key) => {
+      servers?.setActive(server, kind, key);
+      for (const [id, k] of [["open-apps", "apps"], ["open-audit", "audit"]]) {
+        if (kind === k) byId(id).setAttribute("aria-current", "page");
+        else byId(id).removeAttribute("aria-current");
+      }
+    },
   });
   servers = new ServerList(rpc, {
     open: (kind, server, item) => workspace.open(kind, server, item),
@@ -45,7 +52,7 @@ function main() {
   byId("workspace").append(workspace.el);
   byId("inbox-slot").replaceWith(inbox.el);
   byId("log-slot").replaceWith(log.el);
-  wireHeader(inbox.el);
+  wireHeader(inbox.el, workspace);
 
   rpc.on("servers/status", (p) => servers.updateStatus(p.server));
   rpc.on("activity", (p) => log.add(p.entry));
@@ -80,8 +87,10 @@ function main() {
   rpc.connect();
 }
 
-/** @param {HTMLElement} inboxEl */
-function wireHeader(inboxEl) {
+/** @param {HTMLElement} inboxEl @param {Workspace} workspace */
+function wireHeader(inboxEl, workspace) {
+  byId("open-apps").addEventListener("click", () => workspace.open("apps", ""));
+  byId("open-audit").addEventListener("click", () => workspace.open("audit", ""));
   const toggle = byId("theme-toggle");
   const label = () => {
     const next = getTheme() === "dark" ? "light" : "dark";

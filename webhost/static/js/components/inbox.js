@@ -4,6 +4,7 @@
 
 import { h } from "../html.js";
 import { RpcError } from "../rpc.js";
+import { park, isParked, bounded } from "../park.js";
 import { formCard, urlCard, appCard, endedNote } from "./elicitation-card.js";
 import { approvalCard } from "./approval-card.js";
 import { samplingCard } from "./sampling-card.js";
@@ -50,12 +51,12 @@ export class Inbox {
     // An answered card keeps its locked state; an app card belongs to the bridge while the
     // request stays app-rendered. The backend re-sends the request as mode "form" on fallback.
     if (existing && (existing.dataset.answer || (existing.dataset.mode === "app" && req.mode === "app"))) return;
-    if (existing?.dataset.mode === "app") this.#unmountApp(req.id, "fallback to the form");
     const ctx = { rpc: this.#rpc, fallbackToForm: (/** @type {any} */ r, /** @type {string | undefined} */ why) => this.#fallback(r, why, ctx) };
     const card = req.mode === "url" ? urlCard(req, ctx) : req.mode === "app" ? appCard(req, ctx)
       : req.mode === "sampling" ? samplingCard(req, ctx) : formCard(req, ctx);
     if (existing) {
-      this.#replace(req, card);
+      // An app card replaced by the fallback form: its app is torn down before the card goes.
+      this.#replace(req, card, existing.dataset.mode === "app" ? "fallback to the form" : undefined);
       return;
     }
     if (req.mode === "url" && req.phase === "waiting") {
@@ -79,8 +80,11 @@ export class Inbox {
     const waitForUrl = card.dataset.mode === "url" && card.dataset.phase !== "waiting"
       && card.dataset.answer === "accept" && p.outcome === "accept";
     const note = !card.dataset.answer && p.outcome ? ENDED[p.outcome] : undefined;
-    this.#remove(key);
-    if (wasApp) this.#unmountApp(p.id, p.outcome ?? "resolved");
+    // An app card leaves the page only after its app got ui/resource-teardown (bounded): a removed
+    // iframe cannot receive it. Meanwhile it is parked (out of sight, selectors renamed).
+    const reason = p.outcome ?? "resolved";
+    this.#remove(key, card.dataset.mode === "app" ? { id: p.id, reason } : undefined);
+    if (wasApp && card.dataset.mode !== "app") void this.#unmountApp(p.id, reason);
     if (note) this.#flash(note);
     if (waitForUrl) this.#waiting(p.id, card);
   }
@@ -102,15 +106,27 @@ export class Inbox {
     this.#add(`w:${id}`, note);
   }
 
-  /** @param {string} id @param {string} reason */
-  #unmountApp(id, reason) {
+  /** Tear down the app of an app-rendered request (bounded); never rejects. @param {string} id @param {string} reason */
+  async #unmountApp(id, reason) {
     const apps = /** @type {any} */ (window).webhostApps;
     try {
-      const r = apps?.unmountElicitation?.(id, reason);
-      if (r && typeof r.catch === "function") r.catch((/** @type {unknown} */ err) => console.warn("webhost: unmountElicitation failed", err));
+      await bounded(apps?.unmountElicitation?.(id, reason));
     } catch (err) {
       console.warn("webhost: unmountElicitation failed", err);
     }
+  }
+
+  /**
+   * Take an app card off the page once its app is torn down; parked (with data-elicitation and the
+   * frame's attributes renamed) meanwhile, so it no longer counts as a pending request.
+   * @param {HTMLElement} card @param {string} id @param {string} reason
+   */
+  async #retireAppCard(card, id, reason) {
+    park(card, ["data-elicitation", "data-action"]);
+    this.#changed();
+    await this.#unmountApp(id, reason);
+    card.remove();
+    this.#changed();
   }
 
   /**
@@ -130,8 +146,7 @@ export class Inbox {
         // A backend without elicitation/fallback: show the form here.
         const form = formCard({ ...req, mode: "form", fallbackReason: reason }, ctx);
         form.dataset.wasApp = "1";
-        this.#replace(req, form);
-        this.#unmountApp(req.id, "fallback to the form");
+        this.#replace(req, form, "fallback to the form");
       } else {
         console.warn("webhost: elicitation/fallback failed", err);
       }
@@ -163,20 +178,35 @@ export class Inbox {
     this.#changed();
   }
 
-  /** @param {any} req @param {HTMLElement} card */
-  #replace(req, card) {
+  /**
+   * @param {any} req @param {HTMLElement} card
+   * @param {string} [unmountReason] the old card holds an app: keep it (parked) until it is torn down
+   */
+  #replace(req, card, unmountReason) {
     const key = `e:${req.id}`;
     const old = this.#cards.get(key);
     if (!old) return;
-    old.replaceWith(card);
     this.#cards.set(key, card);
+    if (unmountReason) {
+      old.before(card);
+      void this.#retireAppCard(old, String(req.id), unmountReason);
+    } else {
+      old.replaceWith(card);
+    }
   }
 
-  /** @param {string} key */
-  #remove(key) {
+  /**
+   * @param {string} key
+   * @param {{id: string, reason: string}} [unmount] the card holds an app: tear it down before removing the card
+   */
+  #remove(key, unmount) {
     const card = this.#cards.get(key);
     if (!card) return;
     this.#cards.delete(key);
+    if (unmount) {
+      void this.#retireAppCard(card, unmount.id, unmount.reason);
+      return;
+    }
     card.remove();
     this.#changed();
   }
@@ -198,7 +228,7 @@ export class Inbox {
     const n = [...this.#cards.keys()].filter((k) => !k.startsWith("w:")).length;
     this.#count.textContent = String(n);
     this.#count.hidden = n === 0;
-    this.el.hidden = this.#list.childElementCount === 0;
+    this.el.hidden = ![...this.#list.children].some((c) => !isParked(c));
     document.body.classList.toggle("has-inbox", !this.el.hidden);
     this.#onCount(n);
   }

@@ -1,9 +1,11 @@
 // @ts-check
 // The open tool: its description, the argument form, and the result of its last call.
-// Instances are kept per tool by the workspace, so switching tools keeps values and results.
+// Instances are kept per tool by the workspace, so switching tools keeps values and results
+// (and the tool's MCP App keeps running: see workspace.js).
 
 import { h, prettyJson } from "../html.js";
 import { describeError } from "../rpc.js";
+import { isParked, releaseThenRemove } from "../park.js";
 import { createArgsForm } from "./args-form.js";
 import { CallResult } from "./call-result.js";
 import { jsonDetails } from "./content-view.js";
@@ -16,6 +18,7 @@ const newCallId = () => `c-${Date.now().toString(36)}-${++callCounter}`;
  * @property {import("../rpc.js").RpcClient} rpc
  * @property {Map<string, CallResult>} calls running calls by callId, for progress routing
  * @property {(server: string, uri: string) => Promise<any>} readResource
+ * @property {() => void} [close] close the view for good (its app included)
  */
 
 export class ToolView {
@@ -45,6 +48,9 @@ export class ToolView {
     this.update(tool);
   }
 
+  /** The tool's definition (the MCP Tool plus its webhost key). */
+  get tool() { return this.#tool; }
+
   /** Re-render if the tool's definition changed (list/changed). @param {any} tool */
   update(tool) {
     const json = prettyJson(tool);
@@ -60,6 +66,9 @@ export class ToolView {
     const wh = t.webhost ?? {};
     const ann = t.annotations ?? {};
     const title = String(t.title ?? ann.title ?? t.name);
+    const close = this.#ctx.close ? h("button", { type: "button", class: "small ghost view-close", text: "Close",
+      title: "Close this tool (its app is closed too)", dataset: { viewAction: "close" } }) : null;
+    close?.addEventListener("click", () => this.#ctx.close?.());
     const badges = [
       wh.resourceUri ? h("span", { class: "badge app", text: "App", title: String(wh.resourceUri) }) : null,
       wh.appOnly ? h("span", { class: "badge app-only", text: "app-only" }) : null,
@@ -72,7 +81,7 @@ export class ToolView {
       h("div", { class: "view-title-row" },
         h("h2", { class: "view-title", text: title }),
         title !== t.name ? h("code", { class: "muted", text: String(t.name) }) : null,
-        ...badges),
+        ...badges, h("span", { class: "spacer" }), close),
       h("p", { class: "view-sub muted" }, "Tool on ", h("strong", { text: this.#server })),
       t.description ? h("p", { class: "description", text: String(t.description) }) : null);
   }
@@ -114,7 +123,11 @@ export class ToolView {
     });
     this.#current = result;
     calls.set(callId, result);
-    this.#resultSlot.replaceChildren(result.el);
+    // The previous result (and the app frame inside it) stays in the page, parked, until its app
+    // has had ui/resource-teardown: a removed iframe cannot receive it. Then it is removed.
+    const previous = [...this.#resultSlot.children].filter((c) => !isParked(c));
+    this.#resultSlot.append(result.el);
+    for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "re-run");
     result.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
     this.#form?.setBusy(true);
     const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId });

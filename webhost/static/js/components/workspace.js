@@ -1,27 +1,43 @@
 // @ts-check
-// The main area: shows one open item (tool, resource, template, prompt, server details).
-// Tool views are cached per tool so their form values and last result survive switching.
+// The main area: shows one open item (tool, resource, template, prompt, server details, the audit
+// log, the apps overview).
+//
+// Tool views are kept per tool, and they stay IN THE DOCUMENT when you look at something else:
+// a detached iframe loses its browsing context, so detaching a tool view would kill its MCP App
+// ("closed (removed from the page)"). Instead the views you switched away from are parked
+// (../park.js): invisible, inert, and with their automation attributes renamed, so
+// [data-testid="tool-result"], [data-testid="call-tool"], [name=ARG] and iframe[data-app-frame]
+// resolve to the visible open tool only. A tool view leaves the document only when it is closed
+// (its Close button) or its server is removed, and only after webhostApps.release() tore its apps down.
 
-import { h, replaceChildren } from "../html.js";
+import { h } from "../html.js";
+import { park, unpark, isParked, releaseThenRemove } from "../park.js";
 import { ToolView } from "./tool-view.js";
 import { resourceView, templateView } from "./resource-view.js";
 import { promptView } from "./prompt-view.js";
 import { ServerDetails } from "./server-details.js";
+import { AuditView } from "./audit-view.js";
+import { AppsView } from "./apps-view.js";
 
 /**
  * @typedef {object} WorkspaceContext
  * @property {import("../rpc.js").RpcClient} rpc
  * @property {Map<string, import("./call-result.js").CallResult>} calls
  * @property {(name: string) => import("./server-card.js").ServerCard | undefined} card
+ * @property {() => import("./server-card.js").ServerCard[]} cards every configured server, in order
  * @property {(server: string | null, kind: string | null, key: string | null) => void} onActive
  */
+
+/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps"} ViewKind */
 
 export class Workspace {
   #ctx;
   /** @type {Map<string, ToolView>} */
   #tools = new Map();
-  /** @type {{kind: string, server: string, key: string, view?: any} | null} */
+  /** @type {{kind: ViewKind | "welcome", server: string, key: string, view?: any} | null} */
   #open = null;
+  /** The shown non-tool item (welcome, resource, prompt, …): replaced on every open. @type {{el: HTMLElement, view?: any} | null} */
+  #other = null;
   el = h("div", { class: "workspace-inner" });
 
   /** @param {WorkspaceContext} ctx */
@@ -33,15 +49,15 @@ export class Workspace {
   }
 
   showWelcome() {
-    this.#open = null;
-    this.#ctx.onActive(null, null, null);
-    replaceChildren(this.el, h("div", { class: "welcome" },
+    this.#show(h("div", { class: "welcome" },
       h("h2", { text: "Welcome to webhost" }),
       h("p", { class: "muted", text: "Pick a tool, resource or prompt from a server on the left. Calls, server requests and everything on the wire show up in the activity log below." })));
+    this.#open = null;
+    this.#ctx.onActive(null, null, null);
   }
 
   /**
-   * @param {"tool" | "resource" | "template" | "prompt" | "server"} kind
+   * @param {ViewKind} kind
    * @param {string} server @param {any} [item]
    */
   open(kind, server, item) {
@@ -49,6 +65,7 @@ export class Workspace {
     /** @type {HTMLElement} */
     let el;
     let key = "";
+    /** @type {any} */
     let view = null;
     if (kind === "tool") {
       key = String(item.name);
@@ -56,7 +73,10 @@ export class Workspace {
       let tv = this.#tools.get(id);
       if (tv) tv.update(item);
       else {
-        tv = new ToolView(server, item, { rpc: ctx.rpc, calls: ctx.calls, readResource: this.readResource });
+        tv = new ToolView(server, item, {
+          rpc: ctx.rpc, calls: ctx.calls, readResource: this.readResource,
+          close: () => { void this.closeTool(server, key); },
+        });
         this.#tools.set(id, tv);
       }
       el = tv.el;
@@ -71,15 +91,25 @@ export class Workspace {
     } else if (kind === "prompt") {
       key = String(item.name);
       el = promptView(server, item, { rpc: ctx.rpc, readResource: this.readResource });
+    } else if (kind === "audit") {
+      view = new AuditView(ctx.rpc, () => ctx.cards().map((c) => c.name));
+      el = view.el;
+    } else if (kind === "apps") {
+      view = new AppsView({
+        cards: ctx.cards,
+        openTool: (/** @type {string} */ s, /** @type {any} */ tool) => this.open("tool", s, tool),
+        showApp: (/** @type {any} */ app) => this.showApp(app),
+      });
+      el = view.el;
     } else {
       const card = ctx.card(server);
       if (!card) return;
       view = new ServerDetails(card);
       el = view.el;
     }
+    this.#show(el, kind === "tool" ? undefined : view);
     this.#open = { kind, server, key, view };
-    replaceChildren(this.el, el);
-    ctx.onActive(server, kind, key);
+    ctx.onActive(kind === "audit" || kind === "apps" ? null : server, kind, key);
     this.el.parentElement?.scrollTo({ top: 0 });
     // Stacked layout: the sidebar sits above the workspace, so bring the opened item into view.
     if (matchMedia("(max-width: 900px)").matches) this.el.scrollIntoView({ block: "start" });
@@ -90,9 +120,42 @@ export class Workspace {
     }
   }
 
+  /**
+   * Show `el`: park every other tool view, drop the previous non-tool item.
+   * @param {HTMLElement} el @param {any} [view] a non-tool view (disposed when replaced)
+   */
+  #show(el, view) {
+    for (const tv of this.#tools.values()) if (tv.el !== el && !isParked(tv.el)) parkToolView(tv.el);
+    if (this.#other && this.#other.el !== el) {
+      this.#other.view?.dispose?.();
+      this.#other.el.remove();
+      this.#other = null;
+    }
+    const isTool = [...this.#tools.values()].some((tv) => tv.el === el);
+    if (!isTool) this.#other = { el, view };
+    if (el.parentNode !== this.el) this.el.append(el);
+    unpark(el);
+  }
+
+  /**
+   * Bring an open app into view: its tool view is shown first when it lives in a parked one.
+   * @param {{element: HTMLElement, focus: () => void}} app an AppHandle from webhostApps.list()
+   */
+  showApp(app) {
+    for (const [id, tv] of this.#tools) {
+      if (tv.el.contains(app.element)) {
+        const [server] = id.split("\n");
+        this.open("tool", server, tv.tool);
+        break;
+      }
+    }
+    app.focus();
+  }
+
   /** A server's state or lists changed. @param {import("./server-card.js").ServerCard} card */
   cardChanged(card) {
     const open = this.#open;
+    if (open?.kind === "apps") open.view.refresh();
     if (!open || open.server !== card.name) return;
     if (open.kind === "server") open.view.refresh();
     if (open.kind === "tool") {
@@ -107,9 +170,42 @@ export class Workspace {
     if (open?.kind === "resource" && open.server === p.server && open.key === p.uri) open.view.reload();
   }
 
+  /**
+   * Close a tool view for good: its apps get ui/resource-teardown, then it leaves the page.
+   * @param {string} server @param {string} tool
+   */
+  async closeTool(server, tool) {
+    const id = `${server}\n${tool}`;
+    const tv = this.#tools.get(id);
+    if (!tv) return;
+    this.#tools.delete(id);
+    if (this.#open?.kind === "tool" && this.#open.view === tv) this.showWelcome();
+    await releaseThenRemove(tv.el, "the tool view was closed");
+  }
+
   /** @param {string} server */
   forgetServer(server) {
-    for (const id of [...this.#tools.keys()]) if (id.startsWith(`${server}\n`)) this.#tools.delete(id);
     if (this.#open?.server === server) this.showWelcome();
+    for (const [id, tv] of [...this.#tools]) {
+      if (!id.startsWith(`${server}\n`)) continue;
+      this.#tools.delete(id);
+      void releaseThenRemove(tv.el, "the server was removed");
+    }
   }
+}
+
+/**
+ * Park a tool view; an app of it shown fullscreen or picture-in-picture goes back inline first
+ * (a parked view is invisible and inert, its overlay would be too).
+ * @param {HTMLElement} el
+ */
+function parkToolView(el) {
+  const apps = /** @type {any} */ (window).webhostApps;
+  const open = typeof apps?.list === "function" ? apps.list() : [];
+  for (const app of open) {
+    if (app.displayMode !== "inline" && el.contains(app.element)) {
+      try { app.setDisplayMode("inline"); } catch (err) { console.warn("webhost: could not bring the app back inline", err); }
+    }
+  }
+  park(el);
 }
