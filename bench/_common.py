@@ -42,8 +42,15 @@ Timed = Callable[[], Awaitable[None]]
 # ---- command line ---------------------------------------------------------------------------------------
 
 
-def parse_args(description: str, argv: Sequence[str] | None = None) -> argparse.Namespace:
+def parse_args(
+    description: str,
+    argv: Sequence[str] | None = None,
+    *,
+    extra: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
+    if extra is not None:
+        extra(parser)
     parser.add_argument("--quick", action="store_true", help="a short run (~10 s) with fewer iterations")
     parser.add_argument("--iterations", type=int, default=None, metavar="N",
                         help="timed iterations per side for every row (default: per row, see the table)")

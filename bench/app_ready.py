@@ -61,7 +61,7 @@ from mcp.server import MCPServer
 from mcp.server.apps import Apps
 
 URI = "ui://bench/padded.html"
-rows = [{"i": i, "s": "row %%05d of the padding that makes this app weigh about 400 KB" %% i} for i in range(4600)]
+rows = [{"i": i, "s": "row %%05d of the padding that makes this app weigh about 400 KB" %% i} for i in range(4720)]
 HTML = """<!doctype html><html><head><meta charset="utf-8"><title>padded</title></head><body>
 <p>Server Time: <code id="t">…</code></p><script>
 const DATA = """ + json.dumps(rows) + """;
@@ -102,15 +102,25 @@ WEBHOST_ONCE = """async () => {
   const ready = new Promise((resolve, reject) => {
     const observer = new MutationObserver(() => {
       const frame = document.querySelector("iframe[data-app-frame]");
-      if (frame && frame.dataset.appStatus === "ready") { observer.disconnect(); resolve([performance.now() - t0, frame.dataset.frameId]); }
-      if (frame && frame.dataset.appStatus === "error") { observer.disconnect(); reject(new Error("app error")); }
+      const status = frame ? frame.dataset.appStatus : "";
+      if (status === "ready") {
+        observer.disconnect();
+        resolve([performance.now() - t0, frame.dataset.frameId]);
+      } else if (status === "error") {
+        observer.disconnect();
+        reject(new Error("app error"));
+      }
     });
-    observer.observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-app-status"]});
+    observer.observe(document.body,
+      {subtree: true, childList: true, attributes: true, attributeFilter: ["data-app-status"]});
   });
   button.click();
   const [ms, frameId] = await ready;
   const trace = window.webhostApps.debug.trace(frameId);
-  const at = (dir, method) => { const t = trace.find((x) => x.dir === dir && x.msg.method === method); return t ? t.ts : NaN; };
+  const at = (dir, method) => {
+    const t = trace.find((x) => x.dir === dir && x.msg.method === method);
+    return t ? t.ts : NaN;
+  };
   const proxyReady = at("in", "ui/notifications/sandbox-proxy-ready");
   const initialize = at("in", "ui/initialize");
   const initialized = at("in", "ui/notifications/initialized");
@@ -192,6 +202,8 @@ def webhost_page(browser: Browser, base_url: str, token: str, server: str) -> Pa
 
 
 def webhost_once(page: Page) -> dict[str, Any]:
+    # A fresh activity log each time (untimed): a long one slows the page down (see bench/README.md).
+    page.evaluate("() => document.querySelector('[data-testid=activity-log] [data-action=clear-log]').click()")
     outcome: dict[str, Any] = page.evaluate(WEBHOST_ONCE)
     # Let the call finish (the form is busy until then), then close the App and wait for its frame to go.
     page.locator('[data-testid="tool-result"][data-status="ok"]').wait_for()
@@ -202,8 +214,9 @@ def webhost_once(page: Page) -> dict[str, Any]:
 
 def baseline_page(browser: Browser, html: str) -> Page:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.route("http://baseline.localhost/", lambda route: route.fulfill(
-        status=200, content_type="text/html", body="<!doctype html><html><head><title>baseline</title></head><body></body></html>"))
+    body = "<!doctype html><html><head><title>baseline</title></head><body></body></html>"
+    context.route("http://baseline.localhost/",
+                  lambda route: route.fulfill(status=200, content_type="text/html", body=body))
     page = context.new_page()
     page.set_default_timeout(60_000)
     page.goto("http://baseline.localhost/")
@@ -236,8 +249,8 @@ def main() -> int:
                 page = webhost_page(browser, host.base_url, host.token, "app")
                 if not html:
                     html = page.evaluate(
-                        "() => window.webhost.rpc.request('apps/open', {server: 'app', tool: 'get-time'})"
-                        ".then((d) => { window.webhost.rpc.request('apps/close', {frameId: d.frameId}); return d.html; })"
+                        "() => window.webhost.rpc.request('apps/open', {server: 'app', tool: 'get-time'}).then((d) => "
+                        "{ window.webhost.rpc.request('apps/close', {frameId: d.frameId}); return d.html; })"
                     )
                     label = f"generated stand-in App ({len(html.encode()):,} bytes), stdio"
                 base = baseline_page(browser, html)

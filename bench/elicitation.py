@@ -13,7 +13,8 @@ modern (2026-07-28: the question is an `InputRequiredResult`, the answer goes ba
 `tools/call`) and legacy (`--legacy` server flag; 2025-11-25: a server→client `elicitation/create` inside
 the open call). Interleaved ABBA after a warm-up, in the same run.
 
-    .venv/bin/python bench/elicitation.py [--quick] [--iterations N] [--warmup N] [--profile-webhost FILE]
+    .venv/bin/python bench/elicitation.py [--quick] [--iterations N] [--warmup N] [--no-ws-compression]
+                                          [--profile-webhost FILE]
 """
 
 from __future__ import annotations

@@ -5,14 +5,18 @@ webhost path: WebSocket client (this process) → webhost (`webhost serve`, a su
 Both sides run in the same run, interleaved ABBA after a warm-up, on the same era (2026-07-28: both
 clients use `mode="auto"` against the dual-era server).
 
-Rows: `echo` with a short text, and `big` returning ~1 MB of text. A last line times `session/info`, a
-webhost request that touches no MCP server: the floor of the WebSocket hop alone.
+Rows: `echo` with a short text, and `big` returning ~1 MB of text (`--big-bytes N`). basic.py's tools have an
+output schema, so the text comes back twice, as a text block and as `structuredContent.result`: about 2 MB
+of JSON per result. A last line times `session/info`, a webhost request that touches no MCP server: the
+floor of the WebSocket hop alone.
 
-    .venv/bin/python bench/tool_call.py [--quick] [--iterations N] [--warmup N] [--profile-webhost FILE]
+    .venv/bin/python bench/tool_call.py [--quick] [--iterations N] [--warmup N] [--big-bytes N]
+                                        [--no-ws-compression] [--profile-webhost FILE]
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -40,13 +44,21 @@ from _common import (
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-BIG_BYTES = 1_000_000
 ECHO_TEXT = "hello, webhost"
-# (row name, tool, arguments, expected text length or None, default iterations, --quick iterations)
-CASES: list[tuple[str, str, dict[str, object], int | None, int, int]] = [
-    ("echo", "echo", {"text": ECHO_TEXT}, len(ECHO_TEXT), 1500, 300),
-    ("big (1 MB)", "big", {"size_bytes": BIG_BYTES}, None, 300, 40),
-]
+
+
+def cases(big_bytes: int) -> list[tuple[str, str, dict[str, object], int, int, int]]:
+    """(row name, tool, arguments, expected text length, default iterations, --quick iterations)"""
+    big_name = f"big ({big_bytes / 1e6:g} MB text)"
+    return [
+        ("echo", "echo", {"text": ECHO_TEXT}, len(ECHO_TEXT), 1500, 300),
+        (big_name, "big", {"size_bytes": big_bytes}, big_bytes, 300, 40),
+    ]
+
+
+def add_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--big-bytes", type=int, default=1_000_000, metavar="N",
+                        help="text size of the big row (default 1000000; the JSON result is about twice that)")
 
 
 def _text_length(content: list[dict[str, object]]) -> int:
@@ -54,7 +66,7 @@ def _text_length(content: list[dict[str, object]]) -> int:
 
 
 async def main() -> int:
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "tool_call")
+    args = parse_args(__doc__.splitlines()[0] if __doc__ else "tool_call", extra=add_args)
     print(f"tool_call: {environment()}")
     rows: list[Row] = []
     params = StdioServerParameters(command=PYTHON, args=[str(SERVERS / "basic.py")])
@@ -66,24 +78,23 @@ async def main() -> int:
             await ws.request("tools/list", {"server": "basic"})
             calls = 0
 
-            for name, tool, arguments, expected, default_n, quick_n in CASES:
+            for name, tool, arguments, expected, default_n, quick_n in cases(args.big_bytes):
 
                 async def via_direct(tool: str = tool, arguments: dict[str, object] = arguments,
-                                     expected: int | None = expected) -> None:
+                                     expected: int = expected) -> None:
                     result = await direct.call_tool(tool, arguments)
-                    text = "".join(b.text for b in result.content if isinstance(b, TextContent))
-                    if result.is_error or (expected is not None and len(text) != expected) or not text:
-                        raise RuntimeError(f"direct {tool} failed: {result}")
+                    length = sum(len(b.text) for b in result.content if isinstance(b, TextContent))
+                    if result.is_error or length != expected:
+                        raise RuntimeError(f"direct {tool} failed: {str(result)[:300]}")
 
                 async def via_webhost(tool: str = tool, arguments: dict[str, object] = arguments,
-                                      expected: int | None = expected) -> None:
+                                      expected: int = expected) -> None:
                     nonlocal calls
                     calls += 1
                     result = await ws.request("tools/call", {"server": "basic", "name": tool,
                                                              "arguments": arguments, "callId": f"c{calls}"})
-                    length = _text_length(result["content"])
-                    if result.get("isError") or (expected is not None and length != expected) or not length:
-                        raise RuntimeError(f"webhost {tool} failed: {result}")
+                    if result.get("isError") or _text_length(result["content"]) != expected:
+                        raise RuntimeError(f"webhost {tool} failed: {str(result)[:300]}")
 
                 n = iterations_for(args, default_n, quick_n)
                 meter = Meter(host, ws)
