@@ -60,8 +60,8 @@ def parse_args(
                         help="do not offer permessage-deflate on the WebSocket (browsers always offer it)")
     parser.add_argument("--profile-webhost", type=Path, default=None, metavar="FILE",
                         help="run webhost under cProfile (CPU-time clock), write the stats to FILE and print "
-                             "where its CPU goes (the profiler slows webhost several times: the ratios of such a "
-                             "run are not figures)")
+                             "where its CPU goes (the profiler slows webhost 4-5 times: the ratios of such a run "
+                             "are not figures)")
     args = parser.parse_args(argv)
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
@@ -324,10 +324,18 @@ def stdio_entry(script: str, *args: str) -> dict[str, Any]:
 
 # `python -m webhost` under cProfile with a CPU-time clock: on a loaded 2-core machine a wall-clock profile
 # charges whatever runs while webhost is descheduled (the page, the server) to the call that was running.
+# SIGUSR1 (`reset_profile`) drops what was collected so far: startup (imports, pydantic schemas) and connecting.
 PROFILE_LAUNCHER = """
-import cProfile, runpy, sys, time
+import cProfile, runpy, signal, sys, time
 out = sys.argv.pop(1)
 profiler = cProfile.Profile(time.process_time)
+
+def reset(signum, frame):
+    profiler.disable()
+    profiler.clear()
+    profiler.enable()
+
+signal.signal(signal.SIGUSR1, reset)
 profiler.enable()
 try:
     runpy.run_module("webhost", run_name="__main__", alter_sys=True)
@@ -352,6 +360,7 @@ class Webhost:
     port: int
     token: str
     log_path: Path
+    profile: Path | None = None
 
     @property
     def base_url(self) -> str:
@@ -378,7 +387,7 @@ def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iter
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(args, cwd=ROOT, env={**os.environ, "WEBHOST_TOKEN": token},
                                     stdout=log, stderr=subprocess.STDOUT)
-        host = Webhost(proc, port, token, log_path)
+        host = Webhost(proc, port, token, log_path, profile)
         try:
             _wait_healthy(host)
             yield host
@@ -393,6 +402,12 @@ def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iter
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait(timeout=5)
+
+
+def reset_profile(host: Webhost) -> None:
+    """When webhost runs under the profiler, drop what it has collected so far (call once set up)."""
+    if host.profile is not None and host.proc.poll() is None:
+        host.proc.send_signal(signal.SIGUSR1)
 
 
 def _wait_healthy(host: Webhost, timeout: float = 30.0) -> None:

@@ -41,6 +41,7 @@ from _common import (
     parse_args,
     print_profile,
     print_table,
+    reset_profile,
     run_webhost,
     stdio_entry,
 )
@@ -86,6 +87,9 @@ async def main() -> int:
     servers = {server: stdio_entry("elicit", *flags) for _, server, flags, _, _ in ERAS}
     with run_webhost(servers, profile=args.profile_webhost) as host:
         async with connect(host, compression=not args.no_ws_compression) as ws:
+            for _, server, _, _, _ in ERAS:
+                await ws.wait_connected(server)
+            reset_profile(host)
             calls = 0
             for name, server, flags, default_n, quick_n in ERAS:
                 state = await ws.wait_connected(server)

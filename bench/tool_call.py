@@ -5,20 +5,24 @@ webhost path: WebSocket client (this process) → webhost (`webhost serve`, a su
 Both sides run in the same run, interleaved ABBA after a warm-up, on the same era (2026-07-28: both
 clients use `mode="auto"` against the dual-era server).
 
-Rows: `echo` with a short text, and `big` returning ~1 MB of text (`--big-bytes N`). basic.py's tools have an
-output schema, so the text comes back twice, as a text block and as `structuredContent.result`: about 2 MB
-of JSON per result. A last line times `session/info`, a webhost request that touches no MCP server: the
-floor of the WebSocket hop alone.
+Rows: `echo` with a short text; `big` returning ~1 MB of text (`--big-bytes N`; basic.py's `big` has an output
+schema, so the text comes back twice, as a text block and as `structuredContent.result`: about 2 MB of JSON,
+very repetitive, so it compresses ~500:1); `binary` with an image of 750 kB of random bytes (about 1 MB of
+base64 that does not compress). A last line times `session/info`, a webhost request that touches no MCP
+server: the floor of the WebSocket hop alone.
 
     .venv/bin/python bench/tool_call.py [--quick] [--iterations N] [--warmup N] [--big-bytes N]
-                                        [--no-ws-compression] [--profile-webhost FILE]
+                                        [--direct-transport sdk|webhost] [--no-ws-compression]
+                                        [--profile-webhost FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -37,32 +41,53 @@ from _common import (
     parse_args,
     print_profile,
     print_table,
+    reset_profile,
     run_webhost,
     stdio_entry,
     timed,
 )
 from mcp import Client, StdioServerParameters
-from mcp.types import TextContent
+from mcp.types import ImageContent, TextContent
 
 ECHO_TEXT = "hello, webhost"
+IMAGE_BYTES = 750_000  # random bytes: about 1 MB of base64 that permessage-deflate cannot shrink much
 
 
 def cases(big_bytes: int) -> list[tuple[str, str, dict[str, object], int, int, int]]:
-    """(row name, tool, arguments, expected text length, default iterations, --quick iterations)"""
-    big_name = f"big ({big_bytes / 1e6:g} MB text)"
+    """(row name, tool, arguments, expected payload length, default iterations, --quick iterations)
+
+    The payload length is what `payload_length` counts in the result: text blocks' text and image blocks' data.
+    """
+    image_text = f"{IMAGE_BYTES} image bytes, 256 blob bytes"
     return [
         ("echo", "echo", {"text": ECHO_TEXT}, len(ECHO_TEXT), 1500, 300),
-        (big_name, "big", {"size_bytes": big_bytes}, big_bytes, 300, 40),
+        (f"big ({big_bytes / 1e6:g} MB text)", "big", {"size_bytes": big_bytes}, big_bytes, 300, 40),
+        ("image (1 MB base64)", "binary", {"image_bytes": IMAGE_BYTES},
+         4 * math.ceil(IMAGE_BYTES / 3) + len(image_text), 300, 40),
     ]
 
 
 def add_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--big-bytes", type=int, default=1_000_000, metavar="N",
                         help="text size of the big row (default 1000000; the JSON result is about twice that)")
+    parser.add_argument("--direct-transport", choices=["sdk", "webhost"], default="sdk",
+                        help="the direct client's stdio transport: the SDK's stdio_client (default), or webhost's "
+                             "own (webhost.upstream.stdio), to leave the transport out of the comparison")
 
 
-def _text_length(content: list[dict[str, object]]) -> int:
-    return sum(len(str(block.get("text", ""))) for block in content)
+def direct_target(kind: str, params: StdioServerParameters) -> Any:
+    """What the direct `Client` connects through: the server parameters (the SDK spawns it) or webhost's transport."""
+    if kind == "sdk":
+        return params
+    from webhost.upstream.stdio import stdio_transport
+
+    return stdio_transport(params)
+
+
+def payload_length(content: list[dict[str, object]]) -> int:
+    """Characters of text blocks' `text` and image blocks' `data` (the wire form, as the page gets it)."""
+    return sum(len(str(block.get("text") or block.get("data") or "")) for block in content
+               if block.get("type") in ("text", "image"))
 
 
 async def main() -> int:
@@ -71,11 +96,14 @@ async def main() -> int:
     rows: list[Row] = []
     params = StdioServerParameters(command=PYTHON, args=[str(SERVERS / "basic.py")])
     with run_webhost({"basic": stdio_entry("basic")}, profile=args.profile_webhost) as host:
-        async with Client(params) as direct, connect(host, compression=not args.no_ws_compression) as ws:
+        direct_client = Client(direct_target(args.direct_transport, params))
+        async with direct_client as direct, connect(host, compression=not args.no_ws_compression) as ws:
             state = await ws.wait_connected("basic")
-            print(f"era: direct {direct.protocol_version}, webhost {state['protocolVersion']}")
+            print(f"era: direct {direct.protocol_version}, webhost {state['protocolVersion']}; "
+                  f"direct stdio transport: {args.direct_transport}")
             await direct.list_tools()
             await ws.request("tools/list", {"server": "basic"})
+            reset_profile(host)
             calls = 0
 
             for name, tool, arguments, expected, default_n, quick_n in cases(args.big_bytes):
@@ -83,7 +111,8 @@ async def main() -> int:
                 async def via_direct(tool: str = tool, arguments: dict[str, object] = arguments,
                                      expected: int = expected) -> None:
                     result = await direct.call_tool(tool, arguments)
-                    length = sum(len(b.text) for b in result.content if isinstance(b, TextContent))
+                    length = sum(len(b.text) if isinstance(b, TextContent) else len(b.data)
+                                 for b in result.content if isinstance(b, TextContent | ImageContent))
                     if result.is_error or length != expected:
                         raise RuntimeError(f"direct {tool} failed: {str(result)[:300]}")
 
@@ -93,7 +122,7 @@ async def main() -> int:
                     calls += 1
                     result = await ws.request("tools/call", {"server": "basic", "name": tool,
                                                              "arguments": arguments, "callId": f"c{calls}"})
-                    if result.get("isError") or _text_length(result["content"]) != expected:
+                    if result.get("isError") or payload_length(result["content"]) != expected:
                         raise RuntimeError(f"webhost {tool} failed: {str(result)[:300]}")
 
                 n = iterations_for(args, default_n, quick_n)

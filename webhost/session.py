@@ -219,17 +219,35 @@ def _short(value: object, limit: int = 200) -> str:
 
 
 def _clip(data: object) -> object:
+    """Small data as is; large data as a preview, without encoding a multi-megabyte result twice."""
     if data is None:
         return None
-    import json
-
-    try:
-        text = json.dumps(data)
-    except (TypeError, ValueError):
-        return {"repr": _short(data, 2000)}
-    if len(text) <= MAX_ACTIVITY_DATA:
+    if _size_at_most(data, MAX_ACTIVITY_DATA):
         return data
-    return {"truncated": True, "size": len(text), "preview": text[:2000]}
+    preview = _short(data, 2000)
+    return {"truncated": True, "preview": preview}
+
+
+def _size_at_most(value: object, budget: int) -> bool:
+    """Whether a JSON value's encoded size is (roughly) within budget; stops walking once over it."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            budget -= len(item) + 2
+        elif isinstance(item, dict):
+            budget -= 2 + 4 * len(item)
+            for key, child in item.items():
+                budget -= len(str(key))
+                stack.append(child)
+        elif isinstance(item, list | tuple):
+            budget -= 2 + len(item)
+            stack.extend(item)
+        else:
+            budget -= 8
+        if budget < 0:
+            return False
+    return True
 
 
 __all__ = ["BrowserSession", "ElicitRequestFormParams"]

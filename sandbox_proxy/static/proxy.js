@@ -173,8 +173,22 @@
 
   function fromApp(msg) {
     // Reserved sandbox methods never come from the App (spec: forward only non-sandbox methods).
-    if (typeof msg.method === "string" && msg.method.indexOf(RESERVED_PREFIX) === 0) return;
+    // The forged message itself is dropped; the host is told that one was (advisory, rate-limited).
+    if (typeof msg.method === "string" && msg.method.indexOf(RESERVED_PREFIX) === 0) {
+      reportDropped(msg.method);
+      return;
+    }
     window.parent.postMessage(msg, HOST_ORIGIN);
+  }
+
+  function reportDropped(method) {
+    if (violations >= MAX_VIOLATION_REPORTS) return;
+    violations += 1;
+    window.parent.postMessage({
+      jsonrpc: "2.0",
+      method: "ui/notifications/sandbox-dropped",
+      params: { method: String(method).slice(0, 200) }
+    }, HOST_ORIGIN);
   }
 
   window.addEventListener("message", function (event) {

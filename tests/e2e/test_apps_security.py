@@ -472,24 +472,60 @@ def test_requests_before_initialize_are_logged_and_harmless(app_page: Page, host
     assert audit(host, kind="app.message", frame=frame_id)
 
 
+# Page-side probe for the flood test: calls basic's echo in a loop and measures the page's event-loop lag.
+FLOOD_PROBE = """() => {
+  const probe = {calls: [], lag: 0, stop: false};
+  window.floodProbe = probe;
+  let last = performance.now();
+  const tick = setInterval(() => {
+    const now = performance.now();
+    probe.lag = Math.max(probe.lag, now - last - 50);
+    last = now;
+  }, 50);
+  (async () => {
+    for (let i = 0; !probe.stop; i++) {
+      const text = "during the flood " + i;
+      const started = performance.now();
+      try {
+        const result = await window.webhost.rpc.request("tools/call",
+          {server: "basic", name: "echo", arguments: {text}, callId: "flood-probe-" + i});
+        probe.calls.push({ok: result.content[0].text === text, ms: performance.now() - started});
+      } catch (error) {
+        probe.calls.push({ok: false, ms: performance.now() - started, error: String(error)});
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    clearInterval(tick);
+  })();
+}"""
+
+
 def test_flood_keeps_the_page_responsive_and_is_reported(app_page: Page, host: Webhost) -> None:
     page = app_page
+    # Calls on another server run the whole time, from before the flood until the app is done.
+    page.evaluate(FLOOD_PROBE)
     frame_id = call_tool(page, "apps", "hostile_flood", {"count": 10000})
     inner(page, frame_id).locator("#log").get_by_text("sent 10000").wait_for(timeout=30_000)
+    calls_at_burst = page.evaluate("() => window.floodProbe.calls.length")
     # While the app's requests are still being dropped and timing out, another server's tool works.
     started = time.monotonic()
     result = page.evaluate(
         "() => window.webhost.rpc.request('tools/call', {server: 'basic', name: 'echo', "
-        "arguments: {text: 'during the flood'}, callId: 'flood-probe'})"
+        "arguments: {text: 'right after the burst'}, callId: 'flood-probe'})"
     )
     elapsed = time.monotonic() - started
-    assert result["content"][0]["text"] == "during the flood"
+    assert result["content"][0]["text"] == "right after the burst"
     assert elapsed < 8.0, elapsed
     assert "ping replies" not in (inner(page, frame_id).locator("#log").text_content() or "")  # still flooding
     log = app_log(page, frame_id, timeout=45)
     replies = re.search(r"ping replies (\d+), errors or timeouts (\d+)", log)
     assert replies and int(replies.group(2)) > 0  # the excess was dropped
     assert "still responsive: ok {}" in log
+    probe = page.evaluate("() => { window.floodProbe.stop = true; return window.floodProbe; }")
+    assert len(probe["calls"]) > calls_at_burst >= 1, probe["calls"]
+    assert all(c["ok"] for c in probe["calls"]), [c for c in probe["calls"] if not c["ok"]]
+    assert max(c["ms"] for c in probe["calls"]) < 8000, probe["calls"]
+    assert probe["lag"] < 3000, probe["lag"]  # the page's event loop never froze
     violations = wait_until(lambda: audit(host, kind="app.violation", frame=frame_id), message="flood audited")
     assert any("messages per second" in v["summary"] for v in violations)
     assert len(violations) < 30  # counted and summarised, not one row per message
@@ -675,7 +711,12 @@ def test_ask_policy_deny_then_allow(app_page: Page, host: Webhost) -> None:
     assert decisions == ["allow", "deny"]
     calls = [e["decision"] for e in audit(host, kind="app.tools/call", frame=frame_id)]
     assert calls == ["allowed", "denied"]
-    # The person's own call of the same tool is not an app call: no approval.
+    # The person's own call of the same tool is not an app call: no approval asked.
+    result = page.evaluate(
+        "() => window.webhost.rpc.request('tools/call', {server: 'asker', name: 'echo_app', "
+        "arguments: {text: 'from the person'}, callId: 'person-call'})"
+    )
+    assert result["content"][0]["text"] == "echo_app: from the person"
     assert page.locator("[data-approval]").count() == 0
 
 

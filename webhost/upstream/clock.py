@@ -8,12 +8,17 @@ import anyio
 
 
 class HumanClock:
-    """Tracks the intervals during which a person is answering an input request on one connection."""
+    """Tracks how long a person has been answering input requests on one connection, in O(1).
+
+    `total()` is the human time accumulated so far (finished answers plus the one in progress);
+    a request notes it when it starts, and the difference later is the human time it must not
+    count against its timeout.
+    """
 
     def __init__(self) -> None:
         self._waiting = 0
         self._busy_since: float | None = None
-        self._intervals: list[tuple[float, float]] = []
+        self._finished = 0.0
 
     def begin(self) -> None:
         if self._waiting == 0:
@@ -23,31 +28,27 @@ class HumanClock:
     def end(self) -> None:
         self._waiting = max(0, self._waiting - 1)
         if self._waiting == 0 and self._busy_since is not None:
-            self._intervals.append((self._busy_since, time.monotonic()))
+            self._finished += time.monotonic() - self._busy_since
             self._busy_since = None
-            # Keep only recent history: no request outlives a day.
-            cutoff = time.monotonic() - 86400
-            self._intervals = [i for i in self._intervals if i[1] > cutoff]
 
     @property
     def waiting(self) -> bool:
         return self._waiting > 0
 
-    def human_time_since(self, start: float, now: float | None = None) -> float:
+    def total(self, now: float | None = None) -> float:
         now = time.monotonic() if now is None else now
-        total = sum(max(0.0, min(end, now) - max(begin, start)) for begin, end in self._intervals)
-        if self._busy_since is not None:
-            total += max(0.0, now - max(self._busy_since, start))
-        return total
+        return self._finished + (now - self._busy_since if self._busy_since is not None else 0.0)
 
-    def machine_time_since(self, start: float) -> float:
+    def machine_time_since(self, start: float, mark: float) -> float:
+        """Wall time since `start` minus the human time since `mark` (`total()` taken at `start`)."""
         now = time.monotonic()
-        return (now - start) - self.human_time_since(start, now)
+        return (now - start) - (self.total(now) - mark)
 
-    async def wait_machine_time(self, start: float, budget: float) -> None:
-        """Return once `budget` seconds of machine time (human time excluded) have passed since `start`."""
+    async def wait_machine_time(self, budget: float) -> None:
+        """Return once `budget` seconds of machine time (human time excluded) have passed from now."""
+        start, mark = time.monotonic(), self.total()
         while True:
-            remaining = budget - self.machine_time_since(start)
+            remaining = budget - self.machine_time_since(start, mark)
             if remaining <= 0 and not self.waiting:
                 return
             await anyio.sleep(1.0 if self.waiting else min(max(remaining, 0.01), 1.0))

@@ -299,7 +299,7 @@ class Connection:
 
                 tg.start_soon(run)
                 if timeout is not None:
-                    await self.human_clock.wait_machine_time(started, timeout)
+                    await self.human_clock.wait_machine_time(timeout)
                     timed_out = True
                     tg.cancel_scope.cancel()
             if timed_out and not box:

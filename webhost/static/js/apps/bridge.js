@@ -17,6 +17,7 @@ export const PROTOCOL_VERSION = "2026-01-26";
 const PROXY_READY = new Set(["ui/notifications/sandbox-proxy-ready", "ui/sandbox-ready", "ui/notifications/sandbox-ready"]);
 const SIZE_CHANGED = new Set(["ui/notifications/size-changed", "ui/size-change", "ui/notifications/size-change"]);
 const CSP_VIOLATION = "ui/notifications/sandbox-csp-violation";
+const DROPPED = "ui/notifications/sandbox-dropped";
 /** App requests answered by the backend (docs/api.md `apps/request`). */
 const RELAYED = new Set(["tools/call", "resources/read", "resources/list", "resources/templates/list",
   "prompts/list", "ui/open-link", "ui/message", "ui/update-model-context"]);
@@ -432,6 +433,12 @@ export class AppBridge extends EventTarget {
       return;
     }
     if (method === CSP_VIOLATION) return this.#onCspViolation(params);
+    if (method === DROPPED) {
+      // The proxy dropped a reserved message the app sent; advisory (the app shares the proxy's realm).
+      const forged = String(params?.method ?? "?").slice(0, 200);
+      this.#violation("sandbox-message", `the app sent reserved ${forged} (dropped by the proxy)`, { method: forged });
+      return;
+    }
     if (method.startsWith("ui/notifications/sandbox-") || method.startsWith("ui/sandbox-")) {
       this.#violation("sandbox-message", `reserved sandbox message ${method} from the frame (dropped)`, { method });
       return;

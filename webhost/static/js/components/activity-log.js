@@ -1,11 +1,14 @@
 // @ts-check
 // The activity log: one [data-log-entry] per `activity` notification, filterable by server and
-// kind, capped in the DOM. Entry data is rendered only when expanded (it can be megabytes).
+// kind. The DOM keeps the newest DOM_CAP entries (a long list made every flush lay out again and
+// slowed every round trip of the page); the newest KEEP entries stay downloadable as JSON.
+// Entry data is rendered only when expanded (it can be large).
 
 import { h, prettyJson } from "../html.js";
 import { textView } from "./content-view.js";
 
-const CAP = 2000;
+const DOM_CAP = 500;
+const KEEP = 2000;
 const KINDS = ["request", "response", "error", "notification", "stderr", "status"];
 const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", local: "•" });
 
@@ -20,6 +23,8 @@ export class ActivityLog {
   #servers = new Set();
   /** @type {any[]} */
   #pending = [];
+  /** @type {any[]} */
+  #kept = [];
   #scheduled = false;
   #stick = true;
   #collapseBtn = h("button", { type: "button", class: "small ghost", "aria-expanded": "true", text: "Hide" });
@@ -28,6 +33,9 @@ export class ActivityLog {
   constructor() {
     const clear = h("button", { type: "button", class: "small ghost", text: "Clear", dataset: { action: "clear-log" } });
     clear.addEventListener("click", () => this.clear());
+    const download = h("button", { type: "button", class: "small ghost", text: "Download",
+      title: `Download the newest ${KEEP} entries as JSON`, dataset: { action: "download-log" } });
+    download.addEventListener("click", () => this.#download());
     for (const f of [this.#serverFilter, this.#kindFilter]) f.addEventListener("change", () => this.#applyFilters());
     this.#textFilter.addEventListener("input", () => this.#applyFilters());
     this.#list.append(this.#empty);
@@ -44,7 +52,7 @@ export class ActivityLog {
       h("div", { class: "log-toolbar" },
         h("h2", { class: "log-title" }, "Activity ", this.#count),
         this.#serverFilter, this.#kindFilter, this.#textFilter,
-        h("span", { class: "spacer" }), clear, this.#collapseBtn),
+        h("span", { class: "spacer" }), download, clear, this.#collapseBtn),
       this.#list);
   }
 
@@ -53,7 +61,9 @@ export class ActivityLog {
     if (!entry || typeof entry !== "object") return;
     // Batched per frame: a burst of thousands of entries must not force a layout each.
     this.#pending.push(entry);
-    if (this.#pending.length > CAP) this.#pending.splice(0, this.#pending.length - CAP);
+    this.#kept.push(entry);
+    if (this.#kept.length > KEEP) this.#kept.splice(0, this.#kept.length - KEEP);
+    if (this.#pending.length > DOM_CAP) this.#pending.splice(0, this.#pending.length - DOM_CAP);
     if (!this.#scheduled) {
       this.#scheduled = true;
       const flush = () => this.#flush();
@@ -71,10 +81,11 @@ export class ActivityLog {
     for (const entry of batch) frag.append(this.#render(entry));
     this.#empty.remove();
     this.#list.append(frag);
-    let extra = this.#list.childElementCount - CAP;
+    let extra = this.#list.childElementCount - DOM_CAP;
     while (extra-- > 0) this.#list.firstElementChild?.remove();
-    this.#count.textContent = String(this.#list.childElementCount);
-    if (this.#stick) this.#list.scrollTop = this.#list.scrollHeight;
+    this.#count.textContent = String(this.#kept.length);
+    // Only while the person follows the tail (and the log is shown): reading scrollHeight forces layout.
+    if (this.#stick && !this.el.classList.contains("collapsed")) this.#list.scrollTop = this.#list.scrollHeight;
   }
 
   /** @param {any} entry */
@@ -113,8 +124,19 @@ export class ActivityLog {
 
   clear() {
     this.#pending = [];
+    this.#kept = [];
     this.#list.replaceChildren(this.#empty);
     this.#count.textContent = "0";
+  }
+
+  #download() {
+    const blob = new Blob([JSON.stringify(this.#kept, null, 2)], { type: "application/json" });
+    const url = URL.createObjectURL(blob);
+    const link = h("a", { href: url, download: "webhost-activity.json" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
   }
 
   /** @param {HTMLElement} el */
