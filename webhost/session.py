@@ -224,8 +224,25 @@ def _clip(data: object) -> object:
         return None
     if _size_at_most(data, MAX_ACTIVITY_DATA):
         return data
-    preview = _short(data, 2000)
-    return {"truncated": True, "preview": preview}
+    return {"truncated": True, "preview": _trimmed(data)}
+
+
+def _trimmed(value: object, depth: int = 0) -> object:
+    """A small copy for display: long strings cut, long lists and deep nesting elided."""
+    if isinstance(value, str):
+        return value if len(value) <= 300 else value[:300] + f"… ({len(value)} characters)"
+    if depth > 6:
+        return "…"
+    if isinstance(value, dict):
+        items = list(value.items())
+        trimmed = {str(k): _trimmed(v, depth + 1) for k, v in items[:50]}
+        if len(items) > 50:
+            trimmed["…"] = f"{len(items) - 50} more keys"
+        return trimmed
+    if isinstance(value, list | tuple):
+        head = [_trimmed(v, depth + 1) for v in value[:20]]
+        return head + ([f"… {len(value) - 20} more items"] if len(value) > 20 else [])
+    return value
 
 
 def _size_at_most(value: object, budget: int) -> bool:
