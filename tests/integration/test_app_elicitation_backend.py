@@ -114,3 +114,15 @@ async def test_a_missing_app_resource_goes_straight_to_the_form_with_the_reason(
     await ws.request("elicitation/respond", {"id": request["id"], "action": "accept",
                                              "content": {"color": "#e11d48"}})
     assert await text(ws, pending) == "You picked Raspberry (#e11d48)."
+
+
+async def test_an_app_bound_to_a_request_cannot_rerun_the_operation_that_asked(ws: WsClient) -> None:
+    pending = pick(ws, "pick_color", "c7")
+    request = await ws.wait_notification("elicitation/request")
+    frame = request["app"]["frameId"]
+    with pytest.raises(RpcError) as refused:
+        await ws.request("apps/request", {"frameId": frame, "method": "tools/call",
+                                          "params": {"name": "pick_color", "arguments": {}}})
+    assert refused.value.code == -32003 and "cannot retry" in str(refused.value.message)
+    await ws.request("elicitation/respond", {"id": request["id"], "frameId": frame, "action": "cancel"})
+    assert await text(ws, pending) == "No colour picked (cancel)."
