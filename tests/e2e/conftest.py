@@ -50,13 +50,15 @@ def chromium_launch_kwargs(playwright: Playwright) -> dict[str, Any]:
                 "or set WEBHOST_CHROMIUM")
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: the sync API keeps an event loop running in this thread while it is
+# open, which would break every async test collected after tests/e2e.
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(headless=True, **chromium_launch_kwargs(playwright))
     yield browser
