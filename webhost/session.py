@@ -20,7 +20,6 @@ from mcp.client import ClientRequestContext
 from mcp.types import (
     CreateMessageRequestParams,
     CreateMessageResult,
-    ElicitRequestFormParams,
     ElicitRequestParams,
     ElicitResult,
     ErrorData,
@@ -33,7 +32,7 @@ from webhost.approvals import ApprovalBroker
 from webhost.apps.instances import AppInstance
 from webhost.elicitation import requests as input_requests
 from webhost.elicitation.broker import InputBroker, current_origin
-from webhost.errors import InvalidParams
+from webhost.errors import Cancelled, InvalidParams
 from webhost.upstream.connection import Connection
 
 if TYPE_CHECKING:
@@ -192,8 +191,6 @@ class BrowserSession:
             with anyio.CancelScope() as scope:
                 self.calls[call_id] = scope
                 return await run()
-            from webhost.errors import Cancelled
-
             raise Cancelled("the call was cancelled", {"callId": call_id})
         finally:
             self.calls.pop(call_id, None)
@@ -266,5 +263,3 @@ def _size_at_most(value: object, budget: int) -> bool:
             return False
     return True
 
-
-__all__ = ["BrowserSession", "ElicitRequestFormParams"]

@@ -127,15 +127,20 @@ async def read_resource(
     return to_wire(result)
 
 
-async def list_passthrough(
-    session: BrowserSession, instance: AppInstance, connection: Connection, params: dict[str, Any]
-) -> dict[str, Any]:
-    from webhost.methods import prompts, resources
+def _listing(method: str) -> Handler:
+    """Read-only listings of the frame's own server, answered as the page would get them."""
 
-    method = params["__method"]
-    target = {"resources/list": resources.list_resources, "resources/templates/list": resources.list_templates,
-              "prompts/list": prompts.list_prompts}[method]
-    return await target(session, {"server": instance.server})
+    async def handler(
+        session: BrowserSession, instance: AppInstance, connection: Connection, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        from webhost.methods import prompts, resources
+
+        target = {"resources/list": resources.list_resources, "resources/templates/list": resources.list_templates,
+                  "prompts/list": prompts.list_prompts}[method]
+        result: dict[str, Any] = await target(session, {"server": instance.server})
+        return result
+
+    return handler
 
 
 async def open_link(
@@ -208,9 +213,9 @@ def _text_of(content: object) -> str:
 HANDLERS: dict[str, Handler] = {
     "tools/call": call_tool,
     "resources/read": read_resource,
-    "resources/list": list_passthrough,
-    "resources/templates/list": list_passthrough,
-    "prompts/list": list_passthrough,
+    "resources/list": _listing("resources/list"),
+    "resources/templates/list": _listing("resources/templates/list"),
+    "prompts/list": _listing("prompts/list"),
     "ui/open-link": open_link,
     "ui/message": message,
     "ui/update-model-context": update_model_context,

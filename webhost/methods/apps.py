@@ -47,7 +47,7 @@ async def app_request(session: BrowserSession, params: dict[str, Any]) -> dict[s
     instance = _instance(session, params)
     method = _params.string(params, "method", max_length=100)
     inner = _params.optional_object(params, "params")
-    return await policy.handle_app_request(session, instance, method, {**inner, "__method": method})
+    return await policy.handle_app_request(session, instance, method, inner)
 
 
 async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

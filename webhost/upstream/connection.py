@@ -112,8 +112,8 @@ class Connection:
         self._set_status("connecting")
         task_group.start_soon(self._own, name=f"mcp-connection:{self.name}")
 
-    async def stop(self, *, final_status: Status = "disconnected") -> None:
-        """Close the connection and wait until its process (if any) is gone."""
+    async def stop(self) -> None:
+        """Close the connection and wait (bounded) until its process, if any, is gone."""
         if self._stop is None or self._done is None:
             return
         self._stop.set()
@@ -121,14 +121,7 @@ class Connection:
             self._scope.cancel()
         with anyio.move_on_after(10):
             await self._done.wait()
-        if final_status == "disconnected" or self.status != "error":
-            self.error = None if final_status == "disconnected" else self.error
-            self._set_status(final_status)
-
-    async def wait_settled(self) -> None:
-        """Wait until the connection is connected or failed (used by tests and list calls)."""
-        while self.status == "connecting":
-            await anyio.sleep(0.02)
+        self._set_status("disconnected")
 
     def _set_status(self, status: Status, error: str | None = None) -> None:
         self.status = status
