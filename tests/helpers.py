@@ -10,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -319,3 +319,26 @@ def http_process(args: list[str], *, env: dict[str, str] | None = None, cwd: Pat
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=5)
+
+
+@contextlib.asynccontextmanager
+async def connected(host: Webhost, *servers: str) -> AsyncIterator[WsClient]:
+    """A browser session (WebSocket) with the named servers connected."""
+    async with host.connect() as client:
+        for name in servers:
+            await client.wait_connected(name)
+        yield client
+
+
+def start_tool_call(ws: WsClient, server: str, name: str, call_id: str,
+                    arguments: dict[str, Any] | None = None) -> int:
+    """Send tools/call without waiting (the answer may need input requests answered first)."""
+    return ws.start_request("tools/call", {"server": server, "name": name, "arguments": arguments or {},
+                                           "callId": call_id})
+
+
+async def json_result(ws: WsClient, request_id: int, timeout: float = 20) -> Any:
+    """The JSON in the first text block of a tool result (our test servers answer that way)."""
+    response = await ws.wait_response(request_id, timeout=timeout)
+    assert "result" in response, response
+    return json.loads(response["result"]["content"][0]["text"])

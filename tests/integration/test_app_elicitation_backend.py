@@ -19,11 +19,6 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def ws(host: Any) -> AsyncIterator[WsClient]:
     async with host.connect() as client:
         state = await client.wait_connected("mrtr")

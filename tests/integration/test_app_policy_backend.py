@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 
-from tests.helpers import RpcError, WsClient, run_webhost, stdio_server
+from tests.helpers import RpcError, WsClient, connected, run_webhost, stdio_server
 
 pytestmark = pytest.mark.anyio
 
@@ -25,15 +25,8 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def ws(host: Any) -> AsyncIterator[WsClient]:
-    async with host.connect() as client:
-        for name in ("apps", "other", "basic"):
-            await client.wait_connected(name)
+    async with connected(host, "apps", "other", "basic") as client:
         yield client
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.helpers import RpcError, WsClient, run_webhost, stdio_server
+from tests.helpers import RpcError, WsClient, connected, run_webhost, stdio_server
 
 pytestmark = pytest.mark.anyio
 
@@ -29,14 +29,8 @@ def host(era: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def ws(host: Any) -> AsyncIterator[WsClient]:
-    async with host.connect() as client:
-        await client.wait_connected("basic")
+    async with connected(host, "basic") as client:
         yield client
 
 

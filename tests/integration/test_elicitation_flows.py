@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.helpers import RpcError, WsClient, run_webhost, stdio_server
+from tests.helpers import RpcError, WsClient, connected, json_result, run_webhost, start_tool_call, stdio_server
 
 pytestmark = pytest.mark.anyio
 
@@ -36,26 +36,16 @@ def host(era: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 async def ws(host: Any) -> AsyncIterator[WsClient]:
-    async with host.connect() as client:
-        await client.wait_connected("elicit")
+    async with connected(host, "elicit") as client:
         yield client
 
 
 def start(ws: WsClient, tool: str, call_id: str, arguments: dict[str, Any] | None = None) -> int:
-    return ws.start_request("tools/call", {"server": "elicit", "name": tool, "arguments": arguments or {},
-                                           "callId": call_id})
+    return start_tool_call(ws, "elicit", tool, call_id, arguments)
 
 
-async def result_text(ws: WsClient, request_id: int, timeout: float = 20) -> Any:
-    response = await ws.wait_response(request_id, timeout=timeout)
-    assert "result" in response, response
-    return json.loads(response["result"]["content"][0]["text"])
+result_text = json_result
 
 
 async def test_a_form_answer_is_validated_in_the_backend_before_it_reaches_the_server(ws: WsClient) -> None:

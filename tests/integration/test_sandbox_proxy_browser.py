@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import threading
 import time
@@ -20,28 +19,13 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from sandbox_proxy.app import create_sandbox_app
+from tests.browser import chromium_launch_kwargs
 from webhost.apps.csp import build_policy
 from webhost.apps.origins import sandbox_label, sandbox_origin
 from webhost.apps.proxy_token import issue_proxy_token, proxy_url
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    # Playwright disables ThirdPartyStoragePartitioning, which makes Chromium deny localStorage to every
-    # cross-site frame (the sandbox origins are cross-site to the host page). Real browsers partition
-    # instead; the last --disable-features wins, so restate Playwright's list without that feature.
-    "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,HttpsUpgrades,"
-    "HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,OptimizationHints,"
-    "NetworkTimeServiceQuerying,AimEnabled,PreconnectToSearch",
-]
 SECRET = b"browser-test-secret-0123456789abcdef"
 
 # The App: handshake, then try storage, eval, a declared and an undeclared fetch, its frame's sandbox,
@@ -156,8 +140,6 @@ class Env:
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[Env]:
-    if not shutil.which(CHROMIUM):
-        pytest.skip("Chromium not installed at /usr/bin/chromium")
     host_port, sandbox_port = _free_port(), _free_port()
     host_origin = f"http://127.0.0.1:{host_port}"
     pages: dict[str, str] = {}
@@ -183,7 +165,7 @@ def chromium_browser(env: Env) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        chromium = p.chromium.launch(headless=True, **chromium_launch_kwargs(p))
         try:
             yield chromium
         finally:
