@@ -10,7 +10,8 @@ Imported by the sibling scripts (`python tests/servers/NAME.py` puts this direct
 - `advertise_extensions_on_initialize`: the 2025-11-25 wire model has no `ServerCapabilities.extensions`,
   so the 2.3.0 server drops the extension map from the legacy `InitializeResult`; this middleware puts
   it back.
-- `exact_input_required` + `restore_exact_input_requests`: the 2.3.0 server re-serialises an
+- `exact_input_required` + `restore_exact_input_requests` (from `webhost.demo.sdk_fixes`): the 2.3.0
+  server re-serialises an
   `InputRequiredResult` through the 2026-07-28 wire model, whose `ElicitRequestFormParams` has no `_meta`
   and whose `RequestedSchema` ignores keys beside `type`/`properties`/`required`/`$schema` (protocol.md
   B5.12). The builder stashes the exact params of each input request in the result's `_meta`; the
@@ -20,7 +21,6 @@ Imported by the sibling scripts (`python tests/servers/NAME.py` puts this direct
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,13 +31,16 @@ from mcp.server.mcpserver import Context
 from mcp.server.runner import serve_loop
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp.types import METHOD_NOT_FOUND, ClientCapabilities, InputRequest, InputRequiredResult
+from mcp.types import METHOD_NOT_FOUND, ClientCapabilities
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+# The same SDK workaround the packaged demo server needs (webhost is installed wherever these run).
+from webhost.demo.sdk_fixes import exact_input_required, restore_exact_input_requests
+
+__all__ = ["exact_input_required", "restore_exact_input_requests"]
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
-EXACT_PARAMS_META_KEY = "webhost.test/exactInputRequestParams"
-"""Result `_meta` key the builder uses to carry exact input-request params to the middleware."""
 
 ALL_LIST_CHANGED = NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
 
@@ -54,41 +57,6 @@ def add_common_args(parser: argparse.ArgumentParser) -> None:
 def is_modern(ctx: Context[Any, Any]) -> bool:
     """True on a 2026-07-28 request (answer with InputRequiredResult), False on a legacy connection."""
     return ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-
-
-def exact_input_required(
-    input_requests: Mapping[str, InputRequest], request_state: str | None = None
-) -> InputRequiredResult:
-    """An `InputRequiredResult` whose input requests reach the wire with their params exactly as built."""
-    exact = {
-        key: request.params.model_dump(by_alias=True, mode="json", exclude_none=True)
-        for key, request in input_requests.items()
-        if request.params is not None
-    }
-    return InputRequiredResult(
-        input_requests=dict(input_requests),
-        request_state=request_state,
-        _meta={EXACT_PARAMS_META_KEY: exact},
-    )
-
-
-async def restore_exact_input_requests(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-    """Server middleware: put back the input-request params the 2026 wire model dropped (see module doc)."""
-    result = await call_next(ctx)
-    if not isinstance(result, dict) or result.get("resultType") != "input_required":
-        return result
-    meta = result.get("_meta")
-    if not isinstance(meta, dict) or EXACT_PARAMS_META_KEY not in meta:
-        return result
-    exact = meta[EXACT_PARAMS_META_KEY]
-    result["_meta"] = {k: v for k, v in meta.items() if k != EXACT_PARAMS_META_KEY}
-    requests = result.get("inputRequests")
-    if isinstance(requests, dict) and isinstance(exact, dict):
-        for key, params in exact.items():
-            request = requests.get(key)
-            if isinstance(request, dict):
-                request["params"] = params
-    return result
 
 
 def advertise_extensions_on_initialize(extensions: Mapping[str, dict[str, Any]]) -> ServerMiddleware[Any]:
@@ -127,21 +95,6 @@ def client_wants_app_elicitation(capabilities: ClientCapabilities | None) -> boo
         return False
     mime_types = settings.get("mimeTypes")
     return isinstance(mime_types, list) and APP_MIME_TYPE in mime_types and "elicitation" in settings
-
-
-def state_load(raw: str | None) -> dict[str, Any]:
-    """Decode a JSON request state (the SDK seals it on the wire; handlers see plaintext)."""
-    if not raw:
-        return {}
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def state_dump(value: Mapping[str, Any]) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
 def serve(mcp: MCPServer, args: argparse.Namespace) -> None:
