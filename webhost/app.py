@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
@@ -17,14 +17,15 @@ from fastapi.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
+from webhost.apps.instances import Sandbox
 from webhost.audit import AuditLog
 from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
+from webhost.pending import Publish
+from webhost.session import BrowserSession, SessionDeps
 from webhost.settings import Settings
+from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.ws import serve_websocket
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
 
 logger = logging.getLogger(__name__)
 
@@ -33,13 +34,16 @@ PACKAGE_DIR = Path(__file__).parent
 
 @dataclass
 class HostState:
-    """What every session shares: settings, config, the deployment secret, the live sessions."""
+    """The composition root's state: what every session shares, and the live sessions."""
 
     settings: Settings
     config: Config
-    secret: bytes
     audit: AuditLog
+    session_deps: SessionDeps
     sessions: set[BrowserSession] = field(default_factory=set)
+
+    def new_session(self, notify: Publish) -> BrowserSession:
+        return BrowserSession(self.session_deps, notify)
 
 
 def load_secret(data_dir: Path) -> bytes:
@@ -56,9 +60,22 @@ def load_secret(data_dir: Path) -> bytes:
     return value
 
 
-def create_app(settings: Settings, config: Config, *, secret: bytes | None = None) -> ASGIApp:
-    host = HostState(settings=settings, config=config, secret=secret or load_secret(settings.data_dir),
-                     audit=AuditLog(settings.data_dir / "audit.sqlite3"))
+def create_app(
+    settings: Settings,
+    config: Config,
+    *,
+    secret: bytes | None = None,
+    transport_factory: TransportFactory = default_transport,
+) -> ASGIApp:
+    """The host app; `transport_factory` lets tests reach servers over in-memory streams."""
+    secret = secret or load_secret(settings.data_dir)
+    audit = AuditLog(settings.data_dir / "audit.sqlite3")
+    host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
+    sandbox = Sandbox(secret=secret, domain=settings.sandbox_domain, port=settings.sandbox_port_for_browsers(),
+                      scheme=settings.sandbox_scheme, host_origins=host_origins)
+    host = HostState(settings=settings, config=config, audit=audit,
+                     session_deps=SessionDeps(config=config, audit=audit, sandbox=sandbox,
+                                              transport_factory=transport_factory))
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
 
     @asynccontextmanager
@@ -98,11 +115,10 @@ def create_app(settings: Settings, config: Config, *, secret: bytes | None = Non
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
-        await serve_websocket(ws, host)
+        await serve_websocket(ws, host.new_session, host.sessions)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
-    policy = AccessPolicy(settings.token, host.secret, settings.host_origins() + list(config.options.allowed_origins),
-                          secure_cookies=settings.secure_cookies)
+    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=settings.secure_cookies)
     return AuthGate(SecurityHeaders(app, page_csp(settings)), policy)
 
 

@@ -1,38 +1,34 @@
-"""Requests for a person's approval (an app's tool call, a link to open, a permission): asked once, decided once."""
+"""Requests for a person's approval (an app's tool call, a link to open): asked once, decided once."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-import anyio
-
 from webhost.errors import InvalidParams
+from webhost.pending import Pending, PendingRegistry, Publish
 
 Decision = Literal["allow", "deny"]
 
 
-@dataclass
-class PendingApproval:
-    id: str
-    server: str
-    kind: str
-    frame: str | None
-    view: dict[str, Any]
-    done: anyio.Event = field(default_factory=anyio.Event)
+@dataclass(eq=False)
+class PendingApproval(Pending):
+    kind: str = ""
+    frame: str | None = None
     decision: Decision | None = None
     remember: bool = False
 
+    def resolution(self) -> dict[str, Any]:
+        return {"id": self.id, "decision": self.decision or "deny"}
+
 
 class ApprovalBroker:
-    def __init__(self, publish: Callable[[str, dict[str, Any]], None], *, timeout: float) -> None:
-        self._publish = publish
-        self._timeout = timeout
-        self._pending: dict[str, PendingApproval] = {}
+    def __init__(self, publish: Publish, *, timeout: float) -> None:
+        self._registry: PendingRegistry[PendingApproval] = PendingRegistry(publish, notification="approval",
+                                                                           timeout=timeout)
         # (server, kind, subject) → decision, remembered for this session when the person asks to.
-        self.remembered: dict[tuple[str, str, str], Decision] = {}
+        self._remembered: dict[tuple[str, str, str], Decision] = {}
 
     async def ask(
         self, server: str, kind: str, summary: str, detail: dict[str, Any], *, frame: str | None = None,
@@ -40,39 +36,32 @@ class ApprovalBroker:
     ) -> tuple[Decision, bool]:
         """Wait for the person's decision; returns (decision, was_remembered). Timeout or release denies."""
         key = (server, kind, subject)
-        if key in self.remembered:
-            return self.remembered[key], True
-        approval_id = "ap-" + secrets.token_urlsafe(10)
+        if key in self._remembered:
+            return self._remembered[key], True
+        approval_id = PendingRegistry.new_id("ap-")
         view = {"id": approval_id, "server": server, "kind": kind, "summary": summary, "detail": detail,
                 "frame": frame}
-        pending = PendingApproval(approval_id, server, kind, frame, view)
-        self._pending[approval_id] = pending
-        self._publish("approval/request", view)
-        try:
-            with anyio.move_on_after(self._timeout):
-                await pending.done.wait()
-        finally:
-            self._pending.pop(approval_id, None)
-            decision: Decision = pending.decision or "deny"
-            self._publish("approval/resolved", {"id": approval_id, "decision": decision})
+        pending = PendingApproval(approval_id, server, view, kind=kind, frame=frame)
+        await self._registry.wait(pending)
         if pending.remember and pending.decision is not None:
-            self.remembered[key] = pending.decision
-        return decision, False
+            self._remembered[key] = pending.decision
+        return pending.decision or "deny", False
 
     def respond(self, approval_id: str, decision: object, remember: object = False) -> None:
-        pending = self._pending.get(approval_id)
-        if pending is None or pending.done.is_set():
+        pending = self._registry.get(approval_id)
+        if pending is None:
             raise InvalidParams("this approval is unknown or was already decided", {"id": approval_id})
         if decision not in ("allow", "deny"):
             raise InvalidParams("decision must be \"allow\" or \"deny\"")
         pending.decision = "allow" if decision == "allow" else "deny"
         pending.remember = remember is True
-        pending.done.set()
+        pending.finish(pending.decision)
 
     def release(self, predicate: Callable[[PendingApproval], bool] | None = None) -> None:
-        for pending in list(self._pending.values()):
-            if predicate is None or predicate(pending):
-                pending.done.set()
+        self._registry.release(predicate)
+
+    def release_frame(self, frame_id: str) -> None:
+        self._registry.release(lambda p: p.frame == frame_id)
 
     def pending(self) -> list[dict[str, Any]]:
-        return [p.view for p in self._pending.values()]
+        return self._registry.views()

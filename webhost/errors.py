@@ -62,3 +62,9 @@ class PolicyRefused(WebhostError):
 
 class Cancelled(WebhostError):
     code = CANCELLED
+
+
+class RequestRefused(WebhostError):
+    """webhost's answer to a server→client request is a JSON-RPC error (a refused schema, a declined sample)."""
+
+    code = INVALID_PARAMS

@@ -1,70 +1,78 @@
-"""One browser tab's session: its own connection to every server, its calls, its pending input requests.
+"""One browser tab's session: the composition of its owners, and where its servers' messages arrive.
 
-Everything a server sends back (notifications, elicitation, sampling, roots) is delivered only
-to the session that owns the connection, which is what keeps one person's input requests out of
-another person's browser.
+The session builds one owner for each piece of state (connections, calls, app frames, pending
+input requests, approvals, the catalogue) and wires them; handlers use those owners and never
+reach past them. Everything a server sends back (notifications, elicitation, sampling, roots) is
+delivered only to the session that owns the connection, which is what keeps one person's input
+requests out of another person's browser.
 """
 
 from __future__ import annotations
 
 import itertools
-import logging
 import secrets
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import anyio.abc
-from mcp.client import ClientRequestContext
-from mcp.types import (
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitRequestParams,
-    ElicitResult,
-    ErrorData,
-    ListRootsResult,
-    Root,
-    TextContent,
-)
 
 from webhost.approvals import ApprovalBroker
-from webhost.apps.instances import AppInstance
-from webhost.elicitation import requests as input_requests
-from webhost.elicitation.broker import InputBroker, current_origin
-from webhost.errors import Cancelled, InvalidParams
-from webhost.upstream.connection import Connection
-
-if TYPE_CHECKING:
-    from webhost.app import HostState
-
-logger = logging.getLogger(__name__)
+from webhost.apps.instances import AppInstance, AppInstances, Sandbox
+from webhost.apps.policy import AppPolicy
+from webhost.audit import AuditLog
+from webhost.calls import CallRegistry
+from webhost.catalogue import Catalogue
+from webhost.config import Config
+from webhost.elicitation.broker import InputBroker
+from webhost.elicitation.requests import InputRequests
+from webhost.errors import InvalidParams
+from webhost.pending import Publish
+from webhost.upstream.client_factory import TransportFactory, default_transport
+from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
 
 MAX_ACTIVITY_DATA = 64 * 1024
+
+
+@dataclass(frozen=True)
+class SessionDeps:
+    """What every session of one host shares (built once by the composition root)."""
+
+    config: Config
+    audit: AuditLog
+    sandbox: Sandbox
+    transport_factory: TransportFactory = default_transport
 
 
 class BrowserSession:
     """Implements ConnectionEvents for the connections of one tab."""
 
-    def __init__(self, host: HostState, notify: Callable[[str, dict[str, Any]], None]) -> None:
-        self.host = host
+    def __init__(self, deps: SessionDeps, notify: Publish) -> None:
+        options = deps.config.options
         self.id = "s-" + secrets.token_urlsafe(8)
         self.notify = notify
-        options = host.config.options
-        self.connections: dict[str, Connection] = {
-            name: Connection(cfg, self, connect_timeout=options.connect_timeout,
-                             max_input_rounds=options.max_input_rounds)
-            for name, cfg in host.config.servers.items()
-        }
-        self.broker = InputBroker(notify, human_timeout=options.human_timeout)
-        self.broker.on_fallback = lambda pending, frame_id: self.close_app(frame_id, reason="fell back to form")
+        self.options = options
+        self.audit = deps.audit
+        self.sandbox = deps.sandbox
+        self.catalogue = Catalogue()
         self.approvals = ApprovalBroker(notify, timeout=options.human_timeout)
-        self.apps: dict[str, AppInstance] = {}
-        self.app_in_flight: dict[str, int] = {}
-        self.calls: dict[str, anyio.CancelScope] = {}
-        self.call_origins: dict[str, dict[str, Any]] = {}
-        self.broker.guess_origin = self._guess_origin
-        self.url_elicitations: dict[tuple[str, str], str] = {}
+        self.apps = AppInstances(session_id=self.id, sandbox=deps.sandbox, options=options, audit=deps.audit,
+                                 catalogue=self.catalogue, activity=self.activity, on_close=self._app_closed)
+        self.inputs = InputBroker(notify, human_timeout=options.human_timeout,
+                                  leave_app=lambda frame_id, reason: self.apps.close(frame_id, reason=reason))
+        self.calls = CallRegistry(on_end=self._call_ended)
+        self.requests = InputRequests(broker=self.inputs, apps=self.apps, calls=self.calls, options=options,
+                                      activity=self.activity)
+        self.app_policy = AppPolicy(session_id=self.id, options=options, audit=deps.audit, approvals=self.approvals,
+                                    catalogue=self.catalogue, notify=notify)
+        settings = ConnectionSettings(connect_timeout=options.connect_timeout, call_timeout=options.call_timeout,
+                                      max_input_rounds=options.max_input_rounds)
+        self.connections: Mapping[str, Connection] = {
+            name: Connection(cfg, self, settings, transport_factory=deps.transport_factory)
+            for name, cfg in deps.config.servers.items()
+        }
         self._activity_ids = itertools.count(1)
         self._task_group: anyio.abc.TaskGroup | None = None
 
@@ -77,25 +85,20 @@ class BrowserSession:
 
     async def close(self) -> None:
         """Release every input request, cancel every call, stop every server process."""
-        self.broker.release(outcome="released")
+        self.inputs.release(outcome="released")
         self.approvals.release()
-        for frame_id in list(self.apps):
-            self.close_app(frame_id, reason="session closed")
-        for scope in list(self.calls.values()):
-            scope.cancel()
+        self.apps.close_all(reason="session closed")
+        self.calls.cancel_all()
         with anyio.CancelScope(shield=True):
             async with anyio.create_task_group() as tg:
                 for connection in self.connections.values():
                     tg.start_soon(connection.stop)
 
-    def close_app(self, frame_id: str, *, reason: str) -> None:
-        instance = self.apps.pop(frame_id, None)
-        self.app_in_flight.pop(frame_id, None)
-        if instance is None:
-            return
-        self.approvals.release(lambda p: p.frame == frame_id)
-        self.host.audit.record("app.close", session=self.id, server=instance.server, frame=frame_id,
-                               summary=reason)
+    def _call_ended(self, call_id: str) -> None:
+        self.inputs.release(lambda p: (p.origin or {}).get("callId") == call_id)
+
+    def _app_closed(self, instance: AppInstance) -> None:
+        self.approvals.release_frame(instance.frame_id)
 
     def connection(self, params: dict[str, Any]) -> Connection:
         name = params.get("server")
@@ -109,18 +112,22 @@ class BrowserSession:
     async def reconnect(self, connection: Connection) -> None:
         assert self._task_group is not None
         await connection.stop()
-        self.broker.release(lambda p: p.server == connection.name)
+        self._forget(connection)
         connection.start(self._task_group)
 
     async def disconnect(self, connection: Connection) -> None:
-        self.broker.release(lambda p: p.server == connection.name)
+        self._forget(connection)
         await connection.stop()
+
+    def _forget(self, connection: Connection) -> None:
+        self.inputs.release(lambda p: p.server == connection.name)
+        self.catalogue.forget(connection.name)
 
     # -- ConnectionEvents ---------------------------------------------------------------------
 
     def status_changed(self, connection: Connection) -> None:
         if connection.status != "connected":
-            self.broker.release(lambda p: p.server == connection.name)
+            self.inputs.release(lambda p: p.server == connection.name)
         self.notify("servers/status", {"server": connection.state()})
 
     def activity(self, server: str, **entry: Any) -> None:
@@ -138,76 +145,23 @@ class BrowserSession:
             summary = f"[{params.get('level')}] {_short(params.get('data'))}"
         elif method.endswith("/list_changed"):
             kind = method.split("/")[1]
+            self.catalogue.changed(name, kind)
             self.notify("list/changed", {"server": name, "list": kind})
         elif method == "notifications/resources/updated":
             self.notify("resources/updated", {"server": name, "uri": params.get("uri")})
         elif method == "notifications/elicitation/complete":
-            request_id = self.url_elicitations.pop((name, str(params.get("elicitationId"))), None)
-            if request_id is not None:
-                self.broker.complete(request_id, {"action": "accept"}, "completed")
+            self.requests.url_step_completed(name, str(params.get("elicitationId")))
         if method != "notifications/progress":  # progress is shown on the call itself
             self.activity(name, direction="in", kind="notification", method=method, summary=summary, data=params)
 
-    async def elicit(
-        self, connection: Connection, context: ClientRequestContext, params: ElicitRequestParams
-    ) -> ElicitResult | ErrorData:
-        return await input_requests.elicit(self, connection, params)
+    async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
+        return await self.requests.elicit(connection, mode, params)
 
-    async def sample(
-        self, connection: Connection, context: ClientRequestContext, params: CreateMessageRequestParams
-    ) -> CreateMessageResult | ErrorData:
-        view = input_requests.sampling_view(params)
-        connection.human_clock.begin()
-        try:
-            answer = await self.broker.ask(connection.name, view, input_requests.validate_sampling_answer)
-        finally:
-            connection.human_clock.end()
-        if answer.get("action") != "accept":
-            return ErrorData(code=-1, message="The user declined the sampling request")
-        return CreateMessageResult(
-            role="assistant", content=TextContent(type="text", text=answer["content"]["text"]),
-            model="webhost-person", stop_reason="endTurn",
-        )
+    async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
+        return await self.requests.sample(connection, params)
 
-    async def list_roots(self, connection: Connection) -> ListRootsResult | ErrorData:
-        roots = self.host.config.options.roots
-        self.activity(connection.name, direction="in", kind="request", method="roots/list",
-                      summary=f"{len(roots)} root(s) configured")
-        if not roots:
-            return ErrorData(code=-32601, message="webhost has no roots configured (set webhost.roots in the "
-                                                  "configuration file)")
-        return ListRootsResult(roots=[Root(uri=r.uri, name=r.name) for r in roots])  # type: ignore[arg-type]
-
-    # -- calls --------------------------------------------------------------------------------
-
-    async def tracked_call(self, call_id: str, origin: dict[str, Any], run: Callable[[], Any]) -> Any:
-        """Run one cancellable page action, attributing the input requests it causes to it."""
-        if call_id in self.calls:
-            raise InvalidParams(f"callId {call_id!r} is already running")
-        full_origin = {**origin, "callId": call_id}
-        token = current_origin.set(full_origin)
-        self.call_origins[call_id] = full_origin
-        try:
-            with anyio.CancelScope() as scope:
-                self.calls[call_id] = scope
-                return await run()
-            raise Cancelled("the call was cancelled", {"callId": call_id})
-        finally:
-            self.calls.pop(call_id, None)
-            self.call_origins.pop(call_id, None)
-            current_origin.reset(token)
-            self.broker.release(lambda p: (p.origin or {}).get("callId") == call_id)
-
-    def _guess_origin(self, server: str) -> dict[str, Any] | None:
-        candidates = [o for o in self.call_origins.values() if o.get("server") == server]
-        return dict(candidates[0]) if len(candidates) == 1 else None
-
-    def cancel_call(self, call_id: str) -> bool:
-        scope = self.calls.get(call_id)
-        if scope is None:
-            return False
-        scope.cancel()
-        return True
+    async def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
+        return self.requests.list_roots(connection)
 
 
 def _short(value: object, limit: int = 200) -> str:

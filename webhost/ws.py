@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -24,25 +25,27 @@ from webhost.errors import (
     WebhostError,
 )
 from webhost.methods import METHODS
+from webhost.pending import Publish
 from webhost.session import BrowserSession
-
-if TYPE_CHECKING:
-    from webhost.app import HostState
 
 logger = logging.getLogger(__name__)
 
 MAX_FRAME = 16 * 1024 * 1024
 
 
-async def serve_websocket(websocket: WebSocket, host: HostState) -> None:
+SessionFactory = Callable[[Publish], BrowserSession]
+
+
+async def serve_websocket(websocket: WebSocket, new_session: SessionFactory, sessions: set[BrowserSession]) -> None:
+    """Serve one tab: a session for its lifetime, requests in, responses and notifications out."""
     await websocket.accept()
     outbox_send, outbox_receive = anyio.create_memory_object_stream[str](math.inf)
 
     def notify(method: str, params: dict[str, Any]) -> None:
         _post(outbox_send, {"jsonrpc": "2.0", "method": method, "params": params})
 
-    session = BrowserSession(host, notify)
-    host.sessions.add(session)
+    session = new_session(notify)
+    sessions.add(session)
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_write_loop, websocket, outbox_receive)
@@ -53,7 +56,7 @@ async def serve_websocket(websocket: WebSocket, host: HostState) -> None:
                 await session.close()
                 tg.cancel_scope.cancel()
     finally:
-        host.sessions.discard(session)
+        sessions.discard(session)
         outbox_send.close()
 
 

@@ -82,9 +82,8 @@ async def test_release_cancels_only_the_matching_requests() -> None:
 
 async def test_an_app_bound_request_accepts_only_its_frame_and_falls_back_on_a_bad_answer() -> None:
     events = Recorder()
-    broker = InputBroker(events, human_timeout=5)
     closed: list[str] = []
-    broker.on_fallback = lambda pending, frame: closed.append(frame)
+    broker = InputBroker(events, human_timeout=5, leave_app=lambda frame, reason: closed.append(frame))
     box: list[dict[str, Any]] = []
     async with anyio.create_task_group() as tg:
         await ask_in_background(broker, {"mode": "app", "app": {"frameId": "f-1"}}, box, tg)

@@ -1,15 +1,19 @@
-"""App instances: load a `ui://` resource from its own server and describe the sandboxed frame for it.
+"""App instances: load a `ui://` resource from its own server, describe the sandboxed frame, own the open frames.
 
 An instance is bound to one server (and, for app-rendered elicitation, to one input request);
 every request that comes out of its frame is judged against that binding in the backend.
+`AppInstances` is the one owner of a session's open frames: opening, looking up, counting
+each frame's requests in flight, and closing (whatever the order of close and answer).
 """
 
 from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from webhost import __version__
 from webhost.apps.csp import CspPolicy, build_policy
@@ -22,22 +26,42 @@ from webhost.apps.permissions import (
     requested_permissions,
 )
 from webhost.apps.proxy_token import DEFAULT_INNER_SANDBOX, issue_proxy_token, proxy_url
-from webhost.errors import WebhostError
-from webhost.upstream.results import to_wire
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
-    from webhost.upstream.connection import Connection
+from webhost.audit import AuditLog
+from webhost.catalogue import Catalogue
+from webhost.config import WebhostOptions
+from webhost.errors import PolicyRefused, WebhostError
+from webhost.upstream.connection import Connection
 
 APP_RESOURCE_ERROR = -32004
 COMPAT_SCRIPT_SOURCES = {"eval": "'unsafe-eval'", "wasm": "'wasm-unsafe-eval'"}
+MAX_IN_FLIGHT = 32  # requests one app frame may have running at once
+Activity = Callable[..., None]
 
 
 class AppLoadError(WebhostError):
     code = APP_RESOURCE_ERROR
 
 
-@dataclass
+@dataclass(frozen=True)
+class Sandbox:
+    """Where app frames are served: the deployment secret and the sandbox origin's parts."""
+
+    secret: bytes
+    domain: str
+    port: int
+    scheme: str
+    host_origins: tuple[str, ...]
+
+    def label(self, server: str) -> str:
+        """The server's DNS label: from its configured name and the deployment secret only, so editing
+        its command line or URL (a version pin, say) keeps its origin and its apps' storage."""
+        return sandbox_label(self.secret, server)
+
+    def origin(self, server: str) -> str:
+        return sandbox_origin(self.label(server), self.domain, self.port, self.scheme)
+
+
+@dataclass(eq=False)
 class AppInstance:
     frame_id: str
     server: str
@@ -49,108 +73,137 @@ class AppInstance:
     granted_permissions: set[str]
     tool: dict[str, Any] | None = None
     input_request_id: str | None = None
-    origin_tool: str | None = None  # for elicitation-bound apps: the tool whose call asked (never re-run by the app)
+    # For elicitation-bound apps: tools whose call asked (or may have asked); the app never re-runs them.
+    origin_tools: frozenset[str] = frozenset()
     messages: list[dict[str, Any]] = field(default_factory=list)
     model_context: dict[str, Any] | None = None
     created: float = field(default_factory=time.time)
+    closed: bool = False
+    in_flight: int = 0
+
+    @asynccontextmanager
+    async def request_slot(self) -> AsyncIterator[None]:
+        """Count one request from this frame while it runs; refuse beyond the cap. Safe if the frame closes."""
+        if self.in_flight >= MAX_IN_FLIGHT:
+            raise PolicyRefused("too many requests in flight from this app", {"limit": MAX_IN_FLIGHT})
+        self.in_flight += 1
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
 
 
-def server_identity(connection: Connection) -> str:
-    config = connection.config
-    target = config.url if config.transport != "stdio" else " ".join([config.command or "", *config.args])
-    return f"{config.name}\n{config.transport}\n{target}"
+class AppInstances:
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        sandbox: Sandbox,
+        options: WebhostOptions,
+        audit: AuditLog,
+        catalogue: Catalogue,
+        activity: Activity,
+        on_close: Callable[[AppInstance], None],
+    ) -> None:
+        self._session_id = session_id
+        self._sandbox = sandbox
+        self._options = options
+        self._audit = audit
+        self._catalogue = catalogue
+        self._activity = activity
+        self._on_close = on_close
+        self._open: dict[str, AppInstance] = {}
 
+    def get(self, frame_id: str) -> AppInstance | None:
+        return self._open.get(frame_id)
 
-def origin_for(session: BrowserSession, connection: Connection) -> str:
-    settings = session.host.settings
-    label = sandbox_label(session.host.secret, server_identity(connection))
-    return sandbox_origin(label, settings.sandbox_domain, settings.sandbox_port_for_browsers(),
-                          settings.sandbox_scheme)
+    def close(self, frame_id: str, *, reason: str) -> None:
+        """Close one frame (idempotent): its approvals are released, the close is audited."""
+        instance = self._open.pop(frame_id, None)
+        if instance is None:
+            return
+        instance.closed = True
+        self._on_close(instance)
+        self._audit.record("app.close", session=self._session_id, server=instance.server, frame=frame_id,
+                           summary=reason)
 
+    def close_all(self, *, reason: str) -> None:
+        for frame_id in list(self._open):
+            self.close(frame_id, reason=reason)
 
-async def read_app_resource(session: BrowserSession, connection: Connection, uri: str) -> dict[str, Any]:
-    if not uri.startswith("ui://"):
-        raise AppLoadError(f"{uri!r} is not a ui:// resource", {"server": connection.name, "uri": uri})
-    timeout = session.host.config.options.call_timeout
-    result = await connection.request("resources/read", uri, lambda c: c.read_resource(uri, cache_mode="bypass"),
-                                      timeout=timeout)
-    if uri not in connection.resources:
-        try:  # the listing entry is the fallback home of _meta.ui; best effort, bounded
-            listing = await connection.request("resources/list", "resources/list",
-                                               lambda c: c.list_resources(cache_mode="refresh"), timeout=10)
-            connection.resources.update({r.uri: to_wire(r) for r in listing.resources})
-        except WebhostError:
-            pass
-    return to_wire(result)
+    async def _read_app_resource(self, connection: Connection, uri: str) -> tuple[dict[str, Any], Any]:
+        if not uri.startswith("ui://"):
+            raise AppLoadError(f"{uri!r} is not a ui:// resource", {"server": connection.name, "uri": uri})
+        result = await connection.read_resource(uri)
+        return result, await self._catalogue.resource_entry(connection, uri)
 
-
-async def open_instance(
-    session: BrowserSession,
-    connection: Connection,
-    uri: str,
-    *,
-    purpose: Literal["tool", "elicitation"],
-    tool: dict[str, Any] | None = None,
-    input_request_id: str | None = None,
-) -> tuple[AppInstance, dict[str, Any]]:
-    """Load the app and return its instance plus everything the page needs to build the frame."""
-    read_result = await read_app_resource(session, connection, uri)
-    try:
-        resource = extract_app_html(read_result, uri, connection.resources.get(uri))
-    except AppResourceError as exc:
-        raise AppLoadError(exc.message, {"server": connection.name, "uri": uri}) from None
-    settings = session.host.settings
-    host_origins = settings.host_origins() + list(session.host.config.options.allowed_origins)
-    policy = session.host.config.options.policy(connection.name)
-    csp = build_policy(resource.csp_meta, frame_ancestors=host_origins)
-    header = _with_compat(csp.header, policy.compat)
-    requested = requested_permissions(resource.permissions_meta)
-    approved = set(policy.permissions) | session.host.audit.granted_permissions(connection.name)
-    granted = grant(requested, approved)
-    origin = origin_for(session, connection)
-    label = origin.split("//", 1)[1].split(".", 1)[0]
-    token = issue_proxy_token(session.host.secret, label=label, csp=header, allow=allow_attribute(granted),
-                              sandbox=DEFAULT_INNER_SANDBOX, host_origins=host_origins)
-    instance = AppInstance(
-        frame_id="f-" + secrets.token_urlsafe(10), server=connection.name, resource_uri=uri, purpose=purpose,
-        origin=origin, csp=csp, requested_permissions=requested, granted_permissions=granted, tool=tool,
-        input_request_id=input_request_id,
-    )
-    session.apps[instance.frame_id] = instance
-    session.host.audit.record(
-        "app.open", session=session.id, server=connection.name, frame=instance.frame_id,
-        summary=f"{uri} ({'default CSP' if csp.is_default else 'CSP from metadata'})",
-        detail={"resourceUri": uri, "purpose": purpose, "csp": header, "effectiveCsp": csp.effective,
-                "rejected": csp.rejected, "requestedPermissions": sorted(requested),
-                "grantedPermissions": sorted(granted), "origin": origin, "warnings": resource.warnings},
-    )
-    for rejected in csp.rejected:
-        session.activity(connection.name, direction="local", kind="error", method="csp",
-                         summary=f"dropped CSP source {rejected.get('value')!r} from {rejected.get('directive')}: "
-                                 f"{rejected.get('reason')}")
-    descriptor = {
-        "frameId": instance.frame_id,
-        "server": connection.name,
-        "resourceUri": uri,
-        "purpose": purpose,
-        "origin": origin,
-        "proxyUrl": proxy_url(origin, token),
-        "html": resource.html,
-        "csp": csp.effective,
-        "cspHeader": header,
-        "cspDefault": csp.is_default,
-        "cspRejected": csp.rejected,
-        "requestedPermissions": sorted(requested),
-        "permissions": effective_permissions(granted),
-        "allow": allow_attribute(granted),
-        "sandbox": DEFAULT_INNER_SANDBOX,
-        "prefersBorder": resource.prefers_border,
-        "warnings": resource.warnings,
-        "hostInfo": {"name": "webhost", "version": __version__},
-        "hostCapabilities": host_capabilities(connection, csp, granted, elicitation=purpose == "elicitation"),
-        "toolInfo": {"tool": _public_tool(tool)} if tool else None,
-    }
-    return instance, descriptor
+    async def open(
+        self,
+        connection: Connection,
+        uri: str,
+        *,
+        purpose: Literal["tool", "elicitation"],
+        tool: dict[str, Any] | None = None,
+        input_request_id: str | None = None,
+        origin_tools: frozenset[str] = frozenset(),
+    ) -> tuple[AppInstance, dict[str, Any]]:
+        """Load the app and return its instance plus everything the page needs to build the frame."""
+        read_result, listing_entry = await self._read_app_resource(connection, uri)
+        try:
+            resource = extract_app_html(read_result, uri, listing_entry)
+        except AppResourceError as exc:
+            raise AppLoadError(exc.message, {"server": connection.name, "uri": uri}) from None
+        host_origins = list(self._sandbox.host_origins)
+        policy = self._options.policy(connection.name)
+        csp = build_policy(resource.csp_meta, frame_ancestors=host_origins)
+        header = _with_compat(csp.header, policy.compat)
+        requested = requested_permissions(resource.permissions_meta)
+        approved = set(policy.permissions) | self._audit.granted_permissions(connection.name)
+        granted = grant(requested, approved)
+        label = self._sandbox.label(connection.name)
+        origin = self._sandbox.origin(connection.name)
+        token = issue_proxy_token(self._sandbox.secret, label=label, csp=header, allow=allow_attribute(granted),
+                                  sandbox=DEFAULT_INNER_SANDBOX, host_origins=host_origins)
+        instance = AppInstance(
+            frame_id="f-" + secrets.token_urlsafe(10), server=connection.name, resource_uri=uri, purpose=purpose,
+            origin=origin, csp=csp, requested_permissions=requested, granted_permissions=granted, tool=tool,
+            input_request_id=input_request_id, origin_tools=origin_tools,
+        )
+        self._open[instance.frame_id] = instance
+        self._audit.record(
+            "app.open", session=self._session_id, server=connection.name, frame=instance.frame_id,
+            summary=f"{uri} ({'default CSP' if csp.is_default else 'CSP from metadata'})",
+            detail={"resourceUri": uri, "purpose": purpose, "csp": header, "effectiveCsp": csp.effective,
+                    "rejected": csp.rejected, "requestedPermissions": sorted(requested),
+                    "grantedPermissions": sorted(granted), "origin": origin, "warnings": resource.warnings},
+        )
+        for rejected in csp.rejected:
+            self._activity(connection.name, direction="local", kind="error", method="csp",
+                           summary=f"dropped CSP source {rejected.get('value')!r} from {rejected.get('directive')}: "
+                                   f"{rejected.get('reason')}")
+        descriptor = {
+            "frameId": instance.frame_id,
+            "server": connection.name,
+            "resourceUri": uri,
+            "purpose": purpose,
+            "origin": origin,
+            "proxyUrl": proxy_url(origin, token),
+            "html": resource.html,
+            "csp": csp.effective,
+            "cspHeader": header,
+            "cspDefault": csp.is_default,
+            "cspRejected": csp.rejected,
+            "requestedPermissions": sorted(requested),
+            "permissions": effective_permissions(granted),
+            "allow": allow_attribute(granted),
+            "sandbox": DEFAULT_INNER_SANDBOX,
+            "prefersBorder": resource.prefers_border,
+            "warnings": resource.warnings,
+            "hostInfo": {"name": "webhost", "version": __version__},
+            "hostCapabilities": host_capabilities(connection, csp, granted, elicitation=purpose == "elicitation"),
+            "toolInfo": {"tool": tool} if tool else None,
+        }
+        return instance, descriptor
 
 
 def host_capabilities(
@@ -171,10 +224,6 @@ def host_capabilities(
     if elicitation:
         caps["elicitation"] = {}  # only on frames bound to an input request (SEP-3118)
     return caps
-
-
-def _public_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in tool.items() if k != "webhost"}
 
 
 def _with_compat(header: str, compat: frozenset[str]) -> str:

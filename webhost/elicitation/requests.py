@@ -1,4 +1,4 @@
-"""Turn a server's input request (elicitation or sampling) into a pending request the page can show.
+"""Turn a server's input request (elicitation, sampling, roots) into a pending request the page can show.
 
 Refusals happen here, before anything is drawn: a schema outside the elicitation subset or a URL
 that is not http(s) goes back to the server as a JSON-RPC error and into the activity log. A form
@@ -8,37 +8,24 @@ back to the native form, with the reason, whenever the app cannot serve.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-from mcp.types import (
-    CreateMessageRequestParams,
-    ElicitRequestFormParams,
-    ElicitRequestParams,
-    ElicitRequestURLParams,
-    ElicitResult,
-    ErrorData,
-)
-
-from webhost.errors import Cancelled, WebhostError
+from webhost.apps.instances import AppInstances
+from webhost.calls import CallRegistry
+from webhost.config import WebhostOptions
+from webhost.errors import Cancelled, RequestRefused, WebhostError
+from webhost.upstream.connection import Connection, ElicitMode
 
 from . import subset, urls, validate
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
-    from webhost.upstream.connection import Connection
+from .broker import InputBroker
 
 INVALID_PARAMS = -32602
+METHOD_NOT_FOUND = -32601
+SAMPLING_DECLINED = -1
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 Check = tuple[dict[str, Any] | None, list[dict[str, str]]]
-
-
-async def elicit(
-    session: BrowserSession, connection: Connection, params: ElicitRequestParams
-) -> ElicitResult | ErrorData:
-    if isinstance(params, ElicitRequestURLParams):
-        return await _elicit_url(session, connection, params)
-    assert isinstance(params, ElicitRequestFormParams)
-    return await _elicit_form(session, connection, params)
+Activity = Callable[..., None]
 
 
 def server_negotiated_app_elicitation(connection: Connection) -> bool:
@@ -48,115 +35,185 @@ def server_negotiated_app_elicitation(connection: Connection) -> bool:
     return isinstance(settings, dict) and isinstance(settings.get("elicitation"), dict)
 
 
-async def _elicit_form(
-    session: BrowserSession, connection: Connection, params: ElicitRequestFormParams
-) -> ElicitResult | ErrorData:
-    schema: Any = params.requested_schema
-    if hasattr(schema, "model_dump"):
-        schema = schema.model_dump(by_alias=True, exclude_none=True)
-    problems = subset.check_requested_schema(schema)
-    if problems:
-        message = "webhost refused the elicitation: the requested schema is outside the allowed subset (" + \
-            "; ".join(problems[:5]) + ")"
-        session.activity(connection.name, direction="local", kind="error", method="elicitation/create",
-                         summary=message, data={"requestedSchema": schema})
-        return ErrorData(code=INVALID_PARAMS, message=message)
-    meta = _meta_dict(params.meta)
-    request_id = session.broker.new_id()
-    view: dict[str, Any] = {
-        "kind": "elicitation",
-        "mode": "form",
-        "message": params.message,
-        "requestedSchema": schema,
-        "fields": subset.describe_fields(schema),
-    }
-    session.activity(connection.name, direction="in", kind="request", method="elicitation/create",
-                     summary=params.message[:200], data={"requestedSchema": schema, "_meta": meta or None})
-    frame_id = await _offer_app(session, connection, params, meta, view, request_id)
+class InputRequests:
+    """A session's answers to what its servers ask: elicitation (form, URL, app), sampling, roots."""
 
-    def check(answer: dict[str, Any]) -> Check:
-        result: Check = validate.validate_result(schema, answer)
-        return result
+    def __init__(
+        self,
+        *,
+        broker: InputBroker,
+        apps: AppInstances,
+        calls: CallRegistry,
+        options: WebhostOptions,
+        activity: Activity,
+    ) -> None:
+        self.broker = broker
+        self.apps = apps
+        self.calls = calls
+        self.options = options
+        self.activity = activity
 
-    connection.human_clock.begin()
-    try:
-        answer = await session.broker.ask(connection.name, view, check, request_id=request_id)
-    finally:
-        connection.human_clock.end()
-        if frame_id is not None:
-            session.close_app(frame_id, reason="input request ended")
-    return ElicitResult.model_validate(answer)
+    async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
+        if mode == "url":
+            return await self._elicit_url(connection, params)
+        return await self._elicit_form(connection, params)
+
+    async def _ask(self, connection: Connection, view: dict[str, Any], check: Callable[[dict[str, Any]], Check],
+                   *, request_id: str | None = None) -> dict[str, Any]:
+        """Ask the person, attributed to the call that caused it; their time does not count as the server's."""
+        connection.human_clock.begin()
+        try:
+            return await self.broker.ask(connection.name, view, check, request_id=request_id,
+                                         origin=self.calls.origin_for(connection.name))
+        finally:
+            connection.human_clock.end()
+
+    async def _elicit_form(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
+        schema = params.get("requestedSchema")
+        raw_message = params.get("message")
+        message = raw_message if isinstance(raw_message, str) else ""
+        problems = subset.check_requested_schema(schema)
+        if problems:
+            refusal = "webhost refused the elicitation: the requested schema is outside the allowed subset (" + \
+                "; ".join(problems[:5]) + ")"
+            self.activity(connection.name, direction="local", kind="error", method="elicitation/create",
+                          summary=refusal, data={"requestedSchema": schema})
+            raise RequestRefused(refusal, code=INVALID_PARAMS)
+        assert isinstance(schema, dict)
+        raw_meta = params.get("_meta")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+        request_id = self.broker.new_id()
+        view: dict[str, Any] = {
+            "kind": "elicitation",
+            "mode": "form",
+            "message": message,
+            "requestedSchema": schema,
+            "fields": subset.describe_fields(schema),
+        }
+        self.activity(connection.name, direction="in", kind="request", method="elicitation/create",
+                      summary=message[:200], data={"requestedSchema": schema, "_meta": meta or None})
+        await self._offer_app(connection, params, meta, view, request_id)
+
+        def check(answer: dict[str, Any]) -> Check:
+            result: Check = validate.validate_result(schema, answer)
+            return result
+
+        return await self._ask(connection, view, check, request_id=request_id)
+
+    async def _offer_app(
+        self, connection: Connection, params: dict[str, Any], meta: dict[str, Any], view: dict[str, Any],
+        request_id: str,
+    ) -> None:
+        """Bind a fresh app instance to this one request when negotiated; otherwise leave the native form."""
+        ui = meta.get("ui")
+        uri = ui.get("resourceUri") if isinstance(ui, dict) else None
+        if not isinstance(uri, str):
+            return
+        if not server_negotiated_app_elicitation(connection):
+            self.activity(connection.name, direction="local", kind="notification", method="elicitation/create",
+                          summary="app hint ignored: the server did not negotiate app-rendered elicitation")
+            return
+        if not uri.startswith("ui://") or len(uri) <= len("ui://"):
+            view["fallbackReason"] = f"the app hint {uri[:200]!r} is not an absolute ui:// URI"
+            return
+        try:
+            _, descriptor = await self.apps.open(connection, uri, purpose="elicitation", input_request_id=request_id,
+                                                 origin_tools=self._asking_tools(connection))
+        except WebhostError as exc:
+            view["fallbackReason"] = f"the app could not be loaded: {exc.message}"
+            return
+        view.update(mode="app", app=descriptor, appTimeoutSeconds=self.options.app_handshake_timeout,
+                    request={"method": "elicitation/create", "params": params})
+
+    def _asking_tools(self, connection: Connection) -> frozenset[str]:
+        """The tool(s) whose call this request belongs to, which the bound app must never re-run.
+
+        Exact when the call is known; otherwise (a legacy request while several calls run on that
+        server) every tool in flight there, so the guard never fails open.
+        """
+        origin = self.calls.origin_for(connection.name)
+        if origin is not None:
+            return frozenset({str(origin["name"])}) if origin.get("method") == "tools/call" else frozenset()
+        return frozenset(self.calls.tools_in_flight(connection.name))
+
+    async def _elicit_url(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
+        url = str(params.get("url", ""))
+        self._refuse_bad_url(connection, url)
+        elicitation_id = params.get("elicitationId")
+        view = url_view(url, str(params.get("message", "")), elicitation_id if isinstance(elicitation_id, str)
+                        else None)
+        self.activity(connection.name, direction="in", kind="request", method="elicitation/create",
+                      summary=f"URL: {url}"[:300])
+        answer = await self._ask(connection, view, _validate_action_only)
+        if answer.get("action") == "accept" and elicitation_id:
+            self.activity(connection.name, direction="local", kind="notification", method="elicitation/create",
+                          summary=f"consent given; waiting for the server to complete {elicitation_id}")
+        return {"action": answer["action"]}
+
+    def _refuse_bad_url(self, connection: Connection, url: str) -> None:
+        report = urls.inspect_url(url)
+        if report.openable:
+            return
+        message = "webhost refused the URL elicitation: " + (report.error or "only http and https URLs open")
+        self.activity(connection.name, direction="local", kind="error", method="elicitation/create", summary=message)
+        raise RequestRefused(message, code=INVALID_PARAMS)
+
+    async def complete_required_urls(self, connection: Connection, data: object, seen: set[str]) -> None:
+        """Legacy -32042: run each URL flow (consent, then wait for completion), so the call can be retried."""
+        raw = data.get("elicitations") if isinstance(data, dict) else None
+        if not isinstance(raw, list) or not raw:
+            raise Cancelled(f"{connection.name} requires a URL step but named none")
+        for item in raw:
+            url, message, key = _url_step(connection.name, item)
+            if key in seen:
+                raise Cancelled(f"{connection.name} asked again for the same URL step ({key}); stopping to avoid "
+                                "a loop", {"elicitationId": key})
+            seen.add(key)
+            try:
+                self._refuse_bad_url(connection, url)
+            except RequestRefused as refusal:
+                raise Cancelled(refusal.message) from None
+            consent = await self._ask(connection, url_view(url, message, key), _validate_action_only)
+            if consent.get("action") != "accept":
+                raise Cancelled(f"the URL step was {consent.get('action')}d; the call was not retried")
+            waiting = url_view(url, "Waiting for the server to confirm this step is complete. Choose Done once you "
+                                    "have finished in the other tab.", key, phase="waiting")
+            request_id = self.broker.new_id()
+            with self.calls.url_step(connection.name, key, request_id):
+                done = await self._ask(connection, waiting, _validate_action_only, request_id=request_id)
+            if done.get("action") != "accept":
+                raise Cancelled("the URL step was cancelled; the call was not retried")
+
+    def url_step_completed(self, server: str, elicitation_id: str) -> None:
+        """notifications/elicitation/complete: the server finished a URL step a call waits on."""
+        request_id = self.calls.take_url_step(server, elicitation_id)
+        if request_id is not None:
+            self.broker.complete(request_id, {"action": "accept"}, "completed")
+
+    async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
+        answer = await self._ask(connection, sampling_view(params), validate_sampling_answer)
+        if answer.get("action") != "accept":
+            raise RequestRefused("The user declined the sampling request", code=SAMPLING_DECLINED)
+        return {"role": "assistant", "content": {"type": "text", "text": answer["content"]["text"]},
+                "model": "webhost-person", "stopReason": "endTurn"}
+
+    def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
+        roots = self.options.roots
+        self.activity(connection.name, direction="in", kind="request", method="roots/list",
+                      summary=f"{len(roots)} root(s) configured")
+        if not roots:
+            raise RequestRefused("webhost has no roots configured (set webhost.roots in the configuration file)",
+                                 code=METHOD_NOT_FOUND)
+        return [{"uri": r.uri, **({"name": r.name} if r.name else {})} for r in roots]
 
 
-async def _offer_app(
-    session: BrowserSession,
-    connection: Connection,
-    params: ElicitRequestFormParams,
-    meta: dict[str, Any],
-    view: dict[str, Any],
-    request_id: str,
-) -> str | None:
-    """Bind a fresh app instance to this one request when negotiated; otherwise leave the native form."""
-    ui = meta.get("ui")
-    uri = ui.get("resourceUri") if isinstance(ui, dict) else None
-    if not isinstance(uri, str):
-        return None
-    if not server_negotiated_app_elicitation(connection):
-        session.activity(connection.name, direction="local", kind="notification", method="elicitation/create",
-                         summary="app hint ignored: the server did not negotiate app-rendered elicitation")
-        return None
-    if not uri.startswith("ui://") or len(uri) <= len("ui://"):
-        view["fallbackReason"] = f"the app hint {uri[:200]!r} is not an absolute ui:// URI"
-        return None
-    from webhost.apps.instances import open_instance
-
-    try:
-        instance, descriptor = await open_instance(session, connection, uri, purpose="elicitation",
-                                                   input_request_id=request_id)
-    except WebhostError as exc:
-        view["fallbackReason"] = f"the app could not be loaded: {exc.message}"
-        return None
-    origin = _origin()
-    instance.origin_tool = origin.get("name") if origin.get("method") == "tools/call" else None
-    view.update(mode="app", app=descriptor, appTimeoutSeconds=session.host.config.options.app_handshake_timeout,
-                request={"method": "elicitation/create",
-                         "params": params.model_dump(by_alias=True, exclude_none=True, mode="json")})
-    return instance.frame_id
-
-
-def _origin() -> dict[str, Any]:
-    from .broker import current_origin
-
-    return current_origin.get() or {}
-
-
-async def _elicit_url(
-    session: BrowserSession, connection: Connection, params: ElicitRequestURLParams
-) -> ElicitResult | ErrorData:
-    refusal = _url_refusal(session, connection, params.url)
-    if refusal is not None:
-        return refusal
-    view = url_view(params.url, params.message, params.elicitation_id)
-    session.activity(connection.name, direction="in", kind="request", method="elicitation/create",
-                     summary=f"URL: {params.url}"[:300])
-    connection.human_clock.begin()
-    try:
-        answer = await session.broker.ask(connection.name, view, _validate_action_only)
-    finally:
-        connection.human_clock.end()
-    if answer.get("action") == "accept" and params.elicitation_id:
-        session.activity(connection.name, direction="local", kind="notification", method="elicitation/create",
-                         summary=f"consent given; waiting for the server to complete {params.elicitation_id}")
-    return ElicitResult(action=answer["action"])
-
-
-def _url_refusal(session: BrowserSession, connection: Connection, url: str) -> ErrorData | None:
-    report = urls.inspect_url(url)
-    if report.openable:
-        return None
-    message = "webhost refused the URL elicitation: " + (report.error or "only http and https URLs open")
-    session.activity(connection.name, direction="local", kind="error", method="elicitation/create", summary=message)
-    return ErrorData(code=INVALID_PARAMS, message=message)
+def _url_step(server: str, item: object) -> tuple[str, str, str]:
+    """(url, message, key) of one entry of a -32042 error's `elicitations`, or Cancelled naming the problem."""
+    if not isinstance(item, dict) or not isinstance(item.get("url"), str) or not isinstance(item.get("message"), str):
+        raise Cancelled(f"{server} named a malformed URL step (each needs a url and a message)")
+    elicitation_id = item.get("elicitationId")
+    key = elicitation_id if isinstance(elicitation_id, str) and elicitation_id else item["url"]
+    return item["url"], item["message"], key
 
 
 def url_view(url: str, message: str, elicitation_id: str | None, *, phase: str = "consent") -> dict[str, Any]:
@@ -174,39 +231,6 @@ def url_view(url: str, message: str, elicitation_id: str | None, *, phase: str =
     }
 
 
-async def complete_required_urls(session: BrowserSession, connection: Connection, data: object,
-                                 seen: set[str]) -> None:
-    """Legacy -32042: run each URL flow (consent, then wait for completion), so the call can be retried."""
-    raw = data.get("elicitations") if isinstance(data, dict) else None
-    if not isinstance(raw, list) or not raw:
-        raise Cancelled(f"{connection.name} requires a URL step but named none")
-    for item in raw:
-        params = ElicitRequestURLParams.model_validate(item)
-        key = params.elicitation_id or params.url
-        if key in seen:
-            raise Cancelled(f"{connection.name} asked again for the same URL step ({key}); stopping to avoid a loop",
-                            {"elicitationId": key})
-        seen.add(key)
-        if (refusal := _url_refusal(session, connection, params.url)) is not None:
-            raise Cancelled(refusal.message)
-        connection.human_clock.begin()
-        try:
-            consent = await session.broker.ask(connection.name, url_view(params.url, params.message, key),
-                                               _validate_action_only)
-            if consent.get("action") != "accept":
-                raise Cancelled(f"the URL step was {consent.get('action')}d; the call was not retried")
-            waiting = url_view(params.url, "Waiting for the server to confirm this step is complete. Choose "
-                                           "Done once you have finished in the other tab.", key, phase="waiting")
-            request_id = session.broker.new_id()
-            session.url_elicitations[(connection.name, key)] = request_id
-            done = await session.broker.ask(connection.name, waiting, _validate_action_only, request_id=request_id)
-            if done.get("action") != "accept":
-                raise Cancelled("the URL step was cancelled; the call was not retried")
-        finally:
-            connection.human_clock.end()
-            session.url_elicitations.pop((connection.name, key), None)
-
-
 def _validate_action_only(answer: dict[str, Any]) -> Check:
     action = answer.get("action")
     if action not in ("accept", "decline", "cancel"):
@@ -214,12 +238,12 @@ def _validate_action_only(answer: dict[str, Any]) -> Check:
     return {"action": action}, []
 
 
-def sampling_view(params: CreateMessageRequestParams) -> dict[str, Any]:
+def sampling_view(params: dict[str, Any]) -> dict[str, Any]:
     return {
         "kind": "sampling",
         "mode": "sampling",
         "message": "The server asks for a model reply. webhost has no model: write the reply yourself or decline.",
-        "request": params.model_dump(by_alias=True, exclude_none=True, mode="json"),
+        "request": params,
     }
 
 
@@ -235,11 +259,3 @@ def validate_sampling_answer(answer: dict[str, Any]) -> Check:
     return {"action": "accept", "content": {"text": content["text"]}}, []
 
 
-def _meta_dict(meta: object) -> dict[str, Any]:
-    if meta is None:
-        return {}
-    dump = getattr(meta, "model_dump", None)
-    if callable(dump):
-        dumped = dump(by_alias=True, exclude_none=True)
-        return dumped if isinstance(dumped, dict) else {}
-    return dict(meta) if isinstance(meta, dict) else {}

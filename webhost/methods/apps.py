@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webhost.apps import policy
-from webhost.apps.instances import open_instance
 from webhost.apps.meta import tool_resource_uri
 from webhost.apps.permissions import PERMISSIONS
 from webhost.errors import InvalidParams
 
 from . import _params
-from .tools import list_tools
 
 if TYPE_CHECKING:
     from webhost.apps.instances import AppInstance
@@ -31,15 +28,13 @@ def _instance(session: BrowserSession, params: dict[str, Any]) -> AppInstance:
 async def open_app(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
     name = _params.string(params, "tool")
-    if name not in connection.tools:
-        await list_tools(session, {"server": connection.name})
-    tool = connection.tools.get(name)
+    tool = await session.catalogue.tool(connection, name)
     if tool is None:
         raise InvalidParams(f"{connection.name} has no tool named {name!r}", {"tool": name})
     uri = tool_resource_uri(tool.get("_meta"))
     if uri is None:
         raise InvalidParams(f"tool {name!r} has no app (no ui:// resourceUri)", {"tool": name})
-    _, descriptor = await open_instance(session, connection, uri, purpose="tool", tool=tool)
+    _, descriptor = await session.apps.open(connection, uri, purpose="tool", tool=tool)
     return descriptor
 
 
@@ -47,7 +42,7 @@ async def app_request(session: BrowserSession, params: dict[str, Any]) -> dict[s
     instance = _instance(session, params)
     method = _params.string(params, "method", max_length=100)
     inner = _params.optional_object(params, "params")
-    return await policy.handle_app_request(session, instance, method, inner)
+    return await session.app_policy.handle(instance, session.connections[instance.server], method, inner)
 
 
 async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +53,7 @@ async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str
     detail = _params.optional_object(params, "detail")
     summary = str(detail.get("summary", kind))[:300]
     if kind in ("violation", "csp-violation", "error"):
-        session.host.audit.record(f"app.{kind}", session=session.id, server=instance.server,
+        session.audit.record(f"app.{kind}", session=session.id, server=instance.server,
                                   frame=instance.frame_id, decision="blocked" if kind != "error" else None,
                                   summary=summary, detail=detail)
     problem = kind in ("violation", "csp-violation", "error")
@@ -69,7 +64,7 @@ async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str
 
 async def close_app(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     instance = _instance(session, params)
-    session.close_app(instance.frame_id, reason=str(params.get("reason", "closed"))[:100])
+    session.apps.close(instance.frame_id, reason=str(params.get("reason", "closed"))[:100])
     return {}
 
 
@@ -79,8 +74,8 @@ async def set_permission(session: BrowserSession, params: dict[str, Any]) -> dic
     if permission not in PERMISSIONS:
         raise InvalidParams(f"unknown permission {permission!r}")
     granted = params.get("granted") is True
-    session.host.audit.set_permission(connection.name, permission, granted)
-    session.host.audit.record("app.permission", session=session.id, server=connection.name,
+    session.audit.set_permission(connection.name, permission, granted)
+    session.audit.record("app.permission", session=session.id, server=connection.name,
                               decision="granted" if granted else "revoked", summary=permission)
     return {"server": connection.name, "permission": permission, "granted": granted}
 
@@ -89,7 +84,7 @@ async def list_audit(session: BrowserSession, params: dict[str, Any]) -> dict[st
     server = params.get("server") if isinstance(params.get("server"), str) else None
     raw_limit = params.get("limit")
     limit = raw_limit if isinstance(raw_limit, int) else 500
-    return {"entries": session.host.audit.entries(server=server, limit=limit)}
+    return {"entries": session.audit.entries(server=server, limit=limit)}
 
 
 async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

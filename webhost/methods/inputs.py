@@ -14,7 +14,7 @@ async def respond(session: BrowserSession, params: dict[str, Any]) -> dict[str, 
     request_id = _params.string(params, "id", max_length=200)
     answer = {k: v for k, v in params.items() if k in ("action", "content")}
     frame_id = params.get("frameId")
-    session.broker.respond(request_id, answer, frame_id=frame_id if isinstance(frame_id, str) else None)
+    session.inputs.respond(request_id, answer, frame_id=frame_id if isinstance(frame_id, str) else None)
     return {}
 
 
@@ -23,11 +23,11 @@ async def fall_back(session: BrowserSession, params: dict[str, Any]) -> dict[str
     request_id = _params.string(params, "id", max_length=200)
     reason = params.get("reason")
     text = reason[:300] if isinstance(reason, str) and reason else "the app could not serve this request"
-    pending = session.broker.get(request_id)
+    pending = session.inputs.get(request_id)
     if pending is not None:
         session.activity(pending.server, direction="local", kind="notification", method="elicitation/fallback",
                          summary=f"native form instead of the app: {text}")
-    return {"fellBack": session.broker.fall_back(request_id, text)}
+    return {"fellBack": session.inputs.fall_back(request_id, text)}
 
 
 METHODS = {"elicitation/respond": respond, "elicitation/fallback": fall_back}

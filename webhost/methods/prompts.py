@@ -6,7 +6,6 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from webhost.errors import InvalidParams
-from webhost.upstream.results import to_wire
 
 from . import _params
 
@@ -15,12 +14,7 @@ if TYPE_CHECKING:
 
 
 async def list_prompts(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    connection = session.connection(params)
-    result = await connection.request(
-        "prompts/list", "prompts/list", lambda c: c.list_prompts(cache_mode="refresh"),
-        timeout=session.host.config.options.call_timeout,
-    )
-    return {"prompts": [to_wire(p) for p in result.prompts]}
+    return {"prompts": await session.catalogue.listing(session.connection(params), "prompts")}
 
 
 async def get_prompt(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -29,18 +23,9 @@ async def get_prompt(session: BrowserSession, params: dict[str, Any]) -> dict[st
     arguments = _params.optional_object(params, "arguments")
     if not all(isinstance(v, str) for v in arguments.values()):
         raise InvalidParams("prompt arguments must be strings")
-
-    async def run() -> dict[str, Any]:
-        result = await connection.request(
-            "prompts/get", name, lambda c: c.get_prompt(name, arguments),
-            timeout=session.host.config.options.call_timeout, data={"arguments": arguments},
-        )
-        return to_wire(result)
-
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "p-" + secrets.token_hex(6)
     origin = {"method": "prompts/get", "name": name, "server": connection.name}
-    result: dict[str, Any] = await session.tracked_call(str(call_id), origin, run)
-    return result
+    return await session.calls.run(str(call_id), origin, lambda: connection.get_prompt(name, arguments))
 
 
 METHODS = {"prompts/list": list_prompts, "prompts/get": get_prompt}

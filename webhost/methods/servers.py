@@ -11,13 +11,12 @@ if TYPE_CHECKING:
 
 
 async def session_info(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    settings = session.host.settings
+    sandbox = session.sandbox
     return {
         "version": __version__,
         "sessionId": session.id,
-        "sandbox": {"domain": settings.sandbox_domain, "port": settings.sandbox_port_for_browsers(),
-                    "scheme": settings.sandbox_scheme},
-        "pending": session.broker.pending(),
+        "sandbox": {"domain": sandbox.domain, "port": sandbox.port, "scheme": sandbox.scheme},
+        "pending": session.inputs.pending(),
     }
 
 

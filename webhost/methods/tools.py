@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from mcp import Client
-from mcp.types import ListToolsResult
-
 from webhost.apps.meta import tool_resource_uri, tool_visibility
-from webhost.elicitation.requests import complete_required_urls
 from webhost.errors import UpstreamError
-from webhost.upstream.results import to_wire
 
 from . import _params
 
@@ -21,31 +15,17 @@ if TYPE_CHECKING:
 URL_ELICITATION_REQUIRED = -32042
 
 
-async def _list_page(client: Client, *, cursor: str | None) -> ListToolsResult:
-    return await client.list_tools(cursor=cursor, cache_mode="refresh")
+def _for_page(tool: dict[str, Any]) -> dict[str, Any]:
+    """The wire tool plus what the backend computed for the page (a copy: the catalogue keeps the wire)."""
+    meta = tool.get("_meta")
+    visibility = tool_visibility(meta)
+    return {**tool, "webhost": {"resourceUri": tool_resource_uri(meta), "visibility": visibility,
+                                "appOnly": "model" not in visibility}}
 
 
 async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
-    tools: list[dict[str, Any]] = []
-    cursor: str | None = None
-    for _page in range(50):  # a bound on pagination, against a server that never stops paging
-        timeout = session.host.config.options.call_timeout
-        page = await connection.request("tools/list", "tools/list", partial(_list_page, cursor=cursor), timeout=timeout)
-        tools.extend(to_wire(tool) for tool in page.tools)
-        cursor = page.next_cursor
-        if not cursor:
-            break
-    for tool in tools:
-        meta = tool.get("_meta")
-        visibility = tool_visibility(meta)
-        tool["webhost"] = {
-            "resourceUri": tool_resource_uri(meta),
-            "visibility": visibility,
-            "appOnly": "model" not in visibility,
-        }
-    connection.tools = {tool["name"]: tool for tool in tools}
-    return {"tools": tools}
+    return {"tools": [_for_page(tool) for tool in await session.catalogue.listing(connection, "tools")]}
 
 
 async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -61,27 +41,20 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
         seen: set[str] = set()
         while True:
             try:
-                result = await connection.request(
-                    "tools/call", name,
-                    lambda c: c.call_tool(name, arguments, progress_callback=on_progress),
-                    timeout=session.host.config.options.call_timeout,
-                    data={"arguments": arguments},
-                )
-                return to_wire(result)
+                return await connection.call_tool(name, arguments, on_progress=on_progress)
             except UpstreamError as exc:
                 data = exc.data or {}
                 if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:
                     raise
                 # Legacy -32042: run the URL steps it names, then retry the call (with a loop guard).
-                await complete_required_urls(session, connection, data.get("upstreamData"), seen)
+                await session.requests.complete_required_urls(connection, data.get("upstreamData"), seen)
 
     origin = {"method": "tools/call", "name": name, "server": connection.name}
-    result: dict[str, Any] = await session.tracked_call(call_id, origin, run)
-    return result
+    return await session.calls.run(call_id, origin, run)
 
 
 async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"cancelled": session.cancel_call(_params.string(params, "callId", max_length=200))}
+    return {"cancelled": session.calls.cancel(_params.string(params, "callId", max_length=200))}
 
 
 METHODS = {"tools/list": list_tools, "tools/call": call_tool, "tools/cancel": cancel}

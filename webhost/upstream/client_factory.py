@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client import advertise
+from mcp.client._transport import TransportStreams
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -28,6 +29,15 @@ UI_EXTENSION_SETTINGS: dict[str, Any] = {"mimeTypes": [APP_MIME_TYPE], "elicitat
 CLIENT_INFO = Implementation(name="webhost", version=__version__)
 
 
+Transport = AbstractAsyncContextManager[TransportStreams]
+
+
+class TransportFactory(Protocol):
+    """How a configured server is reached: a not-yet-entered transport (tests pass in-memory ones)."""
+
+    def __call__(self, config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None]) -> Transport: ...
+
+
 @dataclass(frozen=True)
 class ClientCallbacks:
     elicit: ElicitationFnT
@@ -37,17 +47,10 @@ class ClientCallbacks:
     message: MessageHandlerFnT
 
 
-def build_client(
-    config: ServerConfig,
-    callbacks: ClientCallbacks,
-    *,
-    stderr: StderrPipe,
-    max_input_rounds: int,
-    on_exit: Callable[[int], None] | None = None,
-) -> Client:
+def build_client(transport: Transport, callbacks: ClientCallbacks, *, max_input_rounds: int) -> Client:
     """A not-yet-entered Client; entering it spawns the process or opens the HTTP session."""
     return Client(
-        _target(config, stderr, on_exit),
+        transport,
         mode="auto",
         client_info=CLIENT_INFO,
         extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS)],
@@ -63,16 +66,19 @@ def build_client(
     )
 
 
-def _target(config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None] | None) -> Any:
+def default_transport(config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None]) -> Transport:
+    """The real transports: our stdio (linear reader, exit callback), Streamable HTTP, legacy SSE."""
     if config.transport == "stdio":
         assert config.command is not None
         params = StdioServerParameters(
             command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd
         )
-        return stdio_transport(params, errlog=stderr.errlog, on_exit=on_exit)
+        transport: Transport = stdio_transport(params, errlog=stderr.errlog, on_exit=on_exit)
+        return transport
     assert config.url is not None
     if config.transport == "sse":
-        return sse_client(config.url, headers=dict(config.headers) or None)
+        sse: Transport = sse_client(config.url, headers=dict(config.headers) or None)
+        return sse
     return _streamable_http(config.url, dict(config.headers))
 
 

@@ -1,9 +1,10 @@
 """One MCP connection (one browser session × one configured server), owned by one long-lived task.
 
 The SDK's `Client` must be entered and exited in the same task, so `_own` holds the
-`async with Client(...)` block for the connection's whole life; other tasks await the client's
-methods directly. Status changes, stderr lines and upstream traffic are reported through
-`ConnectionEvents`; nothing here knows about WebSockets.
+`async with Client(...)` block for the connection's whole life; other tasks call the typed
+methods below, which run the SDK request and hand back MCP wire dicts. Nothing outside
+`upstream/` sees an SDK object: server→client requests reach `ConnectionEvents` as wire dicts
+too, and their answers go back the same way. Nothing here knows about WebSockets.
 """
 
 from __future__ import annotations
@@ -22,40 +23,57 @@ from mcp.types import (
     CreateMessageRequestParams,
     CreateMessageResult,
     ElicitRequestParams,
+    ElicitRequestURLParams,
     ElicitResult,
     ErrorData,
     ListRootsResult,
     LoggingMessageNotificationParams,
+    PromptReference,
+    ResourceTemplateReference,
+    Root,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from webhost.config import ServerConfig
-from webhost.errors import NotConnected, UpstreamTimeout
+from webhost.errors import NotConnected, RequestRefused, UpstreamTimeout
 
-from .client_factory import ClientCallbacks, build_client
+from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
 from .clock import HumanClock
-from .results import map_exception
+from .results import map_exception, to_wire
+from .sdk_workarounds import watched_transport
 from .stderr import StderrPipe
 
 logger = logging.getLogger(__name__)
 
 Status = Literal["connecting", "connected", "error", "disconnected"]
+ElicitMode = Literal["form", "url"]
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 class ConnectionEvents(Protocol):
-    """What a connection tells its session about."""
+    """What a connection tells its session about; every value is an MCP wire dict.
+
+    The request handlers (`elicit`, `sample`, `list_roots`) return the wire result, or raise
+    `RequestRefused` to answer the server with a JSON-RPC error.
+    """
 
     def status_changed(self, connection: Connection) -> None: ...
     def activity(self, server: str, **entry: Any) -> None: ...
     async def server_notification(self, connection: Connection, method: str, params: dict[str, Any]) -> None: ...
-    async def elicit(
-        self, connection: Connection, context: ClientRequestContext, params: ElicitRequestParams
-    ) -> ElicitResult | ErrorData: ...
-    async def sample(
-        self, connection: Connection, context: ClientRequestContext, params: CreateMessageRequestParams
-    ) -> CreateMessageResult | ErrorData: ...
-    async def list_roots(self, connection: Connection) -> ListRootsResult | ErrorData: ...
+    async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]: ...
+    async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]: ...
+    async def list_roots(self, connection: Connection) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """The limits one connection runs with (from the configuration's `webhost` options)."""
+
+    connect_timeout: float
+    call_timeout: float
+    max_input_rounds: int
 
 
 @dataclass
@@ -66,21 +84,32 @@ class ConnectionInfo:
     instructions: str | None = None
 
 
+@dataclass(frozen=True)
+class Page:
+    """One page of a paginated listing, as wire dicts."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
 class Connection:
     def __init__(
-        self, config: ServerConfig, events: ConnectionEvents, *, connect_timeout: float, max_input_rounds: int
+        self,
+        config: ServerConfig,
+        events: ConnectionEvents,
+        settings: ConnectionSettings,
+        *,
+        transport_factory: TransportFactory = default_transport,
     ) -> None:
         self.config = config
         self.name = config.name
         self.events = events
-        self.connect_timeout = connect_timeout
-        self.max_input_rounds = max_input_rounds
+        self.settings = settings
+        self._transport_factory = transport_factory
         self.status: Status = "disconnected"
         self.error: str | None = None
         self.info = ConnectionInfo()
         self.human_clock = HumanClock()
-        self.tools: dict[str, dict[str, Any]] = {}
-        self.resources: dict[str, dict[str, Any]] = {}
         self._client: Client | None = None
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
@@ -88,16 +117,20 @@ class Connection:
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def state(self) -> dict[str, Any]:
+    @property
+    def era(self) -> Literal["modern", "legacy"] | None:
         version = self.info.protocol_version
+        return None if version is None else ("modern" if version >= "2026-07-28" else "legacy")
+
+    def state(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "transport": self.config.transport,
             "target": self.config.describe(),
             "status": self.status,
             "error": self.error,
-            "protocolVersion": version,
-            "era": None if version is None else ("modern" if version >= "2026-07-28" else "legacy"),
+            "protocolVersion": self.info.protocol_version,
+            "era": self.era,
             "serverInfo": self.info.server_info,
             "capabilities": self.info.capabilities,
             "instructions": self.info.instructions,
@@ -137,20 +170,19 @@ class Connection:
         stderr = StderrPipe(lambda line: self.events.activity(self.name, direction="in", kind="stderr",
                                                                 method=None, summary=line))
         failure: str | None = None
+        exit_codes: list[int] = []
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                exited = anyio.Event()
-                exit_codes: list[int] = []
+                ended = anyio.Event()
 
                 def on_exit(code: int) -> None:
                     exit_codes.append(code)
-                    exited.set()
+                    ended.set()
 
-                client = build_client(self.config, self._callbacks(), stderr=stderr,
-                                      max_input_rounds=self.max_input_rounds, on_exit=on_exit)
-                deadline = anyio.current_time() + self.connect_timeout
-                scope.deadline = deadline
+                transport = watched_transport(self._transport_factory(self.config, stderr, on_exit), ended)
+                client = build_client(transport, self._callbacks(), max_input_rounds=self.settings.max_input_rounds)
+                scope.deadline = anyio.current_time() + self.settings.connect_timeout
                 async with stderr:
                     async with client:
                         stderr.release_write_end()
@@ -158,10 +190,10 @@ class Connection:
                         self._client = client
                         self._record_info(client)
                         self._set_status("connected")
-                        await self._serve_until_stopped(client, exited)
+                        await self._serve_until_stopped(client, ended)
                         self._client = None
             if scope.cancelled_caught and not self._stop.is_set():
-                failure = f"timed out connecting after {self.connect_timeout:g} s"
+                failure = f"timed out connecting after {self.settings.connect_timeout:g} s"
         except Exception as exc:  # any failure to start or a broken transport is this server's error only
             failure = _describe_connect_failure(exc, stderr.tail(), self.config.url)
             logger.info("connection %s failed: %s", self.name, failure)
@@ -169,19 +201,19 @@ class Connection:
             self._client = None
             self._scope = None
             if failure is None and not self._stop.is_set():
-                ended = f"the server exited with status {exit_codes[0]}" if exit_codes else \
+                reason = f"the server exited with status {exit_codes[0]}" if exit_codes else \
                     "the server closed the connection"
-                failure = ended + _tail_suffix(stderr.tail())
+                failure = reason + _tail_suffix(stderr.tail())
             if failure is not None:
                 self._set_status("error", failure)
             self._done.set()
 
-    async def _serve_until_stopped(self, client: Client, exited: anyio.Event) -> None:
+    async def _serve_until_stopped(self, client: Client, ended: anyio.Event) -> None:
         """Hold the client open until asked to stop, the process exits, or the transport closes."""
         assert self._stop is not None
         stop = self._stop
         async with anyio.create_task_group() as tg:
-            if (self.info.protocol_version or "") >= "2026-07-28":
+            if self.era == "modern":
                 tg.start_soon(self._listen, client)
 
             async def wake_on(event: anyio.Event) -> None:
@@ -189,11 +221,7 @@ class Connection:
                 tg.cancel_scope.cancel()
 
             tg.start_soon(wake_on, stop)
-            tg.start_soon(wake_on, exited)
-            # HTTP transports give no exit signal: notice a closed session by polling the dispatcher.
-            while not _transport_closed(client):
-                await anyio.sleep(0.5)
-            tg.cancel_scope.cancel()
+            tg.start_soon(wake_on, ended)
 
     async def _listen(self, client: Client) -> None:
         """2026-07-28 servers push list changes only on a subscriptions/listen stream.
@@ -227,21 +255,35 @@ class Connection:
         )
 
     def _callbacks(self) -> ClientCallbacks:
+        """The SDK's callbacks, translated to wire dicts for the session and back."""
+
         async def on_elicit(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
-            return await self.events.elicit(self, context, params)
+            mode: ElicitMode = "url" if isinstance(params, ElicitRequestURLParams) else "form"
+            try:
+                answer = await self.events.elicit(self, mode, params.model_dump(by_alias=True, exclude_none=True,
+                                                                                 mode="json"))
+            except RequestRefused as exc:
+                return ErrorData(code=exc.code, message=exc.message)
+            return ElicitResult.model_validate(answer)
 
         async def on_sample(
             context: ClientRequestContext, params: CreateMessageRequestParams
         ) -> CreateMessageResult | ErrorData:
-            return await self.events.sample(self, context, params)
+            try:
+                answer = await self.events.sample(self, to_wire(params))
+            except RequestRefused as exc:
+                return ErrorData(code=exc.code, message=exc.message)
+            return CreateMessageResult.model_validate(answer)
 
         async def on_roots(context: ClientRequestContext) -> ListRootsResult | ErrorData:
-            return await self.events.list_roots(self)
+            try:
+                roots = await self.events.list_roots(self)
+            except RequestRefused as exc:
+                return ErrorData(code=exc.code, message=exc.message)
+            return ListRootsResult(roots=[Root.model_validate(root) for root in roots])
 
         async def on_log(params: LoggingMessageNotificationParams) -> None:
-            await self.events.server_notification(
-                self, "notifications/message", params.model_dump(by_alias=True, exclude_none=True, mode="json")
-            )
+            await self.events.server_notification(self, "notifications/message", to_wire(params))
 
         async def on_message(message: Any) -> None:
             if isinstance(message, Exception):
@@ -252,15 +294,95 @@ class Connection:
             if not isinstance(method, str) or method == "notifications/message":
                 return
             params = getattr(message, "params", None)
-            dumped = params.model_dump(by_alias=True, exclude_none=True, mode="json") if params is not None else {}
+            dumped = to_wire(params) if isinstance(params, BaseModel) else {}
             await self.events.server_notification(self, method, dumped)
 
         return ClientCallbacks(elicit=on_elicit, sample=on_sample, roots=on_roots, log=on_log, message=on_message)
 
-    # -- requests ---------------------------------------------------------------------------
+    # -- typed requests: each returns MCP wire dicts ------------------------------------------
+
+    async def list_tools(self, cursor: str | None = None) -> Page:
+        result = await self._request("tools/list", "tools/list", lambda c: c.list_tools(cursor=cursor,
+                                                                                         cache_mode="refresh"))
+        return Page([to_wire(t) for t in result.tools], result.next_cursor)
+
+    async def list_resources(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
+        result = await self._request("resources/list", "resources/list",
+                                     lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"), timeout=timeout)
+        return Page([to_wire(r) for r in result.resources], result.next_cursor)
+
+    async def list_resource_templates(self, cursor: str | None = None) -> Page:
+        result = await self._request("resources/templates/list", "resources/templates/list",
+                                     lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh"))
+        return Page([to_wire(t) for t in result.resource_templates], result.next_cursor)
+
+    async def list_prompts(self, cursor: str | None = None) -> Page:
+        result = await self._request("prompts/list", "prompts/list",
+                                     lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh"))
+        return Page([to_wire(p) for p in result.prompts], result.next_cursor)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        on_progress: ProgressFn | None = None,
+        meta: dict[str, Any] | None = None,
+        summary: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        result = await self._request(
+            "tools/call", summary or name,
+            lambda c: c.call_tool(name, arguments, progress_callback=on_progress, meta=meta),  # type: ignore[arg-type]
+            data={"arguments": arguments, **(data or {})},
+        )
+        return to_wire(result)
+
+    async def read_resource(self, uri: str, *, summary: str | None = None) -> dict[str, Any]:
+        result = await self._request("resources/read", summary or uri,
+                                     lambda c: c.read_resource(uri, cache_mode="bypass"))
+        return to_wire(result)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        result = await self._request("prompts/get", name, lambda c: c.get_prompt(name, arguments),
+                                     data={"arguments": arguments})
+        return to_wire(result)
+
+    async def complete(
+        self, ref: dict[str, Any], argument: dict[str, str], context_arguments: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        """`completion/complete` for a prompt (`{"type": "ref/prompt", "name"}`) or a template (`ref/resource`)."""
+        try:
+            reference: PromptReference | ResourceTemplateReference = (
+                PromptReference.model_validate(ref) if ref.get("type") == "ref/prompt"
+                else ResourceTemplateReference.model_validate(ref))
+        except ValidationError as exc:
+            raise map_exception(exc, self.name, "completion/complete") or exc from None
+        result = await self._request("completion/complete", str(ref.get("name") or ref.get("uri")),
+                                     lambda c: c.complete(reference, argument, context_arguments))
+        return to_wire(result)
+
+    async def subscribe(self, uri: str) -> None:
+        await self._request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
+
+    async def unsubscribe(self, uri: str) -> None:
+        await self._request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
+
+    async def set_log_level(self, level: str) -> None:
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}")
+        await self._request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
+
+    async def ping(self) -> float:
+        """Round-trip time in milliseconds."""
+        started = time.monotonic()
+        await self._request("ping", "ping", lambda c: c.send_ping())
+        return (time.monotonic() - started) * 1000
+
+    # -- the one place a request runs ---------------------------------------------------------
 
     @property
-    def client(self) -> Client:
+    def _connected_client(self) -> Client:
         if self._client is None or self.status != "connected":
             raise NotConnected(
                 f"server {self.name!r} is not connected",
@@ -268,17 +390,18 @@ class Connection:
             )
         return self._client
 
-    async def request(
+    async def _request(
         self,
         method: str,
         summary: str,
         call: Callable[[Client], Awaitable[T]],
         *,
-        timeout: float | None,
+        timeout: float | None = None,
         data: dict[str, Any] | None = None,
     ) -> T:
         """Run one upstream request with activity entries, error mapping and a human-aware timeout."""
-        client = self.client
+        client = self._connected_client
+        limit = self.settings.call_timeout if timeout is None else timeout
         self.events.activity(self.name, direction="out", kind="request", method=method, summary=summary, data=data)
         started = time.monotonic()
         timed_out = False
@@ -291,14 +414,13 @@ class Connection:
                     tg.cancel_scope.cancel()
 
                 tg.start_soon(run)
-                if timeout is not None:
-                    await self.human_clock.wait_machine_time(timeout)
-                    timed_out = True
-                    tg.cancel_scope.cancel()
+                await self.human_clock.wait_machine_time(limit)
+                timed_out = True
+                tg.cancel_scope.cancel()
             if timed_out and not box:
                 raise UpstreamTimeout(
-                    f"{self.name}: {method} timed out after {timeout:g} s",
-                    {"server": self.name, "timeoutSeconds": timeout},
+                    f"{self.name}: {method} timed out after {limit:g} s",
+                    {"server": self.name, "timeoutSeconds": limit},
                 )
             result = box[0]
         except BaseException as exc:
@@ -320,16 +442,8 @@ class Connection:
 def _loggable(result: object) -> object:
     """What the activity log shows of a response (the session clips large ones to a preview)."""
     if isinstance(result, BaseModel):
-        return result.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return to_wire(result)
     return None
-
-
-def _transport_closed(client: Client) -> bool:
-    try:
-        dispatcher = client.session._dispatcher
-    except RuntimeError:
-        return True
-    return bool(getattr(dispatcher, "_closed", False))
 
 
 def _tail_suffix(tail: list[str]) -> str:

@@ -1,0 +1,236 @@
+"""webhost in-process: `create_app` driven over ASGI, its servers reached over in-memory streams.
+
+No subprocess and no socket: the host app runs in the test's event loop, the page's WebSocket is
+an ASGI WebSocket driven directly, HTTP routes go through httpx's ASGI transport, and each
+configured server is an SDK `MCPServer` object connected through the SDK's in-memory transport.
+This is what makes the session, handlers, policy and brokers fast to test; the subprocess suites
+stay for what crosses a process or a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client._memory import InMemoryTransport
+from mcp.server import MCPServer
+from mcp.shared.message import SessionMessage
+from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest
+from starlette.types import ASGIApp, Message
+
+from tests.helpers import SERVERS, WsClient
+from webhost.app import create_app
+from webhost.config import ServerConfig, load_config
+from webhost.settings import Settings
+from webhost.upstream.client_factory import Transport
+from webhost.upstream.stderr import StderrPipe
+
+TOKEN = "t-in-process-token"
+HOST = "127.0.0.1:8700"
+ORIGIN = f"http://{HOST}"
+SECRET = b"in-process-secret-0123456789abcdef0123456789abcdef"
+
+
+def sdk_server(name: str) -> MCPServer:
+    """The `mcp` object of one of our test servers (`tests/servers/NAME.py`), imported, not spawned."""
+    if str(SERVERS) not in sys.path:
+        sys.path.insert(0, str(SERVERS))
+    module = __import__(name)
+    server: MCPServer = module.mcp
+    return server
+
+
+def memory_transports(
+    servers: Mapping[str, MCPServer], *, legacy: frozenset[str] = frozenset()
+) -> Callable[[ServerConfig, StderrPipe, Any], Transport]:
+    """A transport factory: each configured server name is served by the given in-process server.
+
+    Servers named in `legacy` are reached as a pre-2026 server is: `server/discover` is answered
+    "method not found", so the client falls back to the `initialize` handshake (the SDK's servers
+    speak both eras and pick by what the client opens with).
+    """
+
+    def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:
+        inner = InMemoryTransport(servers[config.name])
+        transport: Transport = _without_discover(inner) if config.name in legacy else inner
+        return transport
+
+    return factory
+
+
+@asynccontextmanager
+async def _without_discover(inner: InMemoryTransport) -> AsyncIterator[Any]:
+    async with inner as (server_out, server_in):
+        to_client, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
+
+        async def pump() -> None:
+            async with to_client:
+                async for item in server_out:
+                    await to_client.send(item)
+
+        class Write:
+            async def send(self, item: SessionMessage) -> None:
+                message = item.message
+                if isinstance(message, JSONRPCRequest) and message.method == "server/discover":
+                    error = ErrorData(code=-32601, message="Method not found")
+                    await to_client.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
+                    return
+                await server_in.send(item)
+
+            async def aclose(self) -> None:
+                await server_in.aclose()
+
+            async def __aenter__(self) -> Write:
+                return self
+
+            async def __aexit__(self, *exc: object) -> None:
+                await self.aclose()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            yield from_server, Write()
+            tg.cancel_scope.cancel()
+
+
+class AsgiWsClient(WsClient):
+    """The same JSON-RPC client as the subprocess suites use, over an ASGI WebSocket in this process."""
+
+    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str] | None = None) -> None:
+        super().__init__(url="ws://" + HOST + "/ws", token=TOKEN, origin=ORIGIN)
+        base = {"host": HOST, "origin": ORIGIN, "authorization": f"Bearer {TOKEN}"}
+        self._headers = {**base, **(headers or {})}
+        self._app = app
+        self._to_app: MemoryObjectSendStream[Message]
+        self._from_client: MemoryObjectReceiveStream[Message]
+        self._to_app, self._from_client = anyio.create_memory_object_stream[Message](math.inf)
+        self._to_client: MemoryObjectSendStream[Message]
+        self._from_app: MemoryObjectReceiveStream[Message]
+        self._to_client, self._from_app = anyio.create_memory_object_stream[Message](math.inf)
+        self.accepted: bool | None = None
+        self.close_code: int | None = None
+        self._app_done = anyio.Event()
+
+    async def __aenter__(self) -> AsgiWsClient:
+        scope = {"type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": "/ws", "raw_path": b"/ws",
+                 "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8700),
+                 "subprotocols": [], "state": {},
+                 "headers": [(k.lower().encode(), v.encode()) for k, v in self._headers.items() if v is not None]}
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._run_app, scope)
+        await self._to_app.send({"type": "websocket.connect"})
+        first = await self._from_app.receive()
+        if first["type"] != "websocket.accept":
+            self.accepted = False
+            self.close_code = first.get("code") or first.get("status")
+            await self.__aexit__()
+            raise ConnectionRefusedError(f"the WebSocket was refused: {first}")
+        self.accepted = True
+        self._tg.start_soon(self._reader)
+        return self
+
+    async def _run_app(self, scope: dict[str, Any]) -> None:
+        try:
+            await self._app(scope, self._from_client.receive, self._to_client.send)
+        finally:
+            self._app_done.set()
+            self._to_client.close()
+
+    async def __aexit__(self, *exc: object) -> None:
+        try:
+            await self._to_app.send({"type": "websocket.disconnect", "code": 1000})
+        except anyio.BrokenResourceError:
+            pass
+        with anyio.move_on_after(15):
+            await self._app_done.wait()
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+
+    async def _reader(self) -> None:
+        async for message in self._from_app:
+            if message["type"] == "websocket.close":
+                self.close_code = message.get("code")
+                break
+            text = message.get("text")
+            if text is None:
+                continue
+            self._deliver(json.loads(text))
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        if "id" in message and ("result" in message or "error" in message):
+            self._responses[message["id"]] = message
+        else:
+            self.notifications.append(message)
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def send_raw(self, text: str) -> None:
+        await self._to_app.send({"type": "websocket.receive", "text": text})
+
+
+class InProcessHost:
+    """One `create_app` with its configuration, HTTP client and as many tabs as a test opens."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    def http(self, *, token: str | None = TOKEN, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+        auth = {"authorization": f"Bearer {token}"} if token else {}
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=ORIGIN,
+                                 headers={**auth, **(headers or {})})
+
+    def tab(self, **headers: str) -> AsgiWsClient:
+        return AsgiWsClient(self.app, headers=headers)
+
+
+@asynccontextmanager
+async def in_process_host(
+    tmp_path: Path,
+    servers: Mapping[str, MCPServer],
+    *,
+    entries: Mapping[str, dict[str, Any]] | None = None,
+    webhost_options: dict[str, Any] | None = None,
+    legacy: frozenset[str] = frozenset(),
+) -> AsyncIterator[InProcessHost]:
+    """A host whose configured servers are the given in-process servers (entries default to stdio stubs)."""
+    document: dict[str, Any] = {"mcpServers": {name: (entries or {}).get(name, {"command": "in-process"})
+                                               for name in servers}}
+    if webhost_options:
+        document["webhost"] = webhost_options
+    path = tmp_path / "webhost.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    config = load_config(path)
+    settings = Settings(token=TOKEN, data_dir=tmp_path / "data")
+    app = create_app(settings, config, secret=SECRET, transport_factory=memory_transports(servers, legacy=legacy))
+    host = InProcessHost(app, settings)
+    async with _lifespan(app):
+        yield host
+
+
+@asynccontextmanager
+async def _lifespan(app: ASGIApp) -> AsyncIterator[None]:
+    """Run the app's ASGI lifespan (startup before the test, shutdown after: sessions closed, audit closed)."""
+    to_app, from_test = anyio.create_memory_object_stream[Message](math.inf)
+    to_test, from_app = anyio.create_memory_object_stream[Message](math.inf)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(app, {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, from_test.receive,
+                      to_test.send)
+        await to_app.send({"type": "lifespan.startup"})
+        started = await from_app.receive()
+        assert started["type"] == "lifespan.startup.complete", started
+        try:
+            yield
+        finally:
+            await to_app.send({"type": "lifespan.shutdown"})
+            with anyio.move_on_after(15):
+                await from_app.receive()
+            tg.cancel_scope.cancel()

@@ -1,0 +1,94 @@
+"""The page actions running in one session (tools/call, resources/read, prompts/get): the one owner of calls.
+
+Each call has an id chosen by the page, an origin (what it is: method, name, server), a cancel
+scope, and, for the legacy -32042 flow, the URL steps it is waiting on. Input requests a server
+sends while a call runs are attributed to it: exactly, through a context variable, when the
+request arrives in the call's own task (2026-07-28 input rounds); by elimination when it arrives
+on the SDK's receive task (legacy server→client requests), which is exact only when one call is
+in flight on that server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+
+from webhost.errors import Cancelled, InvalidParams
+
+T = TypeVar("T")
+
+# Which page action caused the upstream request running in this task.
+current_origin: ContextVar[dict[str, Any] | None] = ContextVar("current_origin", default=None)
+
+
+@dataclass(eq=False)
+class Call:
+    id: str
+    origin: dict[str, Any]
+    scope: anyio.CancelScope
+
+
+class CallRegistry:
+    def __init__(self, on_end: Callable[[str], None]) -> None:
+        self._calls: dict[str, Call] = {}
+        self._on_end = on_end  # releases what the call left waiting (its input requests)
+        self._url_steps: dict[tuple[str, str], str] = {}
+
+    async def run(self, call_id: str, origin: dict[str, Any], action: Callable[[], Awaitable[T]]) -> T:
+        """Run one cancellable page action; input requests it causes are attributed to it and end with it."""
+        if call_id in self._calls:
+            raise InvalidParams(f"callId {call_id!r} is already running")
+        full_origin = {**origin, "callId": call_id}
+        token = current_origin.set(full_origin)
+        try:
+            with anyio.CancelScope() as scope:
+                self._calls[call_id] = Call(call_id, full_origin, scope)
+                return await action()
+            raise Cancelled("the call was cancelled", {"callId": call_id})
+        finally:
+            self._calls.pop(call_id, None)
+            current_origin.reset(token)
+            self._on_end(call_id)
+
+    def cancel(self, call_id: str) -> bool:
+        call = self._calls.get(call_id)
+        if call is None:
+            return False
+        call.scope.cancel()
+        return True
+
+    def cancel_all(self) -> None:
+        for call in list(self._calls.values()):
+            call.scope.cancel()
+
+    def origin_for(self, server: str) -> dict[str, Any] | None:
+        """The call that caused a request from `server`: this task's call, else the only one in flight there."""
+        origin = current_origin.get()
+        if origin is not None:
+            return origin
+        candidates = [c.origin for c in self._calls.values() if c.origin.get("server") == server]
+        return dict(candidates[0]) if len(candidates) == 1 else None
+
+    def tools_in_flight(self, server: str) -> set[str]:
+        """Names of the tools being called on `server` right now."""
+        return {str(c.origin.get("name")) for c in self._calls.values()
+                if c.origin.get("server") == server and c.origin.get("method") == "tools/call"}
+
+    # -- legacy -32042: URL steps a call waits on, completed by notifications/elicitation/complete --
+
+    @contextmanager
+    def url_step(self, server: str, elicitation_id: str, request_id: str) -> Iterator[None]:
+        self._url_steps[(server, elicitation_id)] = request_id
+        try:
+            yield
+        finally:
+            self._url_steps.pop((server, elicitation_id), None)
+
+    def take_url_step(self, server: str, elicitation_id: str) -> str | None:
+        """The waiting input request for a completed URL step (once)."""
+        return self._url_steps.pop((server, elicitation_id), None)
