@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
+    AliasPath,
     BaseModel,
     ConfigDict,
     Field,
@@ -182,36 +183,22 @@ class Root(_Model):
     name: str | None = None
 
 
-class Timeouts(_Model):
-    connect: Seconds = 30.0
-    call: Seconds = 120.0
-    human: Seconds = 1800.0
-    app_handshake: Seconds = Field(default=15.0, validation_alias="appHandshake")
+def _seconds(key: str, default: float) -> Any:
+    return Field(default=default, validation_alias=AliasPath("timeouts", key))
 
 
 class WebhostOptions(_Model):
     allowed_origins: tuple[Origin, ...] = Field(default=(), validation_alias="allowedOrigins")
-    timeouts: Timeouts = Timeouts()
+    connect_timeout: Seconds = _seconds("connect", 30.0)
+    call_timeout: Seconds = _seconds("call", 120.0)
+    human_timeout: Seconds = _seconds("human", 1800.0)
+    app_handshake_timeout: Seconds = _seconds("appHandshake", 15.0)
     max_input_rounds: int = Field(default=10, validation_alias="maxInputRounds", strict=True, ge=1, le=100)
     roots: tuple[Root, ...] = ()
     data_dir: str | None = Field(default=None, validation_alias="dataDir")
     servers: Mapping[str, ServerPolicy] = Field(default_factory=dict)
-
-    @property
-    def connect_timeout(self) -> float:
-        return self.timeouts.connect
-
-    @property
-    def call_timeout(self) -> float:
-        return self.timeouts.call
-
-    @property
-    def human_timeout(self) -> float:
-        return self.timeouts.human
-
-    @property
-    def app_handshake_timeout(self) -> float:
-        return self.timeouts.app_handshake
+    # Only so that a "timeouts" that is not an object is an error; the values are the fields above.
+    timeouts: Mapping[str, Any] = Field(default_factory=dict, repr=False, exclude=True)
 
     def policy(self, server: str) -> ServerPolicy:
         return self.servers.get(server, ServerPolicy())
