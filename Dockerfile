@@ -12,10 +12,10 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md requirements.lock ./
 COPY webhost ./webhost
 COPY sandbox_proxy ./sandbox_proxy
-RUN pip install .
+RUN pip install -c requirements.lock .
 
 RUN useradd --create-home --uid 10001 webhost \
     && mkdir -p /data && chown webhost:webhost /data

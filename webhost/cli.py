@@ -6,15 +6,18 @@ import argparse
 import asyncio
 import ipaddress
 import logging
-import os
 import sys
 from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
 
 import uvicorn
+from pydantic import ValidationError
+from pydantic_core import PydanticUndefined
+from pydantic_settings import SettingsError
 
 from webhost import __version__
 from webhost.config import Config, ConfigError, load_config
-from webhost.settings import Settings
+from webhost.settings import Settings, env_for, flag_for
 
 LOOPBACK_NAMES = {"localhost"}
 
@@ -24,24 +27,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"webhost {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the configured MCP servers to the browser")
-    serve.add_argument("--config", type=Path, help="an mcpServers JSON file (default: the embedded demo)")
-    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8700, help="port of the host page (default 8700)")
-    serve.add_argument("--sandbox-port", type=int, default=8701, help="port of the app sandbox (default 8701)")
-    serve.add_argument("--sandbox-domain", default="localhost",
-                       help="apps are served from <label>.<domain> (default localhost)")
-    serve.add_argument("--sandbox-scheme", default="http", choices=["http", "https"],
-                       help="scheme browsers use for the sandbox origins (https behind TLS)")
-    serve.add_argument("--sandbox-public-port", type=int, default=None,
-                       help="port browsers use for the sandbox when a proxy maps it (default: --sandbox-port)")
-    serve.add_argument("--public-origin", action="append", default=[],
-                       help="an extra origin the page is served on (e.g. https://webhost.example); repeatable")
-    serve.add_argument("--data-dir", type=Path, default=None,
-                       help="folder for the deployment secret and audit log (default ./.webhost-data)")
-    serve.add_argument("--allow-remote", action="store_true",
-                       help="required to listen on a non-loopback interface (e.g. --host 0.0.0.0)")
-    serve.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
+    add_settings_arguments(serve)
     return parser
+
+
+def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per settings field, named, typed and explained by the field itself.
+
+    Flags that are not given stay unset (SUPPRESS), so the environment and then the default apply.
+    """
+    for name, field in Settings.model_fields.items():
+        flag = flag_for(name)
+        if flag is None:
+            continue
+        shown = field.default not in (None, (), PydanticUndefined) and field.default is not False
+        default = f" Default: {field.default}." if shown else ""
+        options: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS,
+                                   "help": f"{field.description}{default} Environment: {env_for(name)}."}
+        if field.annotation is bool:
+            options["action"] = "store_true"
+        elif get_origin(field.annotation) is Literal:
+            options["choices"] = get_args(field.annotation)
+        else:
+            options["metavar"] = flag.removeprefix("--").upper().replace("-", "_")
+            if get_origin(field.annotation) is tuple:
+                options["action"] = "append"
+        parser.add_argument(flag, **options)
 
 
 def is_loopback(host: str) -> bool:
@@ -53,35 +64,54 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+class SettingsProblem(Exception):
+    """A flag or WEBHOST_* variable with a bad value; the message names both."""
+
+
+def settings_from(argv: list[str] | None = None) -> Settings:
+    """Settings from flags (which win) and WEBHOST_* variables, before the configuration file is read."""
+    args = vars(build_parser().parse_args(argv))
+    args.pop("command")
+    try:
+        return Settings(**args)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = str(error["loc"][0]) if error["loc"] else ""
+        where = " / ".join(filter(None, [flag_for(name), env_for(name)])) if name in Settings.model_fields else name
+        raise SettingsProblem(f"{where}: {error['msg']}") from None
+    except SettingsError as exc:
+        raise SettingsProblem(str(exc)) from None
+
+
+def with_config_defaults(settings: Settings, config: Config) -> Settings:
+    """The configuration file's `webhost` values for settings no flag or variable gave."""
+    if "data_dir" not in settings.model_fields_set and config.options.data_dir:
+        return settings.model_copy(update={"data_dir": Path(config.options.data_dir)})
+    return settings
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    if not is_loopback(args.host):
-        if not args.allow_remote:
-            print(f"webhost: refusing to listen on {args.host}: that exposes webhost beyond this machine. "
+    try:
+        settings = settings_from(argv)
+    except SettingsProblem as exc:
+        print(f"webhost: bad setting {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    if not is_loopback(settings.host):
+        if not settings.allow_remote:
+            print(f"webhost: refusing to listen on {settings.host}: that exposes webhost beyond this machine. "
                   "Pass --allow-remote to confirm.", file=sys.stderr)
             return 2
-        print(f"webhost: WARNING: listening on {args.host}, reachable from the network. Anyone with the "
+        print(f"webhost: WARNING: listening on {settings.host}, reachable from the network. Anyone with the "
               "token can run the configured servers' tools.", file=sys.stderr)
     try:
-        config = load_config(args.config) if args.config else _demo()
+        config = load_config(settings.config) if settings.config else _demo()
     except ConfigError as exc:
         print(f"webhost: configuration error: {exc}", file=sys.stderr)
         return 2
-    env_token = os.environ.get("WEBHOST_TOKEN")
-    settings_kwargs: dict[str, object] = {}
-    if env_token:
-        settings_kwargs.update(token=env_token, token_from_env=True)
-    data_dir = args.data_dir or (Path(config.options.data_dir) if config.options.data_dir else None)
-    if data_dir is not None:
-        settings_kwargs["data_dir"] = data_dir
-    settings = Settings(
-        host=args.host, port=args.port, sandbox_port=args.sandbox_port, sandbox_domain=args.sandbox_domain,
-        sandbox_scheme=args.sandbox_scheme, sandbox_public_port=args.sandbox_public_port,
-        public_origins=tuple(o.rstrip("/") for o in args.public_origin), **settings_kwargs,  # type: ignore[arg-type]
-    )
+    settings = with_config_defaults(settings, config)
     try:
-        return asyncio.run(serve(settings, config, log_level=args.log_level))
+        return asyncio.run(serve(settings, config, log_level=settings.log_level))
     except KeyboardInterrupt:
         return 0
 

@@ -2,7 +2,8 @@
 
 The file is the one other MCP tools read (Claude Desktop, VS Code, Cursor, the Inspector), so
 server entries are read leniently (unknown keys are ignored) and webhost's own settings live
-beside `mcpServers` under a `"webhost"` key.
+beside `mcpServers` under a `"webhost"` key. The shapes are pydantic models; `_message` turns
+pydantic's first error into the one line a person reads.
 """
 
 from __future__ import annotations
@@ -10,36 +11,152 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import urlsplit
+
+from pydantic import (
+    AfterValidator,
+    AliasPath,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 Transport = Literal["stdio", "http", "sse"]
 Decision = Literal["allow", "ask", "deny"]
+Permission = Literal["camera", "microphone", "geolocation", "clipboardWrite"]
+CompatFlag = Literal["eval", "wasm", "workers"]
 
 _HTTP_TYPES = {"http", "streamable-http", "streamableHttp", "streamable_http"}
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_PERMISSIONS = {"camera", "microphone", "geolocation", "clipboardWrite"}
-_COMPAT_FLAGS = {"eval", "wasm", "workers"}
+_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+# A `${...}` reference: an environment variable (with an optional default), a per-person value
+# that is left for connect time (contract §5, §6), or anything else, which is an error.
+_REF = re.compile(
+    r"\$\{(?:(?P<var>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}"
+    r"|(?P<person>(?:user\.(?:id|email|name)|input:[A-Za-z0-9_.-]+))\}"
+    r"|(?P<bad>[^}]*)(?P<closed>\}?))"
+)
+_ERROR = "webhost_config"
 
 
 class ConfigError(Exception):
     """A bad configuration file; the message names the file, the entry and the field."""
 
 
-@dataclass(frozen=True)
-class ServerConfig:
+def _invalid(message: str) -> PydanticCustomError:
+    return PydanticCustomError(_ERROR, "{message}", {"message": message})
+
+
+def _expand(value: str, info: ValidationInfo) -> str:
+    """Expand ${VAR} and ${VAR:-default} from the environment; an unset VAR without default is an error."""
+    environ: Mapping[str, str] = (info.context or {}).get("environ", {})
+
+    def substitute(match: re.Match[str]) -> str:
+        if match.group("person") is not None:
+            return match.group(0)
+        if match.group("bad") is not None:
+            if not match.group("closed"):
+                raise _invalid("unclosed \"${\" (write ${NAME} or ${NAME:-default})")
+            raise _invalid(f"\"{match.group(0)}\" is not a variable reference (names use letters, digits "
+                           "and '_' and do not start with a digit)")
+        var, default = match.group("var"), match.group("default")
+        if var in environ:
+            return environ[var]
+        if default is not None:
+            return default
+        raise _invalid(f"environment variable {var} is not set")
+
+    return _REF.sub(substitute, value)
+
+
+def _origin(value: str) -> str:
+    parts = urlsplit(value.rstrip("/"))
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
+        raise ValueError("not an origin")
+    return value.rstrip("/")
+
+
+def _file_uri(value: str) -> str:
+    if not value.startswith("file://"):
+        raise _invalid("must be a file:// URI")
+    return value
+
+
+Expanded = Annotated[str, AfterValidator(_expand)]
+Origin = Annotated[str, AfterValidator(_origin)]
+Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+
+class ServerConfig(_Model):
     name: str
-    transport: Transport
-    command: str | None = None
+    transport: Transport = Field(validation_alias="type")
+    command: str | None = Field(None, validate_default=True)
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, Expanded] = Field(default_factory=dict, repr=False)  # values may be secrets
     cwd: str | None = None
-    url: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    url: str | None = Field(None, validate_default=True)
+    headers: Mapping[str, Expanded] = Field(default_factory=dict, repr=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _infer_transport(cls, data: Any) -> Any:
+        """Entries without "type" are stdio when they have a command, HTTP when they have a URL; keys
+        that belong to the other transport are ignored, as other tools do."""
+        if not isinstance(data, dict):
+            return data
+        kind = data.get("type")
+        if kind is None:
+            if "command" not in data and "url" not in data:
+                raise _invalid("needs either \"command\" (stdio) or \"url\" (HTTP)")
+            kind = "stdio" if "command" in data else "http"
+        if kind == "stdio":
+            return {k: v for k, v in data.items() if k not in ("url", "headers")} | {"type": kind}
+        if isinstance(kind, str) and (kind in _HTTP_TYPES or kind == "sse"):
+            keep = {k: v for k, v in data.items() if k not in ("command", "args", "env", "cwd")}
+            return keep | {"type": "sse" if kind == "sse" else "http"}
+        return data | {"type": kind}
+
+    @field_validator("transport", mode="before")
+    @classmethod
+    def _known_transport(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise _invalid("must be a string: \"stdio\", \"http\" or \"sse\"")
+        if value not in ("stdio", "http", "sse"):
+            raise _invalid(f"unknown transport {value!r} (use \"stdio\", \"http\" or \"sse\")")
+        return value
+
+    @field_validator("command")
+    @classmethod
+    def _command_for_stdio(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("transport") == "stdio" and not (value and value.strip()):
+            raise _invalid("must be a non-empty string")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _url_for_http(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if info.data.get("transport") in (None, "stdio"):
+            return value
+        if value is None:
+            raise _invalid("must be a string (an http:// or https:// URL)")
+        value = _expand(value, info)
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise _invalid("must be an absolute http:// or https:// URL")
+        return value
 
     def describe(self) -> str:
         """A short, secret-free description for the page (never env values or headers)."""
@@ -48,55 +165,133 @@ class ServerConfig:
         return f"{self.transport}: {self.url}"
 
 
-@dataclass(frozen=True)
-class ServerPolicy:
+class ServerPolicy(_Model):
     """webhost's per-server settings: app tool-call approvals, granted permissions, CSP compat flags."""
 
-    default_decision: Decision = "allow"
-    tools: Mapping[str, Decision] = field(default_factory=dict)
-    permissions: frozenset[str] = frozenset()
-    compat: frozenset[str] = frozenset()
-    open_links: Literal["ask", "allow"] = "ask"
+    default_decision: Decision = Field(default="allow", validation_alias="appToolCalls")
+    tools: Mapping[str, Decision] = Field(default_factory=dict)
+    permissions: frozenset[Permission] = frozenset()
+    compat: frozenset[CompatFlag] = Field(default=frozenset(), validation_alias="cspCompat")
+    open_links: Literal["ask", "allow"] = Field(default="ask", validation_alias="openLinks")
 
     def decision_for(self, tool: str) -> Decision:
         return self.tools.get(tool, self.default_decision)
 
 
-@dataclass(frozen=True)
-class Root:
-    uri: str
+class Root(_Model):
+    uri: Annotated[str, AfterValidator(_file_uri)]
     name: str | None = None
 
 
-@dataclass(frozen=True)
-class WebhostOptions:
-    allowed_origins: tuple[str, ...] = ()
-    connect_timeout: float = 30.0
-    call_timeout: float = 120.0
-    human_timeout: float = 1800.0
-    app_handshake_timeout: float = 15.0
-    max_input_rounds: int = 10
+def _seconds(key: str, default: float) -> Any:
+    return Field(default=default, validation_alias=AliasPath("timeouts", key))
+
+
+class WebhostOptions(_Model):
+    allowed_origins: tuple[Origin, ...] = Field(default=(), validation_alias="allowedOrigins")
+    connect_timeout: Seconds = _seconds("connect", 30.0)
+    call_timeout: Seconds = _seconds("call", 120.0)
+    human_timeout: Seconds = _seconds("human", 1800.0)
+    app_handshake_timeout: Seconds = _seconds("appHandshake", 15.0)
+    max_input_rounds: int = Field(default=10, validation_alias="maxInputRounds", strict=True, ge=1, le=100)
     roots: tuple[Root, ...] = ()
-    data_dir: str | None = None
-    servers: Mapping[str, ServerPolicy] = field(default_factory=dict)
+    data_dir: str | None = Field(default=None, validation_alias="dataDir")
+    servers: Mapping[str, ServerPolicy] = Field(default_factory=dict)
+    # Only so that a "timeouts" that is not an object is an error; the values are the fields above.
+    timeouts: Mapping[str, Any] = Field(default_factory=dict, repr=False, exclude=True)
 
     def policy(self, server: str) -> ServerPolicy:
         return self.servers.get(server, ServerPolicy())
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(_Model):
     source: str
-    servers: Mapping[str, ServerConfig]
-    options: WebhostOptions = field(default_factory=WebhostOptions)
+    servers: Mapping[Annotated[str, StringConstraints(pattern=_NAME_PATTERN)], ServerConfig] = Field(
+        validation_alias="mcpServers")
+    options: WebhostOptions = Field(default=WebhostOptions(), validation_alias="webhost")
+
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _name_entries(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return {name: entry | {"name": name} if isinstance(entry, dict) else entry for name, entry in value.items()}
+
+
+# Messages for pydantic's own errors (wrong type, missing, not one of the choices), by where they
+# happen; `*` is any one server name, key or index. An error inside a list or map with no entry of
+# its own is reported on the list or map.
+_MESSAGES = {
+    "mcpServers.*": "each server entry must be an object",
+    "mcpServers.*.[key]": "server names may use letters, digits, '.', '_' and '-' (at most 64)",
+    "mcpServers.*.command": "must be a non-empty string",
+    "mcpServers.*.args": "must be a list of strings",
+    "mcpServers.*.cwd": "must be a string",
+    "mcpServers.*.url": "must be a string (an http:// or https:// URL)",
+    "mcpServers.*.env": "must be an object of string values",
+    "mcpServers.*.env.*": "must be a string",
+    "mcpServers.*.headers": "must be an object of string values",
+    "mcpServers.*.headers.*": "must be a string",
+    "webhost": "must be an object",
+    "webhost.allowedOrigins": "must be a list of origins like \"https://host.example\"",
+    "webhost.timeouts": "must be an object of seconds",
+    "webhost.timeouts.*": "must be a positive number of seconds",
+    "webhost.maxInputRounds": "must be an integer from 1 to 100",
+    "webhost.dataDir": "must be a string path",
+    "webhost.roots": "must be a list of {\"uri\": \"file:///...\", \"name\": \"...\"}",
+    "webhost.roots.*": "must be an object with a string \"uri\"",
+    "webhost.roots.*.uri": "must be a string file:// URI",
+    "webhost.roots.*.name": "must be a string",
+    "webhost.servers": "must be an object keyed by server name",
+    "webhost.servers.*": "must be an object",
+    "webhost.servers.*.appToolCalls": "must be \"allow\", \"ask\" or \"deny\"",
+    "webhost.servers.*.tools": "must map tool names to \"allow\", \"ask\" or \"deny\"",
+    "webhost.servers.*.permissions": f"must be a list drawn from {sorted(get_args(Permission))}",
+    "webhost.servers.*.cspCompat": f"must be a list drawn from {sorted(get_args(CompatFlag))}",
+    "webhost.servers.*.openLinks": "must be \"ask\" or \"allow\"",
+}
+
+
+def _matches(pattern: str, loc: tuple[int | str, ...]) -> bool:
+    parts = pattern.split(".")
+    return len(parts) == len(loc) and all(p in ("*", str(part)) for p, part in zip(parts, loc, strict=True))
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    where = ""
+    for part in loc:
+        if part == "[key]":
+            continue
+        where += f"[{part}]" if isinstance(part, int) else f".{part}" if where else str(part)
+    return where
+
+
+def _message(error: ErrorDetails) -> tuple[str, str]:
+    """Where an error is (`mcpServers.a.env.K`) and what a person should read about it."""
+    loc = tuple(error["loc"])
+    if error["type"] == _ERROR:
+        return _where(loc), str((error.get("ctx") or {})["message"])
+    for end in range(len(loc), 0, -1):
+        message = next((m for p, m in _MESSAGES.items() if _matches(p, loc[:end])), None)
+        if message is not None:
+            return _where(loc[:end]), message
+    return _where(loc), error["msg"]
 
 
 def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
     """Read and validate a configuration file; raise ConfigError with one clear message."""
     try:
-        text = path.read_text(encoding="utf-8")
+        mode = path.stat().st_mode
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    # Checked before opening: reading a FIFO or a device would block or never end.
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise ConfigError(f"{path}: cannot read the file ({kind})")
+    try:
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the file ({exc})") from None
     return parse_config(text, str(path), os.environ if environ is None else environ)
@@ -107,187 +302,24 @@ def parse_config(text: str, source: str, environ: Mapping[str, str]) -> Config:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: invalid JSON: nested too deeply") from None
+    except ValueError:  # the one other failure: an integer literal longer than Python's digit limit
+        raise ConfigError(f"{source}: invalid JSON: a number has too many digits") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a JSON object with an \"mcpServers\" key")
-    raw_servers = data.get("mcpServers")
-    if raw_servers is None:
+    if data.get("mcpServers") is None:
         raise ConfigError(f"{source}: missing \"mcpServers\" (an object mapping server names to entries)")
-    if not isinstance(raw_servers, dict):
+    if not isinstance(data["mcpServers"], dict):
         raise ConfigError(f"{source}: \"mcpServers\" must be an object mapping server names to entries")
-    servers: dict[str, ServerConfig] = {}
-    for name, entry in raw_servers.items():
-        servers[name] = _parse_server(source, name, entry, environ)
-    options = _parse_options(source, data.get("webhost", {}), servers)
-    return Config(source=source, servers=servers, options=options)
-
-
-def _fail(source: str, where: str, message: str) -> ConfigError:
-    return ConfigError(f"{source}: {where}: {message}")
-
-
-def _parse_server(source: str, name: str, entry: object, environ: Mapping[str, str]) -> ServerConfig:
-    where = f"mcpServers.{name}"
-    if not _NAME.match(name):
-        raise _fail(source, where, "server names may use letters, digits, '.', '_' and '-' (at most 64)")
-    if not isinstance(entry, dict):
-        raise _fail(source, where, "each server entry must be an object")
-    kind = entry.get("type")
-    if kind is not None and not isinstance(kind, str):
-        raise _fail(source, f"{where}.type", "must be a string: \"stdio\", \"http\" or \"sse\"")
-    if kind is None:
-        kind = "stdio" if "command" in entry else "http" if "url" in entry else None
-        if kind is None:
-            raise _fail(source, where, "needs either \"command\" (stdio) or \"url\" (HTTP)")
-    if kind == "stdio":
-        return _parse_stdio(source, where, name, entry, environ)
-    if kind in _HTTP_TYPES or kind == "sse":
-        transport: Transport = "sse" if kind == "sse" else "http"
-        return _parse_http(source, where, name, transport, entry, environ)
-    raise _fail(source, f"{where}.type", f"unknown transport {kind!r} (use \"stdio\", \"http\" or \"sse\")")
-
-
-def _parse_stdio(
-    source: str, where: str, name: str, entry: dict[str, Any], environ: Mapping[str, str]
-) -> ServerConfig:
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise _fail(source, f"{where}.command", "must be a non-empty string")
-    args = entry.get("args", [])
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise _fail(source, f"{where}.args", "must be a list of strings")
-    cwd = entry.get("cwd")
-    if cwd is not None and not isinstance(cwd, str):
-        raise _fail(source, f"{where}.cwd", "must be a string")
-    env = _string_map(source, f"{where}.env", entry.get("env", {}), environ)
-    return ServerConfig(name=name, transport="stdio", command=command, args=tuple(args), env=env, cwd=cwd)
-
-
-def _parse_http(
-    source: str, where: str, name: str, transport: Transport, entry: dict[str, Any], environ: Mapping[str, str]
-) -> ServerConfig:
-    url = entry.get("url")
-    if not isinstance(url, str):
-        raise _fail(source, f"{where}.url", "must be a string (an http:// or https:// URL)")
-    url = _expand(source, f"{where}.url", url, environ)
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise _fail(source, f"{where}.url", "must be an absolute http:// or https:// URL")
-    headers = _string_map(source, f"{where}.headers", entry.get("headers", {}), environ)
-    return ServerConfig(name=name, transport=transport, url=url, headers=headers)
-
-
-def _string_map(source: str, where: str, value: object, environ: Mapping[str, str]) -> dict[str, str]:
-    if not isinstance(value, dict):
-        raise _fail(source, where, "must be an object of string values")
-    result: dict[str, str] = {}
-    for key, item in value.items():
-        if not isinstance(item, str):
-            raise _fail(source, f"{where}.{key}", "must be a string")
-        result[key] = _expand(source, f"{where}.{key}", item, environ)
-    return result
-
-
-def _expand(source: str, where: str, value: str, environ: Mapping[str, str]) -> str:
-    """Expand ${VAR} and ${VAR:-default} from the environment; an unset VAR without default is an error."""
-
-    def substitute(match: re.Match[str]) -> str:
-        var, default = match.group(1), match.group(2)
-        if var in environ:
-            return environ[var]
-        if default is not None:
-            return default
-        raise _fail(source, where, f"environment variable {var} is not set")
-
-    return _VAR.sub(substitute, value)
-
-
-def _parse_options(source: str, raw: object, servers: Mapping[str, ServerConfig]) -> WebhostOptions:
-    where = "webhost"
-    if not isinstance(raw, dict):
-        raise _fail(source, where, "must be an object")
-    origins = raw.get("allowedOrigins", [])
-    if not isinstance(origins, list) or not all(isinstance(o, str) and _is_origin(o) for o in origins):
-        raise _fail(source, f"{where}.allowedOrigins", "must be a list of origins like \"https://host.example\"")
-    timeouts = raw.get("timeouts", {})
-    if not isinstance(timeouts, dict):
-        raise _fail(source, f"{where}.timeouts", "must be an object of seconds")
-    seconds = {}
-    for key, default in (("connect", 30.0), ("call", 120.0), ("human", 1800.0), ("appHandshake", 15.0)):
-        value = timeouts.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise _fail(source, f"{where}.timeouts.{key}", "must be a positive number of seconds")
-        seconds[key] = float(value)
-    rounds = raw.get("maxInputRounds", 10)
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 100:
-        raise _fail(source, f"{where}.maxInputRounds", "must be an integer from 1 to 100")
-    data_dir = raw.get("dataDir")
-    if data_dir is not None and not isinstance(data_dir, str):
-        raise _fail(source, f"{where}.dataDir", "must be a string path")
-    return WebhostOptions(
-        allowed_origins=tuple(o.rstrip("/") for o in origins),
-        connect_timeout=seconds["connect"],
-        call_timeout=seconds["call"],
-        human_timeout=seconds["human"],
-        app_handshake_timeout=seconds["appHandshake"],
-        max_input_rounds=rounds,
-        roots=_parse_roots(source, raw.get("roots", [])),
-        data_dir=data_dir,
-        servers=_parse_policies(source, raw.get("servers", {}), servers),
-    )
-
-
-def _is_origin(value: str) -> bool:
-    parts = urlsplit(value.rstrip("/"))
-    return parts.scheme in ("http", "https") and bool(parts.netloc) and not parts.path
-
-
-def _parse_roots(source: str, raw: object) -> tuple[Root, ...]:
-    if not isinstance(raw, list):
-        raise _fail(source, "webhost.roots", "must be a list of {\"uri\": \"file:///...\", \"name\": \"...\"}")
-    roots = []
-    for index, item in enumerate(raw):
-        where = f"webhost.roots[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
-            raise _fail(source, where, "must be an object with a string \"uri\"")
-        if not item["uri"].startswith("file://"):
-            raise _fail(source, f"{where}.uri", "must be a file:// URI")
-        name = item.get("name")
-        if name is not None and not isinstance(name, str):
-            raise _fail(source, f"{where}.name", "must be a string")
-        roots.append(Root(uri=item["uri"], name=name))
-    return tuple(roots)
-
-
-def _parse_policies(source: str, raw: object, servers: Mapping[str, ServerConfig]) -> dict[str, ServerPolicy]:
-    if not isinstance(raw, dict):
-        raise _fail(source, "webhost.servers", "must be an object keyed by server name")
-    policies = {}
-    for name, item in raw.items():
-        where = f"webhost.servers.{name}"
-        if name not in servers:
-            raise _fail(source, where, "names a server that is not in mcpServers")
-        if not isinstance(item, dict):
-            raise _fail(source, where, "must be an object")
-        default = item.get("appToolCalls", "allow")
-        if default not in ("allow", "ask", "deny"):
-            raise _fail(source, f"{where}.appToolCalls", "must be \"allow\", \"ask\" or \"deny\"")
-        tools = item.get("tools", {})
-        if not isinstance(tools, dict) or not all(v in ("allow", "ask", "deny") for v in tools.values()):
-            raise _fail(source, f"{where}.tools", "must map tool names to \"allow\", \"ask\" or \"deny\"")
-        permissions = item.get("permissions", [])
-        if not isinstance(permissions, list) or not set(permissions) <= _PERMISSIONS:
-            raise _fail(source, f"{where}.permissions", f"must be a list drawn from {sorted(_PERMISSIONS)}")
-        compat = item.get("cspCompat", [])
-        if not isinstance(compat, list) or not set(compat) <= _COMPAT_FLAGS:
-            raise _fail(source, f"{where}.cspCompat", f"must be a list drawn from {sorted(_COMPAT_FLAGS)}")
-        open_links = item.get("openLinks", "ask")
-        if open_links not in ("ask", "allow"):
-            raise _fail(source, f"{where}.openLinks", "must be \"ask\" or \"allow\"")
-        policies[name] = ServerPolicy(
-            default_decision=default,
-            tools=dict(tools),
-            permissions=frozenset(permissions),
-            compat=frozenset(compat),
-            open_links=open_links,
-        )
-    return policies
+    try:
+        config = Config.model_validate({**data, "source": source}, context={"environ": environ})
+    except ValidationError as exc:
+        where, message = _message(exc.errors()[0])
+        raise ConfigError(f"{source}: {where}: {message}" if where else f"{source}: {message}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: nested too deeply") from None
+    for name in config.options.servers:
+        if name not in config.servers:
+            raise ConfigError(f"{source}: webhost.servers.{name}: names a server that is not in mcpServers")
+    return config

@@ -1,33 +1,72 @@
-"""Settings: every runtime option of `webhost serve` once, with its default and help text."""
+"""Settings: every option of `webhost serve` once, with its default and help text.
+
+Each field is a command-line flag (generated from it in `webhost.cli`) and a `WEBHOST_*` environment
+variable; a flag wins over the environment, the environment over the configuration file's
+`webhost` key (`dataDir`), and that over the default. README.md's options table lists every field
+(tests/unit/test_docs.py checks it).
+"""
 
 from __future__ import annotations
 
 import secrets
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+ENV_PREFIX = "WEBHOST_"
+Port = Annotated[int, Field(ge=0, le=65535)]
 
 
-class Settings(BaseModel):
-    """What the command line (and environment) decide; the config file decides the servers."""
+class Settings(BaseSettings):
+    """What the command line and the environment decide; the config file decides the servers."""
 
-    host: str = Field("127.0.0.1", description="Interface the host page listens on (loopback by default).")
-    port: int = Field(8700, description="Port of the host page.")
-    sandbox_port: int = Field(8701, description="Port of the sandbox proxy that serves MCP Apps.")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore")
+
+    config: Path | None = Field(
+        default=None, description="An mcpServers JSON file. Without one, webhost serves its embedded demo.")
+    host: str = Field(
+        default="127.0.0.1", description="Interface the host page and the sandbox listen on. Anything but "
+        "loopback also needs --allow-remote.")
+    port: Port = Field(default=8700, description="Port of the host page.")
+    sandbox_port: Port = Field(default=8701, description="Port of the sandbox proxy that serves MCP Apps.")
     sandbox_domain: str = Field(
-        "localhost", description="Apps are served from http://<label>.<sandbox-domain>:<sandbox-port>."
-    )
-    sandbox_scheme: str = Field("http", description="Scheme of the sandbox origins (https behind TLS).")
-    sandbox_public_port: int | None = Field(
-        None, description="Port browsers use to reach the sandbox when a proxy maps it (default: sandbox_port)."
-    )
-    token: str = Field(default_factory=lambda: secrets.token_urlsafe(24), description="Access token.")
-    token_from_env: bool = Field(False, description="Whether the token came from WEBHOST_TOKEN.")
-    data_dir: Path = Field(Path(".webhost-data"), description="Folder for the audit log and the secret.")
-    public_origins: tuple[str, ...] = Field(
-        (), description="Extra origins the host page is reached on (a reverse proxy's https origin)."
-    )
-    secure_cookies: bool = Field(False, description="Mark the session cookie Secure (behind TLS).")
+        default="localhost", description="Apps are served from <scheme>://<label>.<sandbox-domain>:<port>.")
+    sandbox_scheme: Literal["http", "https"] = Field(
+        default="http", description="Scheme browsers use for the sandbox origins (https behind TLS).")
+    sandbox_public_port: Port | None = Field(
+        default=None, description="Port browsers use for the sandbox when a proxy maps it. Without it, "
+        "--sandbox-port.")
+    public_origins: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(), description="An extra origin the page is served on (e.g. https://webhost.example). The "
+        "flag is repeatable; the variable takes a comma-separated list.",
+        json_schema_extra={"flag": "--public-origin"})
+    data_dir: Path = Field(
+        default=Path(".webhost-data"), description="Folder for the deployment secret and the audit log. "
+        "Overrides the configuration file's dataDir.")
+    secure_cookies: bool = Field(default=False, description="Mark the session cookie Secure (behind TLS).")
+    allow_remote: bool = Field(
+        default=False, description="Confirm listening on a non-loopback interface (e.g. --host 0.0.0.0).")
+    log_level: Literal["debug", "info", "warning", "error"] = Field(default="warning", description="Log level.")
+    token: str = Field(
+        default_factory=lambda: secrets.token_urlsafe(24), description="The access token. Without it, one "
+        "is generated and printed as a login URL. Environment only, so it stays out of process listings.",
+        json_schema_extra={"flag": None})
+
+    @field_validator("public_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part for part in value.split(",") if part.strip()]
+        if isinstance(value, list | tuple):
+            return tuple(str(origin).strip().rstrip("/") for origin in value)
+        return value
+
+    @property
+    def token_from_env(self) -> bool:
+        """Whether the token was given (by WEBHOST_TOKEN) rather than generated."""
+        return "token" in self.model_fields_set
 
     def host_origins(self) -> list[str]:
         """Every origin the page may be loaded from: its own address(es) plus configured ones."""
@@ -39,3 +78,17 @@ class Settings(BaseModel):
 
     def sandbox_port_for_browsers(self) -> int:
         return self.sandbox_public_port or self.sandbox_port
+
+
+def flag_for(name: str) -> str | None:
+    """The command-line flag of a settings field (None: environment only)."""
+    extra = Settings.model_fields[name].json_schema_extra
+    if isinstance(extra, dict) and "flag" in extra:
+        flag = extra["flag"]
+        return flag if isinstance(flag, str) else None
+    return "--" + name.replace("_", "-")
+
+
+def env_for(name: str) -> str:
+    """The environment variable of a settings field."""
+    return ENV_PREFIX + name.upper()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.helpers import ROOT, run_webhost
 
@@ -57,3 +61,60 @@ def test_a_generated_token_is_printed_as_a_login_url(tmp_path: Path) -> None:
     with run_webhost(tmp_path, {}, env={"WEBHOST_TOKEN": ""}) as host:
         log = host.log()
     assert "?token=" in log and f"http://127.0.0.1:{host.port}/?token=" in log
+
+
+def _write(name: str, text: str) -> Callable[[Path], Path]:
+    def make(folder: Path) -> Path:
+        path = folder / name
+        path.write_text(text)
+        return path
+
+    return make
+
+
+def _fifo(folder: Path) -> Path:
+    path = folder / "fifo.json"
+    os.mkfifo(path)  # opening it for reading would block until a writer came
+    return path
+
+
+def _server_policy(policy: dict[str, object]) -> str:
+    return json.dumps({"mcpServers": {"a": {"command": "x"}}, "webhost": {"servers": {"a": policy}}})
+
+
+@pytest.mark.parametrize(
+    ("make", "expected"),
+    [
+        (_write("deep.json", "[" * 100_000), "invalid JSON: nested too deeply"),
+        (_write("int.json", '{"mcpServers": {}, "webhost": {"maxInputRounds": ' + "9" * 5000 + "}}"),
+         "invalid JSON: a number has too many digits"),
+        (_write("perm.json", _server_policy({"permissions": [{}]})), "webhost.servers.a.permissions: must be a list"),
+        (_write("compat.json", _server_policy({"cspCompat": [[]]})), "webhost.servers.a.cspCompat: must be a list"),
+        (_write("nan.json", '{"mcpServers": {}, "webhost": {"timeouts": {"call": NaN}}}'),
+         "webhost.timeouts.call: must be a positive number of seconds"),
+        (_write("inf.json", '{"mcpServers": {}, "webhost": {"timeouts": {"human": Infinity}}}'),
+         "webhost.timeouts.human: must be a positive number of seconds"),
+        (_write("neg.json", '{"mcpServers": {}, "webhost": {"timeouts": {"connect": -1}}}'),
+         "webhost.timeouts.connect: must be a positive number of seconds"),
+        (_write("zero.json", '{"mcpServers": {}, "webhost": {"timeouts": {"appHandshake": 0}}}'),
+         "webhost.timeouts.appHandshake: must be a positive number of seconds"),
+        (_write("unclosed.json", json.dumps({"mcpServers": {"a": {"command": "x", "env": {"K": "${UNCLOSED"}}}})),
+         "mcpServers.a.env.K: unclosed \"${\""),
+        (_write("badvar.json", json.dumps({"mcpServers": {"a": {"url": "https://h.example/${1BAD}"}}})),
+         "mcpServers.a.url: \"${1BAD}\" is not a variable reference"),
+        (_fifo, "cannot read the file (not a regular file)"),
+        (lambda folder: folder, "cannot read the file (a directory)"),
+        (lambda folder: folder / "missing.json", "file not found"),
+    ],
+    ids=["deep-nesting", "huge-integer", "unhashable-permission", "unhashable-compat", "nan", "infinity",
+         "negative", "zero", "unclosed-var", "bad-var-name", "fifo", "directory", "missing"],
+)
+def test_hostile_configuration_files_get_one_line_and_status_2(
+    tmp_path: Path, make: Callable[[Path], Path], expected: str
+) -> None:
+    path = make(tmp_path)
+    result = serve("--config", str(path))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"webhost: configuration error: {path}: ")
+    assert expected in result.stderr

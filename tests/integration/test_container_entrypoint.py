@@ -42,7 +42,8 @@ def test_the_entry_point_serves_healthz_and_still_checks_hosts(tmp_path: Path) -
     assert argv[:2] == ["webhost", "serve"]
     argv[argv.index("--data-dir") + 1] = str(tmp_path / "data")
     process = subprocess.Popen([sys.executable, "-m", "webhost", *argv[1:]], cwd=tmp_path,
-                               env={"WEBHOST_TOKEN": "compose-token", "PATH": "/usr/bin:/bin"},
+                               # PYTHONPATH: this checkout, not whichever one the venv has installed in editable mode.
+                               env={"WEBHOST_TOKEN": "compose-token", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 20

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,106 @@ def test_missing_and_unreadable_files_are_clear(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(binary)
+
+
+def _server_policy(policy: dict[str, object]) -> str:
+    return json.dumps({"mcpServers": {"a": {"command": "x"}}, "webhost": {"servers": {"a": policy}}})
+
+
+def _timeout(literal: str) -> str:
+    return '{"mcpServers": {}, "webhost": {"timeouts": {"call": ' + literal + "}}}"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[" * 100_000, "servers.json: invalid JSON: nested too deeply"),
+        ('{"mcpServers": {}, "webhost": {"maxInputRounds": ' + "9" * 5000 + "}}",
+         "servers.json: invalid JSON: a number has too many digits"),
+        (_server_policy({"permissions": [{"camera": True}]}), "servers.json: webhost.servers.a.permissions: "
+         "must be a list drawn from ['camera', 'clipboardWrite', 'geolocation', 'microphone']"),
+        (_server_policy({"cspCompat": [["eval"]]}),
+         "servers.json: webhost.servers.a.cspCompat: must be a list drawn from ['eval', 'wasm', 'workers']"),
+        (_server_policy({"tools": {"rm": []}}),
+         "servers.json: webhost.servers.a.tools: must map tool names to \"allow\", \"ask\" or \"deny\""),
+        (_timeout("NaN"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
+        (_timeout("Infinity"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
+        (_timeout("1e400"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
+        (_timeout("0"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
+        (_timeout("-0.5"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
+        (_timeout('"5"'), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
+        (_timeout("true"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
+        (json.dumps({"mcpServers": {"a": {"command": "x", "env": {"K": "${UNCLOSED"}}}}),
+         "servers.json: mcpServers.a.env.K: unclosed \"${\" (write ${NAME} or ${NAME:-default})"),
+        (json.dumps({"mcpServers": {"a": {"url": "https://h.example/${1BAD}"}}}),
+         "servers.json: mcpServers.a.url: \"${1BAD}\" is not a variable reference (names use letters, digits "
+         "and '_' and do not start with a digit)"),
+        (json.dumps({"mcpServers": {"a": {"url": "https://h.example/", "headers": {"H": "${}"}}}}),
+         "servers.json: mcpServers.a.headers.H: \"${}\" is not a variable reference (names use letters, digits "
+         "and '_' and do not start with a digit)"),
+        (json.dumps({"mcpServers": {"a": {"type": "stdio"}}}), "servers.json: mcpServers.a.command: must be a "
+         "non-empty string"),
+        (json.dumps({"mcpServers": {"a": {"type": 5, "command": "x"}}}),
+         "servers.json: mcpServers.a.type: must be a string: \"stdio\", \"http\" or \"sse\""),
+        (json.dumps({"mcpServers": {}, "webhost": {"maxInputRounds": 1.5}}),
+         "servers.json: webhost.maxInputRounds: must be an integer from 1 to 100"),
+        (json.dumps({"mcpServers": {}, "webhost": []}), "servers.json: webhost: must be an object"),
+    ],
+    ids=["deep-nesting", "huge-integer", "unhashable-permission", "unhashable-compat", "list-decision", "nan",
+         "infinity", "overflowing-float", "zero", "negative", "string-seconds", "boolean-seconds", "unclosed-var",
+         "bad-var-name", "empty-var", "stdio-without-command", "non-string-type", "fractional-rounds",
+         "webhost-not-object"],
+)
+def test_hostile_or_malformed_files_get_one_exact_message(text: str, expected: str) -> None:
+    assert error_of(text) == expected
+
+
+def test_per_person_placeholders_are_left_for_connect_time() -> None:
+    config = parse({"mcpServers": {"a": {"url": "https://h.example/${user.id}",
+                                         "headers": {"X": "${user.email} ${input:api_key}"}}}})
+    server = config.servers["a"]  # type: ignore[attr-defined]
+    assert server.url == "https://h.example/${user.id}"
+    assert server.headers == {"X": "${user.email} ${input:api_key}"}
+
+
+def test_keys_of_the_other_transport_are_ignored_as_other_tools_do() -> None:
+    config = parse({"mcpServers": {"s": {"command": "x", "url": 5, "headers": 3},
+                                   "h": {"type": "http", "url": "http://h.example/mcp", "env": 4, "args": 5}}})
+    servers = config.servers  # type: ignore[attr-defined]
+    assert (servers["s"].transport, servers["s"].url, servers["s"].headers) == ("stdio", None, {})
+    assert (servers["h"].transport, servers["h"].command, servers["h"].env) == ("http", None, {})
+
+
+def test_server_descriptions_and_reprs_leave_secrets_out() -> None:
+    config = parse({"mcpServers": {"a": {"command": "/usr/bin/srv", "env": {"K": "s3cret"}},
+                                   "b": {"url": "https://h.example/mcp", "headers": {"Authorization": "s3cret"}}}})
+    servers = config.servers  # type: ignore[attr-defined]
+    assert servers["a"].describe() == "stdio: srv" and servers["b"].describe() == "http: https://h.example/mcp"
+    assert "s3cret" not in repr(config)
+
+
+def test_options_default_and_read_every_webhost_key() -> None:
+    defaults = parse({"mcpServers": {}}).options  # type: ignore[attr-defined]
+    assert (defaults.connect_timeout, defaults.call_timeout, defaults.human_timeout,
+            defaults.app_handshake_timeout, defaults.max_input_rounds) == (30.0, 120.0, 1800.0, 15.0, 10)
+    assert (defaults.allowed_origins, defaults.roots, defaults.data_dir) == ((), (), None)
+    options = parse({"mcpServers": {"a": {"command": "x"}}, "webhost": {
+        "timeouts": {"connect": 1, "appHandshake": 2.5}, "maxInputRounds": 3, "dataDir": "/d",
+        "allowedOrigins": ["https://a.example/"],
+        "servers": {"a": {"permissions": ["camera", "camera"], "cspCompat": ["wasm"], "openLinks": "allow"}},
+    }}).options  # type: ignore[attr-defined]
+    assert (options.connect_timeout, options.app_handshake_timeout, options.max_input_rounds) == (1.0, 2.5, 3)
+    assert options.data_dir == "/d" and options.allowed_origins == ("https://a.example",)
+    policy = options.policy("a")
+    assert policy.permissions == {"camera"} and policy.compat == {"wasm"} and policy.open_links == "allow"
+
+
+def test_special_files_are_refused_without_reading_them(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as info:
+        load_config(fifo)
+    assert str(info.value) == f"{fifo}: cannot read the file (not a regular file)"
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert str(info.value) == f"{tmp_path}: cannot read the file (a directory)"

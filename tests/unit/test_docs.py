@@ -1,0 +1,23 @@
+"""README.md documents every setting: its flag and its WEBHOST_* variable, in one row of the options table."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import ROOT
+from webhost.settings import Settings, env_for, flag_for
+
+README_ROWS = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| ")]
+
+
+@pytest.mark.parametrize("name", list(Settings.model_fields))
+def test_every_setting_has_a_row_with_its_flag_and_variable(name: str) -> None:
+    flag, env = flag_for(name), env_for(name)
+    rows = [row for row in README_ROWS if f"`{env}`" in row]
+    assert len(rows) == 1, f"README.md's options table needs one row for {env}"
+    cells = [cell.strip() for cell in rows[0].strip("|").split(" | ")]
+    assert cells[1] == f"`{env}`"
+    if flag is None:
+        assert cells[0] == "(none)"
+    else:
+        assert cells[0].strip("`").split()[0] == flag
