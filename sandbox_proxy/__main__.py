@@ -13,6 +13,9 @@ import os
 import sys
 from pathlib import Path
 
+import uvicorn
+
+from sandbox_proxy.app import create_sandbox_app
 from webhost.apps.origins import is_valid_domain, secret_from_text
 
 
@@ -50,10 +53,6 @@ def main(argv: list[str] | None = None) -> int:
     if not is_valid_domain(args.domain.lower()):
         print(f"sandbox_proxy: invalid --domain {args.domain!r}", file=sys.stderr)
         return 2
-
-    import uvicorn
-
-    from sandbox_proxy.app import create_sandbox_app
 
     try:
         app = create_sandbox_app(secret=secret, domain=args.domain.lower(), host_origins=args.host_origins)

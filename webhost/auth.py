@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import Iterable
+from html import escape
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -148,7 +149,6 @@ class AuthGate:
 
 
 def _refusal_page(status: int, message: str) -> str:
-    from html import escape
 
     return (
         "<!doctype html><html lang=en><meta charset=utf-8><title>webhost</title>"

@@ -15,8 +15,11 @@ from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 from pydantic_settings import SettingsError
 
+from sandbox_proxy.app import create_sandbox_app
 from webhost import __version__
+from webhost.app import create_app, load_secret
 from webhost.config import Config, ConfigError, load_config
+from webhost.demo.config import demo_config
 from webhost.settings import Settings, env_for, flag_for
 
 LOOPBACK_NAMES = {"localhost"}
@@ -117,15 +120,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _demo() -> Config:
-    from webhost.demo.config import demo_config
-
     return demo_config()
 
 
 async def serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
-    from sandbox_proxy.app import create_sandbox_app
-    from webhost.app import create_app, load_secret
-
     secret = load_secret(settings.data_dir)
     host_app = create_app(settings, config, secret=secret)
     origins = settings.host_origins() + list(config.options.allowed_origins)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from webhost.session import BrowserSession
 
 from . import apps, inputs, prompts, resources, servers, tools
 
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
-
-Handler = Callable[["BrowserSession", dict[str, Any]], Awaitable[Any]]
+Handler = Callable[[BrowserSession, dict[str, Any]], Awaitable[Any]]
 
 METHODS: dict[str, Handler] = {
     **servers.METHODS,

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from webhost.apps.instances import AppInstance
 from webhost.apps.meta import tool_resource_uri
 from webhost.apps.permissions import PERMISSIONS
 from webhost.errors import InvalidParams
+from webhost.session import BrowserSession
 
 from . import _params
-
-if TYPE_CHECKING:
-    from webhost.apps.instances import AppInstance
-    from webhost.session import BrowserSession
 
 EVENT_KINDS = {"violation", "csp-violation", "log", "display-mode", "size", "lifecycle", "error"}
 

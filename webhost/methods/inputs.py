@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from webhost.session import BrowserSession
 
 from . import _params
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
 
 
 async def respond(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

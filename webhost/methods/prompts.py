@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webhost.errors import InvalidParams
+from webhost.session import BrowserSession
 
 from . import _params
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
 
 
 async def list_prompts(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from webhost.session import BrowserSession
 
 from . import _params
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
 
 
 async def list_resources(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

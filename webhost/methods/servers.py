@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webhost import __version__
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
+from webhost.session import BrowserSession
 
 
 async def session_info(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

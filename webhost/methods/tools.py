@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.errors import UpstreamError
+from webhost.session import BrowserSession
 
 from . import _params
-
-if TYPE_CHECKING:
-    from webhost.session import BrowserSession
 
 URL_ELICITATION_REQUIRED = -32042
 
