@@ -12,12 +12,15 @@ if TYPE_CHECKING:
 
 async def session_info(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     settings = session.host.settings
+    options = session.host.config.options
     return {
         "version": __version__,
         "sessionId": session.id,
         "sandbox": {"domain": settings.sandbox_domain, "port": settings.sandbox_port_for_browsers(),
                     "scheme": settings.sandbox_scheme},
         "pending": session.broker.pending(),
+        "limits": {"humanTimeoutSeconds": options.human_timeout, "callTimeoutSeconds": options.call_timeout,
+                   "appHandshakeTimeoutSeconds": options.app_handshake_timeout},
     }
 
 

@@ -6,11 +6,13 @@
 
 import { h } from "../html.js";
 import { RpcError, describeError } from "../rpc.js";
+import { ERRORS } from "../constants.js";
 import { createField } from "./fields.js";
 
 /**
  * @typedef {object} CardContext
  * @property {import("../rpc.js").RpcClient} rpc
+ * @property {import("../apps/index.js").Apps} apps
  * @property {(request: any, reason?: string) => void} fallbackToForm the app cannot serve: ask the
  *   backend to show this request as the native form instead
  */
@@ -62,9 +64,9 @@ export function responder(card, req, ctx, onFieldErrors) {
     } catch (err) {
       delete card.dataset.answer;
       status.className = "card-status error";
-      const shown = err instanceof RpcError && err.code === -32602 && onFieldErrors?.(err);
+      const shown = err instanceof RpcError && err.code === ERRORS.INVALID_PARAMS && onFieldErrors?.(err);
       status.textContent = shown ? "Some answers were not accepted; fix the marked fields." : describeError(err);
-      const gone = err instanceof RpcError && err.code === -32602 && !shown;
+      const gone = err instanceof RpcError && err.code === ERRORS.INVALID_PARAMS && !shown;
       if (gone) {
         // Unknown or already answered: the request is over, let the user dismiss it.
         const dismiss = h("button", { type: "button", class: "small", text: "Dismiss" });
@@ -223,7 +225,6 @@ export function appCard(req, ctx) {
     const action = /** @type {HTMLElement} */ (ev.target).closest(".card-actions [data-action]")?.getAttribute("data-action");
     if (action === "decline" || action === "cancel") respond(action);
   });
-  const apps = /** @type {any} */ (window).webhostApps;
   let fellBack = false;
   const fallback = (/** @type {string} */ reason) => {
     if (fellBack) return;
@@ -231,13 +232,8 @@ export function appCard(req, ctx) {
     // Deferred: the bridge may call this before the card is even in the inbox.
     queueMicrotask(() => ctx.fallbackToForm(req, reason));
   };
-  if (typeof apps?.mountElicitation !== "function") {
-    // No bridge: the request still carries its full requestedSchema, so show the native form.
-    fallback("the app bridge is not loaded");
-    return card;
-  }
   try {
-    const r = apps.mountElicitation(container, req, { fallbackToForm: () => fallback("the app was closed or could not serve this request") });
+    const r = ctx.apps.mountElicitation(container, req, { fallbackToForm: () => fallback("the app was closed or could not serve this request") });
     if (r && typeof r.catch === "function") r.catch((/** @type {unknown} */ err) => fallback(describeError(err)));
   } catch (err) {
     console.warn("webhost: mountElicitation failed", err);
