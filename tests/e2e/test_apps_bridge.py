@@ -755,6 +755,7 @@ def demo_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
 def start_pick_color(page: Page, demo_host: Webhost) -> tuple[Locator, str]:
     login(page, demo_host)
     page.wait_for_selector('[data-server="demo"][data-status="connected"]', timeout=30_000)
+    bind_page(page)
     page.click('[data-server="demo"] [data-tool="pick_color"]')
     page.click('[data-testid="call-tool"]')
     card = page.locator('[data-elicitation][data-mode="app"]')
