@@ -116,7 +116,7 @@ WEBHOST_ONCE = """async () => {
   });
   button.click();
   const [ms, frameId] = await ready;
-  const trace = window.webhostApps.debug.trace(frameId);
+  const trace = window.__page.apps.debug.trace(frameId);
   const at = (dir, method) => {
     const t = trace.find((x) => x.dir === dir && x.msg.method === method);
     return t ? t.ts : NaN;
@@ -134,7 +134,7 @@ WEBHOST_ONCE = """async () => {
 
 # Record when apps/open resolves (the page's RPC client, patched once; no other effect).
 PATCH_RPC = """() => {
-  const rpc = window.webhost.rpc;
+  const rpc = window.__page.rpc;
   const request = Object.getPrototypeOf(rpc).request;
   rpc.request = function (method, params) {
     const p = request.call(this, method, params);
@@ -194,7 +194,9 @@ def webhost_page(browser: Browser, base_url: str, token: str, server: str) -> Pa
     page.goto(f"{base_url}/?token={token}")
     page.wait_for_url(f"{base_url}/")
     page.wait_for_selector(f'[data-server="{server}"][data-status="connected"]', timeout=60_000)
-    page.wait_for_function("() => window.webhost && window.webhost.rpc.state === 'open'")
+    page.evaluate("async () => { const main = document.querySelector('script[type=\"module\"][src*=\"/js/main.js\"]'); "
+                  "window.__page = (await import(main.src)).page; }")
+    page.wait_for_function("() => window.__page.rpc.state === 'open'")
     page.evaluate(PATCH_RPC)
     page.click(f'[data-server="{server}"] [data-tool="{TOOL}"]')
     page.locator('[data-open-tool="get-time"] [data-testid="call-tool"]').wait_for()
@@ -207,7 +209,7 @@ def webhost_once(page: Page) -> dict[str, Any]:
     outcome: dict[str, Any] = page.evaluate(WEBHOST_ONCE)
     # Let the call finish (the form is busy until then), then close the App and wait for its frame to go.
     page.locator('[data-testid="tool-result"][data-status="ok"]').wait_for()
-    page.evaluate("(f) => window.webhostApps.close(f, 'benchmark')", outcome["frameId"])
+    page.evaluate("(f) => window.__page.apps.close(f, 'benchmark')", outcome["frameId"])
     page.locator("iframe[data-app-frame]").wait_for(state="detached")
     return outcome
 
@@ -249,8 +251,8 @@ def main() -> int:
                 page = webhost_page(browser, host.base_url, host.token, "app")
                 if not html:
                     html = page.evaluate(
-                        "() => window.webhost.rpc.request('apps/open', {server: 'app', tool: 'get-time'}).then((d) => "
-                        "{ window.webhost.rpc.request('apps/close', {frameId: d.frameId}); return d.html; })"
+                        "() => window.__page.rpc.request('apps/open', {server: 'app', tool: 'get-time'}).then((d) => "
+                        "{ window.__page.rpc.request('apps/close', {frameId: d.frameId}); return d.html; })"
                     )
                     label = f"generated stand-in App ({len(html.encode()):,} bytes), stdio"
                 base = baseline_page(browser, html)

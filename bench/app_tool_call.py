@@ -6,7 +6,7 @@ parent and times the answer: App → sandbox proxy (postMessage) → page bridge
 limit) → `apps/request` over the WebSocket → webhost (frame binding, visibility, policy, audit row) → stdio
 server → back the same way.
 
-Direct path (same page, same run, interleaved ABBA): `window.webhost.rpc.request("tools/call", ...)` for the
+Direct path (same page, same run, interleaved ABBA): `window.__page.rpc.request("tools/call", ...)` for the
 same tool: page → WebSocket → webhost → server → back, as the tool form does.
 
 Both sides time in the browser with performance.now(). The page's activity log is cleared (untimed) before
@@ -74,7 +74,7 @@ PAGE_HELPERS = """() => {
   window.benchCalls = 0;
   window.benchDirect = async (method, params) => {
     const t0 = performance.now();
-    const result = await window.webhost.rpc.request(method, params);
+    const result = await window.__page.rpc.request(method, params);
     return {ms: performance.now() - t0, result};
   };
 }"""
@@ -90,7 +90,9 @@ def open_probe(page: Page, base_url: str, token: str) -> Frame:
     page.goto(f"{base_url}/?token={token}")
     page.wait_for_url(f"{base_url}/")
     page.wait_for_selector(f'[data-server="{SERVER}"][data-status="connected"]', timeout=60_000)
-    page.wait_for_function("() => window.webhost && window.webhost.rpc.state === 'open'")
+    page.evaluate("async () => { const main = document.querySelector('script[type=\"module\"][src*=\"/js/main.js\"]'); "
+                  "window.__page = (await import(main.src)).page; }")
+    page.wait_for_function("() => window.__page.rpc.state === 'open'")
     page.click(f'[data-server="{SERVER}"] [data-tool="bridge_probe"]')
     view = page.locator('[data-open-tool="bridge_probe"]')
     view.locator('[name="autorun"]').set_checked(False)
@@ -159,7 +161,7 @@ def main() -> int:
             info_ms = [page.evaluate("() => window.benchDirect('session/info', {}).then((o) => o.ms)")
                        for _ in range(n)]
             problems = page.evaluate(
-                "() => window.webhostApps.list().flatMap((a) => window.webhostApps.debug.bridge(a.frameId).problems)")
+                "() => window.__page.apps.list().flatMap((a) => window.__page.apps.debug.bridge(a.frameId).problems)")
         finally:
             browser.close()
     report(app_ms, page_ms, ping_ms, info_ms)

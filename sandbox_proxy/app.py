@@ -75,13 +75,14 @@ def create_sandbox_app(
     """The sandbox listener for every `<label>.<domain>` origin.
 
     `GET /proxy?p=<token>` serves the proxy page when the token verifies and names the label of the
-    request's Host; `GET /proxy.js` the relay script; `GET /healthz` a liveness answer; all else 404.
+    request's Host; `GET /proxy.js` the relay script (an ES module) and `GET /constants.js` what it
+    imports; `GET /healthz` a liveness answer; all else 404.
     `host_origins` are the host page origins this deployment allows to embed Apps.
     """
     configured = [o.lower().rstrip("/") for o in host_origins]
     frame_ancestors_directive(configured)  # validate early: a typo should fail at start-up
     page_template = Template((STATIC_DIR / "proxy.html").read_text(encoding="utf-8"))
-    script = (STATIC_DIR / "proxy.js").read_bytes()
+    scripts = {name: (STATIC_DIR / name).read_bytes() for name in ("proxy.js", "constants.js")}
 
     async def proxy_page(request: Request) -> Response:
         label = label_from_host(request.headers.get("host"), domain)
@@ -105,7 +106,8 @@ def create_sandbox_app(
 
     async def proxy_script(request: Request) -> Response:
         # Loaded only by the proxy page on the same origin, so CORP same-origin costs nothing.
-        return Response(script, media_type="text/javascript; charset=utf-8", headers=LOCKED_HEADERS)
+        body = scripts[request.url.path.lstrip("/")]
+        return Response(body, media_type="text/javascript; charset=utf-8", headers=LOCKED_HEADERS)
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"}, headers=LOCKED_HEADERS)
@@ -120,6 +122,7 @@ def create_sandbox_app(
         routes=[
             Route("/proxy", proxy_page, methods=["GET"]),
             Route("/proxy.js", proxy_script, methods=["GET"]),
+            Route("/constants.js", proxy_script, methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),
         ],
         exception_handlers={404: not_found, 405: not_allowed},

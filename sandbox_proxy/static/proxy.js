@@ -1,10 +1,14 @@
 // webhost sandbox proxy: loads one MCP App into an inner frame and relays JSON-RPC between it and
-// the host page (mcp-apps §13.2/§13.3). Plain ES, no build step.
+// the host page (mcp-apps §13.2/§13.3). An ES module, no build step; its frame tokens come from
+// ./constants.js, generated from the backend's (python -m webhost.page_constants).
 //
 // Trust notes. This page runs on the App's own per-server origin and, in the default design, the
 // App's frame is same-origin with it, so the App can run code in this realm: every check here is
 // advisory and the host page must distrust everything from this origin. What the App cannot change
 // is the CSP (an HTTP header on this document, inherited by the App) and frame-ancestors.
+// @ts-check
+import { PERMISSION_TOKENS, SANDBOX_TOKENS } from "./constants.js";
+
 (function () {
   "use strict";
 
@@ -12,26 +16,26 @@
   var RESERVED_PREFIX = "ui/notifications/sandbox-";
   var RESOURCE_READY = "ui/notifications/sandbox-resource-ready";
   // Inner frame sandbox tokens this proxy will ever grant: no top navigation, popups, modals, downloads.
-  var SANDBOX_ALLOWED = ["allow-scripts", "allow-same-origin", "allow-forms"];
-  var PERMISSION_TOKENS = {
-    camera: "camera",
-    microphone: "microphone",
-    geolocation: "geolocation",
-    clipboardWrite: "clipboard-write"
-  };
+  /** @type {readonly string[]} */
+  var SANDBOX_ALLOWED = SANDBOX_TOKENS;
+  /** @type {Readonly<Record<string, string>>} */
+  var PERMISSIONS = PERMISSION_TOKENS;
   var MAX_VIOLATION_REPORTS = 50;
   var OWN_ORIGIN = window.location.origin;
 
+  /** @param {string} why */
   function refuse(why) {
     // Render nothing; a console line helps whoever is debugging a blank frame.
     if (window.console) console.warn("webhost sandbox proxy refused: " + why);
   }
 
+  /** @param {string} name */
   function metaContent(name) {
     var el = document.querySelector('meta[name="' + name + '"]');
     return el ? el.getAttribute("content") || "" : "";
   }
 
+  /** @param {string} text */
   function words(text) {
     return String(text).split(/\s+/).filter(Boolean);
   }
@@ -54,7 +58,7 @@
 
   // 3. Self-test: the top window must be cross-origin to us, or we are not isolated from the host.
   try {
-    void window.top.location.href;
+    void /** @type {Window} */ (window.top).location.href;
     return refuse("top window is same-origin");
   } catch (e) { /* expected: SecurityError */ }
 
@@ -64,13 +68,16 @@
     return SANDBOX_ALLOWED.indexOf(t) >= 0;
   });
 
+  /** @type {HTMLIFrameElement | null} */
   var inner = null;        // the App's iframe, once loaded
+  /** @type {string | null} */
   var innerOrigin = null;  // OWN_ORIGIN (same-origin inner frame) or "null" (opaque)
   var loaded = false;
   var violations = 0;
 
   // A plain-JSON copy of a JSON-RPC 2.0 message, or null: drops oversized data, non-JSON values
   // (ports, blobs, cyclic objects) and anything that is not a request, notification or response.
+  /** @param {unknown} data @returns {any} */
   function cleanMessage(data) {
     var text;
     try { text = JSON.stringify(data); } catch (e) { return null; }
@@ -82,9 +89,11 @@
     return null;
   }
 
+  /** @param {unknown} v */
   function isTruthy(v) { return !!v; }
 
   // Inner sandbox: what the host asked for, limited to the allow-list and to what the token granted.
+  /** @param {unknown} requested */
   function sandboxTokens(requested) {
     if (typeof requested !== "string") return grantedSandbox.slice();
     return words(requested).filter(function (t, i, all) {
@@ -93,16 +102,19 @@
   }
 
   // Inner allow: requested permissions, limited to what the token granted.
+  /** @param {any} permissions @returns {string[]} */
   function allowTokens(permissions) {
     if (!permissions || typeof permissions !== "object") return grantedAllow.slice();
+    /** @type {string[]} */
     var out = [];
-    Object.keys(PERMISSION_TOKENS).forEach(function (name) {
-      var token = PERMISSION_TOKENS[name];
+    Object.keys(PERMISSIONS).forEach(function (name) {
+      var token = PERMISSIONS[name];
       if (isTruthy(permissions[name]) && grantedAllow.indexOf(token) >= 0) out.push(token);
     });
     return out;
   }
 
+  /** @param {SecurityPolicyViolationEvent} event */
   function reportViolation(event) {
     // Advisory only: the App can forge this too (it shares our realm), so the host just displays it.
     if (violations >= MAX_VIOLATION_REPORTS) return;
@@ -121,6 +133,7 @@
     }, HOST_ORIGIN);
   }
 
+  /** @param {any} params */
   function loadApp(params) {
     if (!params || typeof params.html !== "string") return refuse("resource-ready without html");
     var tokens = sandboxTokens(params.sandbox);
@@ -147,7 +160,7 @@
       // document.write keeps the frame on our origin (storage, CORS work) and makes the App inherit
       // this document's CSP header ("header mode", mcp-apps §6.4).
       document.body.appendChild(frame);
-      var doc = frame.contentDocument;
+      var doc = /** @type {Document} */ (frame.contentDocument);
       doc.open();
       // After open() (which erases listeners) and before write(), so parse-time violations count.
       doc.addEventListener("securitypolicyviolation", reportViolation);
@@ -160,6 +173,7 @@
     }
   }
 
+  /** @param {any} msg */
   function fromHost(msg) {
     if (msg.method === RESOURCE_READY) {
       if (loaded) return refuse("second sandbox-resource-ready ignored");
@@ -168,9 +182,10 @@
     if (typeof msg.method === "string" && msg.method.indexOf(RESERVED_PREFIX) === 0) return;
     if (!inner || !inner.contentWindow) return;
     // An opaque origin cannot be named as a target, hence "*" only in that mode.
-    inner.contentWindow.postMessage(msg, innerOrigin === "null" ? "*" : innerOrigin);
+    inner.contentWindow.postMessage(msg, innerOrigin === "null" ? "*" : /** @type {string} */ (innerOrigin));
   }
 
+  /** @param {any} msg */
   function fromApp(msg) {
     // Reserved sandbox methods never come from the App (spec: forward only non-sandbox methods).
     // The forged message itself is dropped; the host is told that one was (advisory, rate-limited).
@@ -181,6 +196,7 @@
     window.parent.postMessage(msg, HOST_ORIGIN);
   }
 
+  /** @param {unknown} method */
   function reportDropped(method) {
     if (violations >= MAX_VIOLATION_REPORTS) return;
     violations += 1;

@@ -52,6 +52,20 @@ def page(context: BrowserContext) -> Iterator[Page]:
     yield page
 
 
+# The page defines no globals: main.js exports the running page ({rpc, apps, limits}) and importing
+# the same module URL again returns that instance. Tests bind it as window.__page for their scripts.
+BIND_PAGE_JS = """async () => {
+  const main = document.querySelector('script[type="module"][src*="/js/main.js"]');
+  window.__page = (await import(main.src)).page;
+}"""
+
+
+def bind_page(page: Page) -> None:
+    """Bind window.__page (the running page's rpc and apps) and wait until its socket is open."""
+    page.evaluate(BIND_PAGE_JS)
+    page.wait_for_function("() => window.__page.rpc.state === 'open'")
+
+
 def login(page: Page, host: Webhost) -> Page:
     """Open the login URL the way a person does; the cookie is set and the token leaves the address bar."""
     page.goto(f"{host.base_url}/?token={host.token}")

@@ -4,7 +4,7 @@ Three kinds of app drive these tests:
 
 - the real `@modelcontextprotocol/server-basic-vanillajs` App (tool `get-time`), through the page UI;
 - the fixture apps of `tests/servers/apps.py` (bridge probe, hostile apps, permissions), opened
-  through `window.webhostApps.openToolApp` like the tool view does;
+  through `window.__page.apps.openToolApp` like the tool view does;
 - a scriptable probe App: a real frame descriptor from `apps/open` (real proxy, token, CSP, origin)
   whose HTML is swapped in the page for `PROBE_APP`, so a test can play the App's side of the
   protocol message by message and see exactly what the host sends.
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import FrameLocator, Locator, Page
 
-from tests.e2e.conftest import login
+from tests.e2e.conftest import bind_page, login
 from tests.helpers import PEER_BIN, Webhost, peer_server, run_webhost, stdio_server
 
 pytestmark = pytest.mark.e2e
@@ -82,7 +82,7 @@ document.getElementById("probe").dataset.loaded = "true";
 
 # Open a tool's app the way the tool view does; optionally swap the app HTML or fail the tool call.
 OPEN_JS = """async ({server, tool, args, html, fail}) => {
-  const rpc = window.webhost.rpc;
+  const rpc = window.__page.rpc;
   const tools = (await rpc.request("tools/list", {server})).tools;
   const t = tools.find((x) => x.name === tool);
   if (!t) throw new Error("no tool " + tool);
@@ -101,7 +101,7 @@ OPEN_JS = """async ({server, tool, args, html, fail}) => {
     };
   }
   try {
-    const handle = await window.webhostApps.openToolApp({server, tool: t, args: args || {}, resultPromise, container});
+    const handle = await window.__page.apps.openToolApp({server, tool: t, args: args || {}, resultPromise, container});
     return handle.frameId;
   } finally {
     delete rpc.request;
@@ -127,7 +127,7 @@ def app_page(page: Page, host: Webhost) -> Page:
     login(page, host)
     for name in ("apps", "second"):
         page.wait_for_selector(f'[data-server="{name}"][data-status="connected"]', timeout=30_000)
-    page.wait_for_function("() => window.webhostApps && window.webhost && window.webhost.rpc.state === 'open'")
+    bind_page(page)
     return page
 
 
@@ -164,7 +164,7 @@ def open_probe(page: Page, tool: str = "echo_app", **kwargs: Any) -> tuple[str, 
 
 
 def trace(page: Page, frame_id: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = page.evaluate("(f) => window.webhostApps.debug.trace(f)", frame_id)
+    result: list[dict[str, Any]] = page.evaluate("(f) => window.__page.apps.debug.trace(f)", frame_id)
     return result
 
 
@@ -193,7 +193,7 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, message: str
 
 
 def problems(page: Page, frame_id: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = page.evaluate("(f) => window.webhostApps.debug.bridge(f).problems", frame_id)
+    result: list[dict[str, Any]] = page.evaluate("(f) => window.__page.apps.debug.bridge(f).problems", frame_id)
     return result
 
 
@@ -321,7 +321,7 @@ def test_nothing_reaches_the_app_before_initialized(app_page: Page) -> None:
     page.click("#theme-toggle")  # a context change while not initialized: held back
     # Progress of an app-initiated tools/call (as `apps/progress` delivers it): queued as well.
     page.evaluate(
-        "(f) => window.webhostApps.debug.bridge(f).progress({frameId: f, progressToken: 'tok-1', "
+        "(f) => window.__page.apps.debug.bridge(f).progress({frameId: f, progressToken: 'tok-1', "
         "progress: 2, total: 5, message: 'two of five'})",
         frame_id,
     )
@@ -351,7 +351,7 @@ def test_nothing_reaches_the_app_before_initialized(app_page: Page) -> None:
     assert app.evaluate("() => window.rpc('ping', {})") == {}
     error = app.evaluate("() => window.rpc('no/such-method', {}).then(() => null, (e) => e)")
     assert error["code"] == -32601
-    bridge_caps = page.evaluate("(f) => window.webhostApps.debug.bridge(f).appCapabilities", frame_id)
+    bridge_caps = page.evaluate("(f) => window.__page.apps.debug.bridge(f).appCapabilities", frame_id)
     assert bridge_caps == {"elicitation": {}, "future": {"x": 1}}  # raw, unknown keys kept
 
 
@@ -463,7 +463,7 @@ def test_app_requested_teardown_and_bounded_wait(app_page: Page) -> None:
     outer(page, frame2).wait_for(state="detached", timeout=5000)
     elapsed = time.monotonic() - started
     assert 0.7 < elapsed < 3.0, elapsed
-    audit = page.evaluate("() => window.webhost.rpc.request('audit/list', {server: 'apps', limit: 50})")["entries"]
+    audit = page.evaluate("() => window.__page.rpc.request('audit/list', {server: 'apps', limit: 50})")["entries"]
     assert any(e["frame"] == frame2 and e["kind"] == "app.close" for e in audit)
 
 
@@ -489,7 +489,7 @@ def test_hostile_messages_are_dropped_and_reported(app_page: Page) -> None:
     # The resource was sent exactly once, and the App still works.
     assert len(sent(page, frame_id, "ui/notifications/sandbox-resource-ready")) == 1
     assert app.evaluate("() => window.rpc('ping', {})") == {}
-    audit = page.evaluate("() => window.webhost.rpc.request('audit/list', {server: 'apps', limit: 100})")["entries"]
+    audit = page.evaluate("() => window.__page.rpc.request('audit/list', {server: 'apps', limit: 100})")["entries"]
     assert any(e["frame"] == frame_id and e["kind"] == "app.violation" for e in audit)
 
 
@@ -508,7 +508,7 @@ def test_flood_is_capped_and_the_page_stays_responsive(app_page: Page) -> None:
     frame_id = open_app(page, "apps", "hostile_flood", args={"count": 6000})
     inner(page, frame_id).locator("#log").get_by_text("sent 6000").wait_for(timeout=30_000)
     started = time.monotonic()
-    assert page.evaluate("() => window.webhostApps.list().length") >= 1
+    assert page.evaluate("() => window.__page.apps.list().length") >= 1
     assert time.monotonic() - started < 1.0
     log = fixture_log(page, frame_id, timeout=40)
     assert "still responsive: ok {}" in log
@@ -616,7 +616,7 @@ def test_info_view_and_allowing_a_permission(app_page: Page) -> None:
     new_id = new_frame.get_attribute("data-frame-id") or ""
     assert "feature camera: true" in fixture_log(page, new_id)
     page.evaluate(
-        "() => window.webhost.rpc.request('apps/permission', {server: 'apps', permission: 'camera', granted: false})"
+        "() => window.__page.rpc.request('apps/permission', {server: 'apps', permission: 'camera', granted: false})"
     )
 
 
@@ -627,17 +627,17 @@ def test_apps_of_two_servers_side_by_side(app_page: Page) -> None:
     for frame_id in (first, second):
         outer(page, frame_id).and_(page.locator('[data-app-status="ready"]')).wait_for()
     origins = page.evaluate(
-        "(ids) => ids.map((f) => window.webhostApps.debug.bridge(f).descriptor.origin)", [first, second]
+        "(ids) => ids.map((f) => window.__page.apps.debug.bridge(f).descriptor.origin)", [first, second]
     )
     assert origins[0] != origins[1]
-    listed = page.evaluate("() => window.webhostApps.list().map((a) => [a.frameId, a.server, a.status])")
+    listed = page.evaluate("() => window.__page.apps.list().map((a) => [a.frameId, a.server, a.status])")
     assert [first, "apps", "ready"] in listed and [second, "second", "ready"] in listed
 
 
 def test_app_rendered_elicitation_generic(app_page: Page) -> None:
     page = app_page
     mount = """async ({caps, html}) => {
-      const rpc = window.webhost.rpc;
+      const rpc = window.__page.rpc;
       const d = await rpc.request("apps/open", {server: "apps", tool: "echo_app"});
       const descriptor = {...d, html, purpose: "elicitation",
                           hostCapabilities: {...d.hostCapabilities, elicitation: {}}};
@@ -650,7 +650,7 @@ def test_app_rendered_elicitation_generic(app_page: Page) -> None:
         request: {method: "elicitation/create", params: {mode: "form", message: "Who?",
           requestedSchema: {type: "object", properties: {name: {type: "string"}}, required: ["name"]},
           _meta: {ui: {resourceUri: d.resourceUri}}}}};
-      const handle = await window.webhostApps.mountElicitation(container, request, {
+      const handle = await window.__page.apps.mountElicitation(container, request, {
         descriptor,
         onResult: async (r) => { window.elicitResults.push(r); },
         fallbackToForm: (req) => window.fellBack.push(req.id),
@@ -740,7 +740,7 @@ def test_pagehide_tears_every_app_down(app_page: Page) -> None:
     page.evaluate("() => window.dispatchEvent(new PageTransitionEvent('pagehide', {persisted: false}))")
     outer(page, frame_id).wait_for(state="detached")
     assert sent(page, frame_id, "ui/resource-teardown")
-    assert page.evaluate("() => window.webhostApps.list().length") == 0
+    assert page.evaluate("() => window.__page.apps.list().length") == 0
 
 
 # ---- app-rendered elicitation through the whole stack (the embedded demo's pick_color) ----------------------
@@ -755,6 +755,7 @@ def demo_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
 def start_pick_color(page: Page, demo_host: Webhost) -> tuple[Locator, str]:
     login(page, demo_host)
     page.wait_for_selector('[data-server="demo"][data-status="connected"]', timeout=30_000)
+    bind_page(page)
     page.click('[data-server="demo"] [data-tool="pick_color"]')
     page.click('[data-testid="call-tool"]')
     card = page.locator('[data-elicitation][data-mode="app"]')

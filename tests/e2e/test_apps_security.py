@@ -34,7 +34,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, FrameLocator, Locator, Page, Route
 
-from tests.e2e.conftest import login
+from tests.e2e.conftest import bind_page, login
 from tests.helpers import PYTHON, SERVERS, Webhost, http_process, run_webhost
 
 pytestmark = pytest.mark.e2e
@@ -115,7 +115,7 @@ def app_page(page: Page, host: Webhost) -> Page:
     login(page, host)
     for name in ("apps", "basic", "second", "perm", "asker"):
         page.wait_for_selector(f'[data-server="{name}"][data-status="connected"]', timeout=30_000)
-    page.wait_for_function("() => window.webhost && window.webhost.rpc.state === 'open'")
+    bind_page(page)
     return page
 
 
@@ -351,7 +351,7 @@ def test_forged_sandbox_messages_are_dropped_and_reported(app_page: Page, host: 
     assert "own document intact: true" in log
     assert "still answered: ok {}" in log
     # Never reached the host as a message of the frame (the proxy drops reserved methods) ...
-    trace = page.evaluate("(f) => window.webhostApps.debug.trace(f)", frame_id)
+    trace = page.evaluate("(f) => window.__page.apps.debug.trace(f)", frame_id)
     came_in = [t["msg"].get("method") for t in trace if t["dir"] == "in"]
     assert came_in.count("ui/notifications/sandbox-proxy-ready") == 1  # the proxy's own, once
     assert "ui/notifications/sandbox-resource-ready" not in came_in
@@ -456,7 +456,7 @@ def test_requests_before_initialize_are_logged_and_harmless(app_page: Page, host
     assert "after initialize ping: ok {}" in log
     assert pages == []
     # Nothing host-initiated reached the app before it was initialized (only answers to its requests).
-    trace = page.evaluate("(f) => window.webhostApps.debug.trace(f)", frame_id)
+    trace = page.evaluate("(f) => window.__page.apps.debug.trace(f)", frame_id)
     initialized = next(i for i, t in enumerate(trace) if t["msg"].get("method") == "ui/notifications/initialized")
     early_out = [t["msg"] for t in trace[:initialized] if t["dir"] == "out" and "method" in t["msg"]]
     assert [m["method"] for m in early_out] == ["ui/notifications/sandbox-resource-ready"]
@@ -487,7 +487,7 @@ FLOOD_PROBE = """() => {
       const text = "during the flood " + i;
       const started = performance.now();
       try {
-        const result = await window.webhost.rpc.request("tools/call",
+        const result = await window.__page.rpc.request("tools/call",
           {server: "basic", name: "echo", arguments: {text}, callId: "flood-probe-" + i});
         probe.calls.push({ok: result.content[0].text === text, ms: performance.now() - started});
       } catch (error) {
@@ -510,7 +510,7 @@ def test_flood_keeps_the_page_responsive_and_is_reported(app_page: Page, host: W
     # While the app's requests are still being dropped and timing out, another server's tool works.
     started = time.monotonic()
     result = page.evaluate(
-        "() => window.webhost.rpc.request('tools/call', {server: 'basic', name: 'echo', "
+        "() => window.__page.rpc.request('tools/call', {server: 'basic', name: 'echo', "
         "arguments: {text: 'right after the burst'}, callId: 'flood-probe'})"
     )
     elapsed = time.monotonic() - started
@@ -653,7 +653,7 @@ def test_permissions_need_an_administrator_or_a_person(app_page: Page, host: Web
         assert audit(host, kind="app.permission", server="second")[0]["decision"] == "revoked"
     finally:
         page.evaluate(
-            "() => window.webhost.rpc.request('apps/permission', "
+            "() => window.__page.rpc.request('apps/permission', "
             "{server: 'second', permission: 'clipboardWrite', granted: false})"
         )
 
@@ -713,7 +713,7 @@ def test_ask_policy_deny_then_allow(app_page: Page, host: Webhost) -> None:
     assert calls == ["allowed", "denied"]
     # The person's own call of the same tool is not an app call: no approval asked.
     result = page.evaluate(
-        "() => window.webhost.rpc.request('tools/call', {server: 'asker', name: 'echo_app', "
+        "() => window.__page.rpc.request('tools/call', {server: 'asker', name: 'echo_app', "
         "arguments: {text: 'from the person'}, callId: 'person-call'})"
     )
     assert result["content"][0]["text"] == "echo_app: from the person"

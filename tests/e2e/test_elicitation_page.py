@@ -311,6 +311,24 @@ def test_url_mode_opens_the_page_only_after_consent(page: Page, elicit: Webhost,
     no_console_errors(page)
 
 
+def test_url_mode_emphasises_the_real_host_behind_user_info(page: Page, elicit: Webhost, era: str) -> None:
+    start(page, elicit, era)
+    deceptive = "https://paypal.com.evil.example@evil.example/login"
+    result = run_tool(page, era, "url_mode", url=deceptive)
+    card = page.locator(f'[data-elicitation][data-mode="url"][data-server="{era}"]')
+    expect(card).to_be_visible()
+    shown = card.locator(".url-display code")
+    expect(shown).to_have_text(deceptive)  # the full URL, unshortened
+    # The emphasis is where the backend's `parts` put the host: after the @, not inside the user name.
+    expect(shown.locator("strong.url-host")).to_have_text("evil.example")
+    assert shown.evaluate("(el) => el.firstChild.textContent") == "https://paypal.com.evil.example@"
+    expect(card.locator(".url-host-line strong")).to_have_text("evil.example")
+    expect(card).to_contain_text("user name or password before @")  # the backend's warning
+    card.locator('[data-action="decline"]').click()
+    assert result_json(result)["action"] == "decline"
+    no_console_errors(page)
+
+
 # ---- the real server-everything from npm --------------------------------------------------------------------
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
-from tests.e2e.conftest import login
+from tests.e2e.conftest import bind_page, login
 from tests.helpers import Webhost, run_webhost
 
 pytestmark = pytest.mark.e2e
@@ -44,7 +44,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
 def demo_page(page: Page, demo: Webhost) -> Page:
     login(page, demo)
     expect(page.locator('[data-server="demo"][data-status="connected"]')).to_be_visible(timeout=CONNECT_MS)
-    page.wait_for_function("() => window.webhostApps && window.webhost && window.webhost.rpc.state === 'open'")
+    bind_page(page)
     return page
 
 
@@ -108,14 +108,14 @@ def refresh_in_app(page: Page) -> None:
 
 def apps_list(page: Page) -> list[dict[str, Any]]:
     result: list[dict[str, Any]] = page.evaluate(
-        "() => window.webhostApps.list().map((a) => ({frameId: a.frameId, server: a.server, status: a.status,"
+        "() => window.__page.apps.list().map((a) => ({frameId: a.frameId, server: a.server, status: a.status,"
         " tool: a.tool, purpose: a.purpose, resourceUri: a.resourceUri}))"
     )
     return result
 
 
 def trace(page: Page, frame_id: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = page.evaluate("(f) => window.webhostApps.debug.trace(f)", frame_id)
+    result: list[dict[str, Any]] = page.evaluate("(f) => window.__page.apps.debug.trace(f)", frame_id)
     return result
 
 
@@ -224,7 +224,7 @@ def test_audit_view_shows_app_text_as_text(demo_page: Page) -> None:
     frame_id = call_dashboard(page)
     hostile = '<img src=x onerror="window.__pwned=1"><b>bold</b>'
     page.evaluate(
-        "([f, s]) => window.webhost.rpc.request('apps/event', {frameId: f, kind: 'violation',"
+        "([f, s]) => window.__page.rpc.request('apps/event', {frameId: f, kind: 'violation',"
         " detail: {summary: s, html: s}})",
         [frame_id, hostile],
     )

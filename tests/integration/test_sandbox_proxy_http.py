@@ -58,7 +58,7 @@ def test_proxy_page_embeds_config_for_the_script() -> None:
     assert '<meta name="webhost-host-origins" content="http://127.0.0.1:8700 http://localhost:8700">' in body
     assert '<meta name="webhost-allow" content="microphone">' in body
     assert '<meta name="webhost-sandbox" content="allow-scripts allow-same-origin allow-forms">' in body
-    assert '<script src="/proxy.js" defer></script>' in body
+    assert '<script type="module" src="/proxy.js"></script>' in body
     # No inline script: the page works under any script-src that has 'self'.
     assert re.findall(r"<script(?![^>]*\bsrc=)", body) == []
     assert "$" not in body
@@ -149,6 +149,15 @@ def test_script() -> None:
     assert response.headers["x-content-type-options"] == "nosniff"
     assert "sandbox-proxy-ready" in response.text
     assert "x-frame-options" not in response.headers
+
+
+def test_constants_module_the_script_imports() -> None:
+    assert 'from "./constants.js"' in _client().get("/proxy.js").text
+    response = _client().get("/constants.js")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert response.headers["cross-origin-resource-policy"] == "same-origin"
+    assert '"clipboardWrite": "clipboard-write"' in response.text
 
 
 def test_healthz_on_any_host() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webhost.approvals import ApprovalBroker
-from webhost.apps.instances import MAX_IN_FLIGHT, AppInstance
+from webhost.apps.instances import AppInstance
 from webhost.apps.meta import tool_visibility
 from webhost.audit import AuditLog
 from webhost.catalogue import Catalogue
@@ -23,7 +23,6 @@ from webhost.pending import Publish
 from webhost.upstream.connection import Connection
 
 MAX_MESSAGES = 200
-__all__ = ["MAX_IN_FLIGHT", "AppPolicy"]
 
 Handler = Callable[["AppPolicy", AppInstance, Connection, dict[str, Any]], Awaitable[dict[str, Any]]]
 LISTINGS = {"resources/list": ("resources", "resources"),

@@ -10,11 +10,14 @@ from webhost.session import BrowserSession
 
 async def session_info(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     sandbox = session.sandbox
+    options = session.options
     return {
         "version": __version__,
         "sessionId": session.id,
         "sandbox": {"domain": sandbox.domain, "port": sandbox.port, "scheme": sandbox.scheme},
         "pending": session.inputs.pending(),
+        "limits": {"humanTimeoutSeconds": options.human_timeout, "callTimeoutSeconds": options.call_timeout,
+                   "appHandshakeTimeoutSeconds": options.app_handshake_timeout},
     }
 
 

@@ -1,27 +1,37 @@
 // @ts-check
-// Entry module: builds the page from its components, wires backend notifications to them,
-// and exposes the host hooks the MCP Apps bridge (static/js/apps/) uses.
+// Entry module and the page's one composition root: builds the page from its components, hands
+// each the collaborators it uses (the RPC client, the MCP Apps host side, the backend's limits)
+// and wires backend notifications to them. Other modules only export; this one runs.
 
 import { RpcClient } from "./rpc.js";
-import { initTheme, toggleTheme, getTheme, onThemeChange, getStyleVariables, THEME_EVENT } from "./theme.js";
+import { initTheme, toggleTheme, getTheme, onThemeChange } from "./theme.js";
+import { DEFAULT_LIMITS } from "./constants.js";
 import { connectionBanner } from "./components/conn-banner.js";
 import { ActivityLog } from "./components/activity-log.js";
 import { Inbox } from "./components/inbox.js";
 import { ServerList } from "./components/server-list.js";
 import { Workspace } from "./components/workspace.js";
-import "./apps/index.js"; // installs window.webhostApps (MCP Apps host side)
+import { createApps } from "./apps/index.js";
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
+/**
+ * Build the page and connect.
+ * @returns {{rpc: RpcClient, apps: import("./apps/index.js").Apps,
+ *   limits: () => import("./apps/index.js").Limits}} for automation and debugging (see `page`)
+ */
 function main() {
   initTheme();
   const rpc = new RpcClient();
+  /** What the backend's configuration allows (session/info `limits`); defaults until it answers. */
+  let limits = /** @type {import("./apps/index.js").Limits} */ ({ ...DEFAULT_LIMITS });
+  const apps = createApps({ rpc, limits: () => limits });
   /** @type {Map<string, import("./components/call-result.js").CallResult>} */
   const calls = new Map();
 
   const log = new ActivityLog();
-  const inbox = new Inbox(rpc, (n) => {
+  const inbox = new Inbox(rpc, apps, (n) => {
     const badge = byId("inbox-badge");
     badge.hidden = n === 0;
     badge.textContent = `${n} waiting`;
@@ -30,7 +40,9 @@ function main() {
   let servers;
   const workspace = new Workspace({
     rpc,
+    apps,
     calls,
+    onCallDone: (callId) => inbox.callDone(callId),
     card: (name) => servers.cards.get(name),
     cards: () => [...servers.cards.values()],
     onActive: (server, kind, key) => {
@@ -71,20 +83,14 @@ function main() {
       servers.refresh();
       rpc.request("session/info", {}).then((info) => {
         document.documentElement.dataset.sessionId = String(info?.sessionId ?? "");
+        if (info?.limits && typeof info.limits === "object") limits = { ...limits, ...info.limits };
       }).catch(() => { /* shown by the banner if the socket is gone */ });
     }
     if (state === "closed") inbox.clear();
   });
 
-  // Host hooks for the MCP Apps bridge; it installs window.webhostApps (see README of apps/).
-  /** @type {any} */ (window).webhost = Object.freeze({
-    version: document.documentElement.dataset.version ?? "",
-    rpc,
-    theme: Object.freeze({ get: getTheme, onChange: onThemeChange, styleVariables: getStyleVariables, event: THEME_EVENT }),
-    openResource: (/** @type {string} */ server, /** @type {any} */ resource) => workspace.open("resource", server, resource),
-  });
-  document.dispatchEvent(new CustomEvent("webhost:ready"));
   rpc.connect();
+  return { rpc, apps, limits: () => limits };
 }
 
 /** @param {HTMLElement} inboxEl @param {Workspace} workspace */
@@ -108,4 +114,5 @@ function wireHeader(inboxEl, workspace) {
   });
 }
 
-main();
+/** The running page, for automation: `(await import(mainScriptUrl)).page.rpc` / `.apps`. */
+export const page = main();

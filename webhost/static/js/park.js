@@ -98,12 +98,12 @@ export const RELEASE_BOUND_MS = 4000;
  * Tear down every MCP App inside `el` (ui/resource-teardown while the frames are still in the page),
  * then remove `el`. `el` is parked meanwhile. Bounded: removes it after RELEASE_BOUND_MS whatever happens.
  * @param {HTMLElement} el @param {string} reason
+ * @param {Pick<import("./apps/index.js").Apps, "release">} apps
  */
-export async function releaseThenRemove(el, reason) {
+export async function releaseThenRemove(el, reason, apps) {
   park(el);
-  const apps = /** @type {any} */ (window).webhostApps;
   try {
-    if (typeof apps?.release === "function") await bounded(apps.release(el, reason));
+    await bounded(apps.release(el, reason));
   } catch (err) {
     console.warn("webhost: releasing the apps failed", err);
   } finally {

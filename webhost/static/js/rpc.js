@@ -3,6 +3,8 @@
 // Each socket is its own backend session, so after a reconnect every piece of server state
 // the page shows must be fetched again: listeners on "open" do that.
 
+import { ERRORS } from "./constants.js";
+
 export class RpcError extends Error {
   /**
    * @param {string} message
@@ -18,7 +20,7 @@ export class RpcError extends Error {
 }
 
 /** Code used locally when the socket drops with requests still in flight. */
-export const CONNECTION_LOST = -32099;
+export const CONNECTION_LOST = ERRORS.CONNECTION_LOST;
 
 /** @typedef {"connecting" | "open" | "closed"} ConnState */
 
@@ -170,7 +172,7 @@ export class RpcClient {
       this.#pending.delete(msg.id);
       if (msg.error) {
         const e = msg.error;
-        p.reject(new RpcError(String(e.message ?? "Error"), Number(e.code ?? -32603), e.data));
+        p.reject(new RpcError(String(e.message ?? "Error"), Number(e.code ?? ERRORS.INTERNAL_ERROR), e.data));
       } else {
         p.resolve(msg.result);
       }
@@ -196,8 +198,8 @@ export function describeError(err) {
   if (err instanceof RpcError) {
     const data = /** @type {any} */ (err.data);
     let extra = "";
-    if (err.code === -32002 && data?.reason) extra = ` (${data.reason})`;
-    if (err.code === -32001 && data?.timeoutSeconds) extra = ` after ${data.timeoutSeconds}s`;
+    if (err.code === ERRORS.NOT_CONNECTED && data?.reason) extra = ` (${data.reason})`;
+    if (err.code === ERRORS.UPSTREAM_TIMEOUT && data?.timeoutSeconds) extra = ` after ${data.timeoutSeconds}s`;
     return `${err.message}${extra}`;
   }
   return err instanceof Error ? err.message : String(err);

@@ -1,5 +1,6 @@
 // @ts-check
-// Pure JSON Schema helpers for form building: resolve local $refs, unwrap "X or null",
+// Pure JSON Schema helpers for the tool argument form (elicitation forms render the backend's
+// `fields` instead): resolve local $refs, unwrap "X or null",
 // classify a property into the kind of control that can edit it, and date-time conversion.
 
 /** @typedef {Record<string, any>} Schema */

@@ -10,6 +10,7 @@ import { createAppIframe } from "./frame.js";
 import { buildHostContext, contextDiff, themeContext } from "./host-context.js";
 import { MAX_IN_FLIGHT, MAX_MESSAGES_PER_SECOND, RateWindow, Reporter } from "./limits.js";
 import { onThemeChange } from "../theme.js";
+import { ERRORS } from "../constants.js";
 
 /** The MCP Apps protocol version webhost speaks (answered whatever the App sent). */
 export const PROTOCOL_VERSION = "2026-01-26";
@@ -268,12 +269,12 @@ export class AppBridge extends EventTarget {
    * @returns {Promise<any>}
    */
   requestApp(method, params, timeoutMs) {
-    if (this.phase === "closed") return Promise.reject(new AppRequestError("the app is closed", -32800));
+    if (this.phase === "closed") return Promise.reject(new AppRequestError("the app is closed", ERRORS.CANCELLED));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
-        reject(new AppRequestError(`the app did not answer ${method} within ${timeoutMs} ms`, -32001));
+        reject(new AppRequestError(`the app did not answer ${method} within ${timeoutMs} ms`, ERRORS.UPSTREAM_TIMEOUT));
       }, timeoutMs);
       this.#pending.set(id, { resolve, reject, timer, method });
       this.#send({ jsonrpc: "2.0", id, method, params });
@@ -300,7 +301,7 @@ export class AppBridge extends EventTarget {
           await answer;
           outcome = "answered";
         } catch (err) {
-          outcome = err instanceof AppRequestError && err.code === -32001 ? `no answer within ${TEARDOWN_WAIT_MS} ms` : `error: ${short(/** @type {Error} */ (err).message, 120)}`;
+          outcome = err instanceof AppRequestError && err.code === ERRORS.UPSTREAM_TIMEOUT ? `no answer within ${TEARDOWN_WAIT_MS} ms` : `error: ${short(/** @type {Error} */ (err).message, 120)}`;
         }
         await sleep(TEARDOWN_GRACE_MS); // an App's last save may still be in flight
       }
@@ -344,7 +345,7 @@ export class AppBridge extends EventTarget {
     if (kind.kind === "ignore") return;
     if (kind.kind === "malformed") {
       this.#violation("malformed", `malformed JSON-RPC from the app: ${kind.reason}`);
-      if (msg && validId(msg.id) && typeof msg.method !== "undefined") this.#respondError(msg.id, -32600, "Invalid Request");
+      if (msg && validId(msg.id) && typeof msg.method !== "undefined") this.#respondError(msg.id, ERRORS.INVALID_REQUEST, "Invalid Request");
       return;
     }
     this.#traceIn(msg);
@@ -354,7 +355,7 @@ export class AppBridge extends EventTarget {
       else this.#onResponse(msg);
     } catch (err) {
       console.warn("webhost apps: handling an app message failed", err);
-      if (kind.kind === "request") this.#respondError(msg.id, -32603, "Internal error in the host");
+      if (kind.kind === "request") this.#respondError(msg.id, ERRORS.INTERNAL_ERROR, "Internal error in the host");
     }
   };
 
@@ -392,7 +393,7 @@ export class AppBridge extends EventTarget {
       return;
     }
     if (RELAYED.has(method)) return this.#relay(id, method, params);
-    this.#respondError(id, -32601, `Method not found: ${method}`);
+    this.#respondError(id, ERRORS.METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
 
   /** @param {string | number} id @param {any} params */
@@ -470,7 +471,7 @@ export class AppBridge extends EventTarget {
     clearTimeout(entry.timer);
     if ("error" in msg) {
       const e = msg.error;
-      entry.reject(new AppRequestError(short(e.message ?? "error", 500), Number(e.code) || -32603, e.data));
+      entry.reject(new AppRequestError(short(e.message ?? "error", 500), Number(e.code) || ERRORS.INTERNAL_ERROR, e.data));
     } else {
       entry.resolve(msg.result);
     }
@@ -531,14 +532,14 @@ export class AppBridge extends EventTarget {
   #relay(id, method, params) {
     if (this.#inFlight >= MAX_IN_FLIGHT) {
       this.#violation("in-flight", `more than ${MAX_IN_FLIGHT} app requests in flight; excess refused`);
-      this.#respondError(id, -32000, `Too many requests in flight from this app (limit ${MAX_IN_FLIGHT})`);
+      this.#respondError(id, ERRORS.UPSTREAM_ERROR, `Too many requests in flight from this app (limit ${MAX_IN_FLIGHT})`);
       return;
     }
     this.#inFlight += 1;
     this.#rpc.request("apps/request", { frameId: this.frameId, method, params })
       .then((result) => this.#respond(id, method === "ui/open-link" ? this.#openLink(result) : result))
       .catch((err) => {
-        const code = typeof err?.code === "number" ? err.code : -32603;
+        const code = typeof err?.code === "number" ? err.code : ERRORS.INTERNAL_ERROR;
         this.#respondError(id, code, short(err?.message ?? "request failed", 500));
       })
       .finally(() => { this.#inFlight -= 1; });
@@ -547,15 +548,15 @@ export class AppBridge extends EventTarget {
   /** The backend consented ({open: true, url}); re-check the scheme and open it. @param {any} result */
   #openLink(result) {
     const url = result && result.open === true && typeof result.url === "string" ? result.url : null;
-    if (!url) throw Object.assign(new Error("Link opening denied"), { code: -32000 });
+    if (!url) throw Object.assign(new Error("Link opening denied"), { code: ERRORS.UPSTREAM_ERROR });
     let parsed;
-    try { parsed = new URL(url); } catch { throw Object.assign(new Error("Invalid URL"), { code: -32602 }); }
+    try { parsed = new URL(url); } catch { throw Object.assign(new Error("Invalid URL"), { code: ERRORS.INVALID_PARAMS }); }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw Object.assign(new Error("only http and https links can be opened"), { code: -32003 });
+      throw Object.assign(new Error("only http and https links can be opened"), { code: ERRORS.POLICY_REFUSED });
     }
     if (parsed.username || parsed.password) {
       // https://trusted.example@evil.example/ reads as the trusted site: never open those.
-      throw Object.assign(new Error("links with embedded credentials are not opened"), { code: -32003 });
+      throw Object.assign(new Error("links with embedded credentials are not opened"), { code: ERRORS.POLICY_REFUSED });
     }
     window.open(parsed.href, "_blank", "noopener,noreferrer");
     this.dispatchEvent(new CustomEvent("linkopened", { detail: { url: parsed.href } }));
@@ -732,7 +733,7 @@ export class AppBridge extends EventTarget {
     this.#pending.clear();
     for (const p of pending) {
       clearTimeout(p.timer);
-      p.reject(new AppRequestError(`the app was closed (${reason})`, -32800));
+      p.reject(new AppRequestError(`the app was closed (${reason})`, ERRORS.CANCELLED));
     }
     this.#queue = [];
     this.stage.destroy();

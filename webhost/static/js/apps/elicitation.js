@@ -10,9 +10,6 @@
 import { describeError } from "../rpc.js";
 import { AppPanel } from "./panel.js";
 
-/** How long the person may take inside the App (the MCP Inspector allows 10 minutes). */
-export const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000;
-const READY_TIMEOUT_MS = 15000;
 const ACTIONS = new Set(["accept", "decline", "cancel"]);
 
 /**
@@ -47,7 +44,9 @@ function isElicitResult(result) {
 
 /**
  * Mount an App for one input request.
- * @param {{rpc: import("../rpc.js").RpcClient, onChange: (panel: AppPanel) => void}} ctx
+ * @param {{rpc: import("../rpc.js").RpcClient, onChange: (panel: AppPanel) => void,
+ *   limits: import("./index.js").Limits}} ctx the backend's limits: the handshake budget (when the
+ *   request names none) and how long the person may take inside the App (the backend's human timeout)
  * @param {HTMLElement} container
  * @param {any} request an InputRequest with mode "app": `app` (the AppFrame), `request` ({method:
  *   "elicitation/create", params}: forwarded unchanged), `appTimeoutSeconds` (handshake limit)
@@ -109,7 +108,7 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
   }
 
   const readyMs = typeof request.appTimeoutSeconds === "number" && request.appTimeoutSeconds > 0
-    ? request.appTimeoutSeconds * 1000 : READY_TIMEOUT_MS;
+    ? request.appTimeoutSeconds * 1000 : ctx.limits.appHandshakeTimeoutSeconds * 1000;
   const readyTimer = setTimeout(() => { void fallback(`the app did not initialize within ${readyMs / 1000} s`); }, readyMs);
   bridge.addEventListener("closed", () => {
     clearTimeout(readyTimer);
@@ -123,7 +122,8 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
     }
     let result;
     try {
-      result = await bridge.requestApp("elicitation/create", elicitationParams(request, descriptor), ELICITATION_TIMEOUT_MS);
+      result = await bridge.requestApp("elicitation/create", elicitationParams(request, descriptor),
+        ctx.limits.humanTimeoutSeconds * 1000);
     } catch (err) {
       if (!finished) void fallback(`the app did not answer: ${describeError(err)}`);
       return;

@@ -3,10 +3,12 @@
 // (docs/api.md "MCP Apps"; mcp-apps §13.1). The src is NOT set here: the bridge attaches its
 // message listener first and only then points the frame at descriptor.proxyUrl.
 
+import { DEFAULT_SANDBOX, PERMISSION_TOKENS } from "../constants.js";
+
 /** Fixed by host policy; never allow-top-navigation, allow-popups, allow-downloads or allow-modals. */
-export const OUTER_SANDBOX = "allow-scripts allow-same-origin allow-forms";
-/** The only Permissions Policy tokens a descriptor may grant (mcp-apps §7). */
-const ALLOW_TOKENS = new Set(["camera", "microphone", "geolocation", "clipboard-write"]);
+export const OUTER_SANDBOX = DEFAULT_SANDBOX;
+/** The only Permissions Policy tokens a descriptor may grant (mcp-apps §7). @type {Set<string>} */
+const ALLOW_TOKENS = new Set(Object.values(PERMISSION_TOKENS));
 
 /**
  * @typedef {object} AppFrameDescriptor

@@ -1,18 +1,19 @@
 // @ts-check
-// window.webhostApps: the page's entry to MCP Apps. Importing this module installs the object and
-// the apps stylesheet; it finds the page's RPC client on window.webhost (set by main.js before
-// its "webhost:ready" event) or through registerApps({rpc}).
+// The page's entry to MCP Apps: createApps({rpc, limits}) returns the object the page's
+// components use to show apps (main.js creates one and hands it to them). Importing this module
+// does nothing; createApps adds the apps stylesheet and the pagehide teardown.
 //
-//   webhostApps.openToolApp({server, tool, args, callId, resultPromise, container}) → Promise<AppHandle>
-//   webhostApps.mountElicitation(container, request, {fallbackToForm?, descriptor?, onResult?}) → Promise<AppHandle | null>
-//   webhostApps.unmountElicitation(requestId, reason?) → Promise<void>
-//   webhostApps.release(element, reason?) → Promise<void>   tear down every app inside element
-//   webhostApps.list() → AppHandle[]      webhostApps.get(frameId) → AppHandle | null
-//   webhostApps.close(frameId, reason?) → Promise<void>
-//   webhostApps.onChange(listener) → unsubscribe   (also the "webhost:apps-changed" event on document)
+//   apps.openToolApp({server, tool, args, callId, resultPromise, container}) → Promise<AppHandle>
+//   apps.mountElicitation(container, request, {fallbackToForm?, descriptor?, onResult?}) → Promise<AppHandle | null>
+//   apps.unmountElicitation(requestId, reason?) → Promise<void>
+//   apps.release(element, reason?) → Promise<void>   tear down every app inside element
+//   apps.list() → AppHandle[]      apps.get(frameId) → AppHandle | null
+//   apps.close(frameId, reason?) → Promise<void>
+//   apps.onChange(listener) → unsubscribe
 
 import { AppPanel } from "./panel.js";
 import { mountElicitationFrame } from "./elicitation.js";
+import { ERRORS } from "../constants.js";
 
 /**
  * @typedef {object} AppHandle
@@ -32,57 +33,20 @@ import { mountElicitationFrame } from "./elicitation.js";
  * @property {(mode: "inline" | "fullscreen" | "pip") => string} setDisplayMode
  */
 
-/** @type {Set<AppPanel>} */
-const panels = new Set();
-/** The latest panel of each tool ("server\ntool"): a re-run retires it. @type {Map<string, AppPanel>} */
-const byTool = new Map();
-/** @type {Map<string, {panel: AppPanel | null, unmount: (reason: string) => Promise<void>}>} */
-const elicitations = new Map();
-/** @type {Set<(apps: AppHandle[]) => void>} */
-const listeners = new Set();
-/** @type {import("../rpc.js").RpcClient | null} */
-let rpc = null;
-/** @type {MutationObserver | null} */
-let observer = null;
-/** The last bridges seen, closed ones included, for debug.trace() after a frame is gone. @type {Map<string, import("./bridge.js").AppBridge>} */
-const recent = new Map();
+/**
+ * What the backend's configuration says about waiting (session/info `limits`).
+ * @typedef {{humanTimeoutSeconds: number, callTimeoutSeconds: number, appHandshakeTimeoutSeconds: number}} Limits
+ */
+
+/** The last bridges seen, closed ones included, kept for debug.trace() after a frame is gone. */
 const RECENT_MAX = 50;
-/** Frames that have been in the document (a detached one is dead: its browsing context is gone). */
-const seenConnected = new WeakSet();
-let changeQueued = false;
 
-/** Bind the page's RPC client (once). @param {{rpc: import("../rpc.js").RpcClient}} host */
-export function registerApps(host) {
-  if (rpc || !host?.rpc) return api;
-  rpc = host.rpc;
-  rpc.on("apps/progress", (p) => findByFrame(String(p?.frameId))?.bridge?.progress(p));
-  rpc.on("apps/conversation", (p) => findByFrame(String(p?.frameId))?.setConversation(p));
-  let previous = rpc.state;
-  rpc.onState((state) => {
-    // A new socket is a new backend session: every open frame lost its backend instance.
-    if (previous === "open" && state !== "open") {
-      for (const panel of panels) {
-        if (panel.bridge && panel.bridge.phase !== "closed") void panel.close("connection to webhost lost");
-      }
-    }
-    previous = state;
-  });
-  return api;
-}
-
-function client() {
-  if (!rpc) {
-    const host = /** @type {any} */ (window).webhost;
-    if (host?.rpc) registerApps(host);
-  }
-  if (!rpc) throw new Error("webhost apps: the page's RPC client is not available yet");
-  return rpc;
-}
-
-/** @param {string} frameId */
-function findByFrame(frameId) {
-  for (const panel of panels) if (panel.frameId === frameId) return panel;
-  return null;
+/** @param {unknown} err */
+function cancelReason(err) {
+  const e = /** @type {any} */ (err);
+  if (e?.code === ERRORS.CANCELLED) return "cancelled";
+  const message = e instanceof Error ? e.message : String(e ?? "failed");
+  return `error${typeof e?.code === "number" ? ` ${e.code}` : ""}: ${message}`.slice(0, 500);
 }
 
 /** @param {AppPanel} panel @returns {AppHandle} */
@@ -105,167 +69,6 @@ function handle(panel) {
   };
 }
 
-/** @param {AppPanel} panel */
-function track(panel) {
-  panels.add(panel);
-  watchDocument();
-  changed();
-}
-
-function changed() {
-  if (changeQueued) return;
-  changeQueued = true;
-  queueMicrotask(() => {
-    changeQueued = false;
-    for (const panel of [...panels]) {
-      const bridge = panel.bridge;
-      if (bridge && !recent.has(bridge.frameId)) {
-        recent.set(bridge.frameId, bridge);
-        if (recent.size > RECENT_MAX) recent.delete(/** @type {string} */ (recent.keys().next().value));
-      }
-      if (panel.status === "closed" && !panel.el.isConnected) panels.delete(panel);
-    }
-    const apps = list();
-    for (const l of listeners) {
-      try { l(apps); } catch (err) { console.warn("webhost apps: change listener failed", err); }
-    }
-    document.dispatchEvent(new CustomEvent("webhost:apps-changed", { detail: { apps } }));
-  });
-}
-
-/** Notice frames that left the document (a page re-render): they are gone, so clean up. */
-function watchDocument() {
-  if (observer) return;
-  observer = new MutationObserver(() => {
-    for (const panel of panels) {
-      const bridge = panel.bridge;
-      if (!bridge || bridge.phase === "closed" || bridge.phase === "new") continue;
-      if (bridge.iframe.isConnected) seenConnected.add(bridge.iframe);
-      else if (bridge.startedConnected || seenConnected.has(bridge.iframe)) bridge.abandon("removed from the page");
-    }
-  });
-  observer.observe(document.documentElement, { childList: true, subtree: true });
-}
-
-/** @param {unknown} err */
-function cancelReason(err) {
-  const e = /** @type {any} */ (err);
-  if (e?.code === -32800) return "cancelled";
-  const message = e instanceof Error ? e.message : String(e ?? "failed");
-  return `error${typeof e?.code === "number" ? ` ${e.code}` : ""}: ${message}`.slice(0, 500);
-}
-
-/**
- * The person called a tool that has an app: show it in `container`, in parallel with the call.
- * Resolves once the frame exists or the error is shown (never rejects for an app failure).
- * @param {{server: string, tool: any, args?: Record<string, unknown>, callId?: string,
- *   resultPromise?: Promise<any>, container: HTMLElement}} params
- * @returns {Promise<AppHandle>}
- */
-async function openToolApp(params) {
-  const { server, tool, args, resultPromise, container } = params ?? /** @type {any} */ ({});
-  if (!(container instanceof Element)) throw new Error("openToolApp needs a container element");
-  const toolName = typeof tool === "string" ? tool : String(tool?.name ?? "");
-  if (typeof server !== "string" || !server || !toolName) throw new Error("openToolApp needs a server and a tool");
-  const r = client();
-  const resourceUri = String(tool?.webhost?.resourceUri ?? tool?._meta?.ui?.resourceUri ?? tool?._meta?.["ui/resourceUri"] ?? "");
-  const key = `${server}\n${toolName}`;
-  const previous = byTool.get(key);
-  if (previous) void previous.retire("the tool was run again");
-  const panel = new AppPanel({
-    rpc: r, server, resourceUri, purpose: "tool", toolName, args: args ?? {},
-    open: () => r.request("apps/open", { server, tool: toolName }),
-    onChange: changed,
-  });
-  byTool.set(key, panel);
-  container.append(panel.el);
-  track(panel);
-  if (resultPromise && typeof resultPromise.then === "function") {
-    resultPromise.then((result) => panel.setToolResult(result), (err) => panel.setToolCancelled(cancelReason(err)));
-  }
-  await panel.load();
-  changed();
-  return handle(panel);
-}
-
-/**
- * App-rendered elicitation: mount the App bound to `request` in `container`.
- * @param {HTMLElement} container
- * @param {any} request an InputRequest (mode "app") carrying its AppFrame as `app`
- * @param {import("./elicitation.js").ElicitationOptions} [opts]
- * @returns {Promise<AppHandle | null>}
- */
-async function mountElicitation(container, request, opts = {}) {
-  if (!(container instanceof Element)) throw new Error("mountElicitation needs a container element");
-  const r = client();
-  const id = String(request?.id ?? "");
-  const mounted = await mountElicitationFrame({ rpc: r, onChange: changed }, container, request, opts);
-  if (mounted.panel) track(mounted.panel);
-  elicitations.set(id, mounted);
-  void mounted.done.then(() => { if (elicitations.get(id) === mounted) elicitations.delete(id); });
-  return mounted.panel ? handle(mounted.panel) : null;
-}
-
-/**
- * The input request ended (answered elsewhere, timed out, released): tear its App down.
- * Call it before removing the container, so the App gets ui/resource-teardown.
- * @param {string} id @param {string} [reason]
- */
-async function unmountElicitation(id, reason = "the input request ended") {
-  const mounted = elicitations.get(String(id));
-  elicitations.delete(String(id));
-  if (mounted) await mounted.unmount(reason);
-}
-
-/**
- * Tear down every app inside `element` (which the caller then removes). Use before replacing
- * page content that holds apps: a removed iframe cannot receive ui/resource-teardown.
- * @param {Element} element @param {string} [reason]
- */
-async function release(element, reason = "removed from the page") {
-  const inside = [...panels].filter((p) => element === p.el || element.contains(p.el));
-  await Promise.all(inside.map((p) => p.retire(reason)));
-}
-
-/** @returns {AppHandle[]} */
-function list() {
-  return [...panels].filter((p) => p.status !== "closed").map(handle);
-}
-
-/** @param {string} frameId */
-function get(frameId) {
-  const panel = findByFrame(String(frameId));
-  return panel ? handle(panel) : null;
-}
-
-/** @param {string} frameId @param {string} [reason] */
-async function close(frameId, reason = "closed by the person") {
-  await findByFrame(String(frameId))?.close(reason);
-}
-
-/** @param {(apps: AppHandle[]) => void} listener */
-function onChange(listener) {
-  listeners.add(listener);
-  return () => { listeners.delete(listener); };
-}
-
-/** For tests and debugging: the bridge of a frame and its recent traffic. */
-/** @param {string} frameId */
-function bridgeOf(frameId) {
-  const id = String(frameId);
-  const panel = findByFrame(id);
-  return panel?.bridge?.frameId === id ? panel.bridge : recent.get(id) ?? null;
-}
-
-const debug = Object.freeze({
-  bridge: (/** @type {string} */ frameId) => bridgeOf(frameId),
-  trace: (/** @type {string} */ frameId) => (bridgeOf(frameId)?.trace ?? []).map((t) => ({ ...t })),
-});
-
-const api = Object.freeze({
-  openToolApp, mountElicitation, unmountElicitation, release, list, get, close, onChange, registerApps, debug,
-});
-
 function installStylesheet() {
   const href = new URL("./apps.css", import.meta.url).href;
   if (document.querySelector(`link[data-webhost-apps-css]`)) return;
@@ -276,21 +79,197 @@ function installStylesheet() {
   document.head.append(link);
 }
 
-/** Install window.webhostApps and the stylesheet, and pick up the page's RPC client when ready. */
-export function installApps() {
-  const w = /** @type {any} */ (window);
-  if (w.webhostApps === api) return api;
-  w.webhostApps = api;
+/**
+ * The MCP Apps host side of one page, bound to its RPC client.
+ * @param {{rpc: import("../rpc.js").RpcClient, limits: () => Limits}} host
+ */
+export function createApps({ rpc, limits }) {
+  /** @type {Set<AppPanel>} */
+  const panels = new Set();
+  /** The latest panel of each tool ("server\ntool"): a re-run retires it. @type {Map<string, AppPanel>} */
+  const byTool = new Map();
+  /** @type {Map<string, {panel: AppPanel | null, unmount: (reason: string) => Promise<void>}>} */
+  const elicitations = new Map();
+  /** @type {Set<(apps: AppHandle[]) => void>} */
+  const listeners = new Set();
+  /** @type {MutationObserver | null} */
+  let observer = null;
+  /** @type {Map<string, import("./bridge.js").AppBridge>} */
+  const recent = new Map();
+  /** Frames that have been in the document (a detached one is dead: its browsing context is gone). */
+  const seenConnected = new WeakSet();
+  let changeQueued = false;
+
+  rpc.on("apps/progress", (p) => findByFrame(String(p?.frameId))?.bridge?.progress(p));
+  rpc.on("apps/conversation", (p) => findByFrame(String(p?.frameId))?.setConversation(p));
+  let previous = rpc.state;
+  rpc.onState((state) => {
+    // A new socket is a new backend session: every open frame lost its backend instance.
+    if (previous === "open" && state !== "open") {
+      for (const panel of panels) {
+        if (panel.bridge && panel.bridge.phase !== "closed") void panel.close("connection to webhost lost");
+      }
+    }
+    previous = state;
+  });
   installStylesheet();
-  if (w.webhost?.rpc) registerApps(w.webhost);
-  else document.addEventListener("webhost:ready", () => { if (w.webhost?.rpc) registerApps(w.webhost); }, { once: true });
   // Leaving the page: every App gets ui/resource-teardown (no wait is possible) and the backend apps/close.
   window.addEventListener("pagehide", () => {
     for (const panel of panels) panel.bridge?.abandon("the page was closed");
   });
-  return api;
+
+  /** @param {string} frameId */
+  function findByFrame(frameId) {
+    for (const panel of panels) if (panel.frameId === frameId) return panel;
+    return null;
+  }
+
+  /** @param {AppPanel} panel */
+  function track(panel) {
+    panels.add(panel);
+    watchDocument();
+    changed();
+  }
+
+  function changed() {
+    if (changeQueued) return;
+    changeQueued = true;
+    queueMicrotask(() => {
+      changeQueued = false;
+      for (const panel of [...panels]) {
+        const bridge = panel.bridge;
+        if (bridge && !recent.has(bridge.frameId)) {
+          recent.set(bridge.frameId, bridge);
+          if (recent.size > RECENT_MAX) recent.delete(/** @type {string} */ (recent.keys().next().value));
+        }
+        if (panel.status === "closed" && !panel.el.isConnected) panels.delete(panel);
+      }
+      const apps = list();
+      for (const l of listeners) {
+        try { l(apps); } catch (err) { console.warn("webhost apps: change listener failed", err); }
+      }
+    });
+  }
+
+  /** Notice frames that left the document (a page re-render): they are gone, so clean up. */
+  function watchDocument() {
+    if (observer) return;
+    observer = new MutationObserver(() => {
+      for (const panel of panels) {
+        const bridge = panel.bridge;
+        if (!bridge || bridge.phase === "closed" || bridge.phase === "new") continue;
+        if (bridge.iframe.isConnected) seenConnected.add(bridge.iframe);
+        else if (bridge.startedConnected || seenConnected.has(bridge.iframe)) bridge.abandon("removed from the page");
+      }
+    });
+    observer.observe(document.documentElement, { childList: true, subtree: true });
+  }
+
+  /**
+   * The person called a tool that has an app: show it in `container`, in parallel with the call.
+   * Resolves once the frame exists or the error is shown (never rejects for an app failure).
+   * @param {{server: string, tool: any, args?: Record<string, unknown>, callId?: string,
+   *   resultPromise?: Promise<any>, container: HTMLElement}} params
+   * @returns {Promise<AppHandle>}
+   */
+  async function openToolApp(params) {
+    const { server, tool, args, resultPromise, container } = params ?? /** @type {any} */ ({});
+    if (!(container instanceof Element)) throw new Error("openToolApp needs a container element");
+    const toolName = typeof tool === "string" ? tool : String(tool?.name ?? "");
+    if (typeof server !== "string" || !server || !toolName) throw new Error("openToolApp needs a server and a tool");
+    const resourceUri = String(tool?.webhost?.resourceUri ?? tool?._meta?.ui?.resourceUri ?? tool?._meta?.["ui/resourceUri"] ?? "");
+    const key = `${server}\n${toolName}`;
+    const previous = byTool.get(key);
+    if (previous) void previous.retire("the tool was run again");
+    const panel = new AppPanel({
+      rpc, server, resourceUri, purpose: "tool", toolName, args: args ?? {},
+      open: () => rpc.request("apps/open", { server, tool: toolName }),
+      onChange: changed,
+    });
+    byTool.set(key, panel);
+    container.append(panel.el);
+    track(panel);
+    if (resultPromise && typeof resultPromise.then === "function") {
+      resultPromise.then((result) => panel.setToolResult(result), (err) => panel.setToolCancelled(cancelReason(err)));
+    }
+    await panel.load();
+    changed();
+    return handle(panel);
+  }
+
+  /**
+   * App-rendered elicitation: mount the App bound to `request` in `container`.
+   * @param {HTMLElement} container
+   * @param {any} request an InputRequest (mode "app") carrying its AppFrame as `app`
+   * @param {import("./elicitation.js").ElicitationOptions} [opts]
+   * @returns {Promise<AppHandle | null>}
+   */
+  async function mountElicitation(container, request, opts = {}) {
+    if (!(container instanceof Element)) throw new Error("mountElicitation needs a container element");
+    const id = String(request?.id ?? "");
+    const mounted = await mountElicitationFrame({ rpc, onChange: changed, limits: limits() }, container, request, opts);
+    if (mounted.panel) track(mounted.panel);
+    elicitations.set(id, mounted);
+    void mounted.done.then(() => { if (elicitations.get(id) === mounted) elicitations.delete(id); });
+    return mounted.panel ? handle(mounted.panel) : null;
+  }
+
+  /**
+   * The input request ended (answered elsewhere, timed out, released): tear its App down.
+   * Call it before removing the container, so the App gets ui/resource-teardown.
+   * @param {string} id @param {string} [reason]
+   */
+  async function unmountElicitation(id, reason = "the input request ended") {
+    const mounted = elicitations.get(String(id));
+    elicitations.delete(String(id));
+    if (mounted) await mounted.unmount(reason);
+  }
+
+  /**
+   * Tear down every app inside `element` (which the caller then removes). Use before replacing
+   * page content that holds apps: a removed iframe cannot receive ui/resource-teardown.
+   * @param {Element} element @param {string} [reason]
+   */
+  async function release(element, reason = "removed from the page") {
+    const inside = [...panels].filter((p) => element === p.el || element.contains(p.el));
+    await Promise.all(inside.map((p) => p.retire(reason)));
+  }
+
+  /** @returns {AppHandle[]} */
+  function list() {
+    return [...panels].filter((p) => p.status !== "closed").map(handle);
+  }
+
+  /** @param {string} frameId */
+  function get(frameId) {
+    const panel = findByFrame(String(frameId));
+    return panel ? handle(panel) : null;
+  }
+
+  /** @param {string} frameId @param {string} [reason] */
+  async function close(frameId, reason = "closed by the person") {
+    await findByFrame(String(frameId))?.close(reason);
+  }
+
+  /** @param {(apps: AppHandle[]) => void} listener */
+  function onChange(listener) {
+    listeners.add(listener);
+    return () => { listeners.delete(listener); };
+  }
+
+  /** For tests and debugging: the bridge of a frame and its recent traffic. @param {string} frameId */
+  function bridgeOf(frameId) {
+    const id = String(frameId);
+    const panel = findByFrame(id);
+    return panel?.bridge?.frameId === id ? panel.bridge : recent.get(id) ?? null;
+  }
+
+  const debug = Object.freeze({
+    bridge: (/** @type {string} */ frameId) => bridgeOf(frameId),
+    trace: (/** @type {string} */ frameId) => (bridgeOf(frameId)?.trace ?? []).map((t) => ({ ...t })),
+  });
+
+  return Object.freeze({ openToolApp, mountElicitation, unmountElicitation, release, list, get, close, onChange, debug });
 }
 
-installApps();
-
-export default api;
+/** @typedef {ReturnType<typeof createApps>} Apps */

@@ -5,8 +5,9 @@
 // recent log and problems. Every value is untrusted text: rendered with textContent only.
 
 import { h, prettyJson } from "../html.js";
+import { PERMISSION_TOKENS } from "../constants.js";
 
-export const PERMISSIONS = ["camera", "microphone", "geolocation", "clipboardWrite"];
+export const PERMISSIONS = Object.keys(PERMISSION_TOKENS);
 
 /** @param {string} label @param {unknown} value */
 function row(label, value) {

@@ -3,10 +3,12 @@
 // each kind of problem to the backend at most once per quiet period, with counts, so a hostile
 // App can neither freeze the page nor fill the audit log.
 
+import { APP_MAX_IN_FLIGHT } from "../constants.js";
+
 /** Messages accepted from one frame per second; the rest are dropped before parsing. */
 export const MAX_MESSAGES_PER_SECOND = 200;
-/** App requests relayed to the backend at once per frame; excess ones get an error. */
-export const MAX_IN_FLIGHT = 32;
+/** App requests relayed to the backend at once per frame; excess ones get an error (the backend's cap). */
+export const MAX_IN_FLIGHT = APP_MAX_IN_FLIGHT;
 
 export class RateWindow {
   #limit;

@@ -91,7 +91,7 @@ export class Stage extends EventTarget {
     return window.innerWidth >= PIP_MIN_VIEWPORT ? ["inline", "fullscreen", "pip"] : ["inline", "fullscreen"];
   }
 
-  /** containerDimensions for the current mode (mcp-apps §9). */
+  /** containerDimensions for the current mode (mcp-apps §9). @returns {Record<string, number>} */
   containerDimensions() {
     const width = Math.max(0, Math.round(this.box.clientWidth));
     if (this.mode === "fullscreen") return { width, height: Math.max(0, Math.round(this.box.clientHeight)) };

@@ -1,7 +1,7 @@
 // @ts-check
 // The Apps overview: every app tool (a tool whose webhost.resourceUri is set) of every connected
 // server, with a button that opens it like clicking it in its server; and the app frames open now
-// (webhostApps.list(), kept current with onChange), each with Focus and Close.
+// (apps.list(), kept current with onChange), each with Focus and Close.
 //
 // Its own selectors (never [data-server]/[data-tool], which stay the sidebar's):
 //   [data-testid="apps-view"]
@@ -12,6 +12,7 @@ import { h, replaceChildren } from "../html.js";
 
 /**
  * @typedef {object} AppsViewContext
+ * @property {import("../apps/index.js").Apps} apps
  * @property {() => import("./server-card.js").ServerCard[]} cards
  * @property {(server: string, tool: any) => void} openTool
  * @property {(app: any) => void} showApp bring an open app (an AppHandle) into view
@@ -41,8 +42,7 @@ export class AppsView {
         h("h3", { id: "apps-open-heading", text: "Open now" }), this.#frames),
       h("section", { class: "apps-section", "aria-labelledby": "apps-tools-heading" },
         h("h3", { id: "apps-tools-heading", text: "App tools" }), this.#tools));
-    const apps = /** @type {any} */ (window).webhostApps;
-    if (typeof apps?.onChange === "function") this.#unsubscribe = apps.onChange(() => this.#renderFrames());
+    this.#unsubscribe = ctx.apps.onChange(() => this.#renderFrames());
     this.refresh();
   }
 
@@ -103,9 +103,7 @@ export class AppsView {
   }
 
   #renderFrames() {
-    const apps = /** @type {any} */ (window).webhostApps;
-    /** @type {any[]} */
-    const open = typeof apps?.list === "function" ? apps.list() : [];
+    const open = this.#ctx.apps.list();
     if (!open.length) {
       replaceChildren(this.#frames, h("p", { class: "empty muted", text: "No app is open. Call an app tool to open one." }));
       return;

@@ -57,6 +57,7 @@ export class AuditView {
     try {
       const r = await this.#rpc.request("audit/list", server ? { server, limit: LIMIT } : { limit: LIMIT });
       if (seq !== this.#seq) return;
+      /** @type {any[]} */
       const entries = Array.isArray(r?.entries) ? r.entries : [];
       this.#options(entries);
       replaceChildren(this.#list, entries.map((e) => this.#row(e)));

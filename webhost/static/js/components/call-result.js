@@ -5,6 +5,7 @@
 import { h, replaceChildren } from "../html.js";
 import { RpcError, describeError } from "../rpc.js";
 import { contentBlock, jsonDetails } from "./content-view.js";
+import { ERRORS } from "../constants.js";
 
 /**
  * @typedef {object} CallResultOptions
@@ -121,7 +122,7 @@ export class CallResult {
     this.el.dataset.status = "error";
     this.#tick();
     const code = err instanceof RpcError ? err.code : null;
-    const cancelled = code === -32800;
+    const cancelled = code === ERRORS.CANCELLED;
     this.#status.className = `status-pill ${cancelled ? "cancelled" : "error"}`;
     this.#status.textContent = cancelled ? "Cancelled" : "Failed";
     const data = err instanceof RpcError ? /** @type {any} */ (err.data) : null;

@@ -1,16 +1,19 @@
 // @ts-check
 // One pending input request (elicitation), in the three modes the contract names:
-// form (a native form from requestedSchema), url (consent to open a URL out of band), and
-// app (a container the MCP Apps bridge mounts the server's app into).
+// form (a native form from the backend's `fields`), url (consent to open a URL out of band, its host
+// emphasised where the backend's `parts` put it), and app (a container the MCP Apps bridge mounts
+// the server's app into).
 // Server text is always shown as text; URLs are never rendered as links.
 
 import { h } from "../html.js";
 import { RpcError, describeError } from "../rpc.js";
-import { createField } from "./fields.js";
+import { ERRORS } from "../constants.js";
+import { fieldFromSpec } from "./fields.js";
 
 /**
  * @typedef {object} CardContext
  * @property {import("../rpc.js").RpcClient} rpc
+ * @property {import("../apps/index.js").Apps} apps
  * @property {(request: any, reason?: string) => void} fallbackToForm the app cannot serve: ask the
  *   backend to show this request as the native form instead
  */
@@ -62,9 +65,9 @@ export function responder(card, req, ctx, onFieldErrors) {
     } catch (err) {
       delete card.dataset.answer;
       status.className = "card-status error";
-      const shown = err instanceof RpcError && err.code === -32602 && onFieldErrors?.(err);
+      const shown = err instanceof RpcError && err.code === ERRORS.INVALID_PARAMS && onFieldErrors?.(err);
       status.textContent = shown ? "Some answers were not accepted; fix the marked fields." : describeError(err);
-      const gone = err instanceof RpcError && err.code === -32602 && !shown;
+      const gone = err instanceof RpcError && err.code === ERRORS.INVALID_PARAMS && !shown;
       if (gone) {
         // Unknown or already answered: the request is over, let the user dismiss it.
         const dismiss = h("button", { type: "button", class: "small", text: "Dismiss" });
@@ -86,10 +89,9 @@ export function actionButton(action, label, cls, type = "button") {
 
 /** @param {any} req @param {CardContext} ctx */
 export function formCard(req, ctx) {
-  const schema = req.requestedSchema && typeof req.requestedSchema === "object" ? req.requestedSchema : {};
-  const props = schema.properties && typeof schema.properties === "object" ? schema.properties : {};
-  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-  const fields = Object.entries(props).map(([name, s]) => createField(name, s, { required: required.has(name), root: schema }));
+  /** @type {import("./fields.js").FieldSpec[]} */
+  const specs = Array.isArray(req.fields) ? req.fields : [];
+  const fields = specs.map((spec) => fieldFromSpec(spec));
   const formError = h("p", { class: "form-error", role: "alert", hidden: true });
   const card = h("form", { class: "card elicitation", novalidate: true,
     dataset: { elicitation: "", server: String(req.server ?? ""), mode: "form", id: String(req.id) } },
@@ -145,17 +147,21 @@ export function formCard(req, ctx) {
   return card;
 }
 
-/** Split a URL for display with the host emphasised. @param {string} url @param {string | undefined} host */
-function urlParts(url, host) {
-  try {
-    const u = new URL(url);
-    const shownHost = host && u.host.toLowerCase() === String(host).toLowerCase() ? String(host) : u.host;
-    const start = url.toLowerCase().indexOf(u.host.toLowerCase());
-    if (start < 0) return { before: url, host: "", after: "", scheme: u.protocol };
-    return { before: url.slice(0, start), host: shownHost, after: url.slice(start + u.host.length), scheme: u.protocol };
-  } catch {
-    return { before: url, host: "", after: "", scheme: "" };
-  }
+/**
+ * The backend's split of the URL (before + host + after is the URL): the host is the real one,
+ * even behind user-info that looks like another site (`https://paypal.com.evil.example@evil.example/`).
+ * @param {any} req @param {string} url @returns {{before: string, host: string, after: string}}
+ */
+function urlParts(req, url) {
+  const p = req.parts;
+  const ok = p && typeof p === "object" && [p.before, p.host, p.after].every((x) => typeof x === "string")
+    && p.before + p.host + p.after === url;
+  return ok ? { before: p.before, host: p.host, after: p.after } : { before: url, host: "", after: "" };
+}
+
+/** @param {string} url */
+function scheme(url) {
+  try { return new URL(url).protocol; } catch { return ""; }
 }
 
 /**
@@ -166,8 +172,9 @@ function urlParts(url, host) {
 export function urlCard(req, ctx) {
   const url = String(req.url ?? "");
   const waiting = req.phase === "waiting";
-  const parts = urlParts(url, req.host);
-  const openable = parts.scheme === "https:" || parts.scheme === "http:";
+  const parts = urlParts(req, url);
+  const site = typeof req.host === "string" && req.host ? req.host : parts.host;
+  const openable = scheme(url) === "https:" || scheme(url) === "http:";
   const warnings = [...(Array.isArray(req.warnings) ? req.warnings.map(String) : [])];
   if (!openable) warnings.push("webhost only opens http and https addresses; this one cannot be opened.");
   const card = h("div", { class: `card elicitation${waiting ? " url-waiting" : ""}`, role: "group", "aria-label": "Link request",
@@ -179,7 +186,7 @@ export function urlCard(req, ctx) {
   h("p", { class: "muted", text: waiting ? "The page you opened:" : "It wants you to open this address in a new tab:" }),
   h("p", { class: "url-display" },
     h("code", {}, parts.before, parts.host ? h("strong", { class: "url-host", text: parts.host }) : null, parts.after)),
-  parts.host ? h("p", { class: "url-host-line" }, "Site: ", h("strong", { text: parts.host })) : null,
+  site ? h("p", { class: "url-host-line" }, "Site: ", h("strong", { text: site })) : null,
   warnings.length ? h("ul", { class: "url-warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
   waiting ? null : h("p", { class: "trust-warning", text: WARNING }));
   const { status, respond } = responder(card, req, ctx);
@@ -223,7 +230,6 @@ export function appCard(req, ctx) {
     const action = /** @type {HTMLElement} */ (ev.target).closest(".card-actions [data-action]")?.getAttribute("data-action");
     if (action === "decline" || action === "cancel") respond(action);
   });
-  const apps = /** @type {any} */ (window).webhostApps;
   let fellBack = false;
   const fallback = (/** @type {string} */ reason) => {
     if (fellBack) return;
@@ -231,13 +237,8 @@ export function appCard(req, ctx) {
     // Deferred: the bridge may call this before the card is even in the inbox.
     queueMicrotask(() => ctx.fallbackToForm(req, reason));
   };
-  if (typeof apps?.mountElicitation !== "function") {
-    // No bridge: the request still carries its full requestedSchema, so show the native form.
-    fallback("the app bridge is not loaded");
-    return card;
-  }
   try {
-    const r = apps.mountElicitation(container, req, { fallbackToForm: () => fallback("the app was closed or could not serve this request") });
+    const r = ctx.apps.mountElicitation(container, req, { fallbackToForm: () => fallback("the app was closed or could not serve this request") });
     if (r && typeof r.catch === "function") r.catch((/** @type {unknown} */ err) => fallback(describeError(err)));
   } catch (err) {
     console.warn("webhost: mountElicitation failed", err);

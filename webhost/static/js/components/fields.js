@@ -1,5 +1,7 @@
 // @ts-check
-// One form control per schema property, shared by the tool form and the elicitation form.
+// One form control per property, shared by the tool form (createField, from the tool's inputSchema)
+// and the elicitation form (fieldFromSpec, from the backend's description of each property:
+// webhost/elicitation/subset.py describe_fields, sent as the input request's `fields`).
 // A field is "present" in the answer only if it is required or the user touched it, so
 // untouched optional fields (even pre-filled defaults) are left for the server to default.
 
@@ -25,13 +27,67 @@ const INPUT_TYPES = /** @type {Record<string, string>} */ ({
 });
 
 /**
+ * What the backend says about one elicitation property (subset.py FieldSpec); absent constraints are null.
+ * @typedef {object} FieldSpec
+ * @property {string} name
+ * @property {"string" | "number" | "integer" | "boolean" | "select" | "multiselect"} kind
+ * @property {string} title
+ * @property {string | null} description
+ * @property {boolean} required
+ * @property {unknown} default
+ * @property {{value: string, label: string}[]} options
+ * @property {number | null} minLength
+ * @property {number | null} maxLength
+ * @property {number | null} minimum
+ * @property {number | null} maximum
+ * @property {number | null} minItems
+ * @property {number | null} maxItems
+ * @property {string | null} format
+ * @property {string | null} inputType
+ */
+
+/** @typedef {import("../schema.js").FieldKind & {inputType?: string}} FieldInfo */
+
+/**
+ * A tool argument's control, classified from its JSON Schema.
  * @param {string} name
  * @param {unknown} rawSchema
  * @param {{required: boolean, root: Record<string, any>, onInput?: () => void}} opts
  * @returns {Field}
  */
 export function createField(name, rawSchema, { required, root, onInput }) {
-  const info = classify(rawSchema, root);
+  return buildField(name, classify(rawSchema, root), required, onInput);
+}
+
+const SPEC_KINDS = /** @type {const} */ ({
+  string: "string", number: "number", integer: "number", boolean: "boolean", select: "select", multiselect: "multi",
+});
+
+/**
+ * An elicitation property's control, exactly as the backend described it (nothing re-derived here).
+ * @param {FieldSpec} spec @param {{onInput?: () => void}} [opts]
+ * @returns {Field}
+ */
+export function fieldFromSpec(spec, { onInput } = {}) {
+  const kind = SPEC_KINDS[spec.kind] ?? "string";
+  /** @type {Record<string, any>} */
+  const schema = {
+    type: spec.kind === "select" ? "string" : spec.kind === "multiselect" ? "array" : spec.kind,
+    title: spec.title, description: spec.description, default: spec.default, format: spec.format,
+    minLength: spec.minLength, maxLength: spec.maxLength, minimum: spec.minimum, maximum: spec.maximum,
+    minItems: spec.minItems, maxItems: spec.maxItems,
+  };
+  /** @type {FieldInfo} */
+  const info = { kind, schema, options: spec.options, integer: spec.kind === "integer",
+    inputType: spec.inputType ?? undefined };
+  return buildField(spec.name, info, Boolean(spec.required), onInput);
+}
+
+/**
+ * @param {string} name @param {FieldInfo} info @param {boolean} required @param {(() => void) | undefined} onInput
+ * @returns {Field}
+ */
+function buildField(name, info, required, onInput) {
   const s = info.schema;
   const id = uid("f");
   const helpId = `${id}-help`;
@@ -111,7 +167,7 @@ export function createField(name, rawSchema, { required, root, onInput }) {
 
   function buildString() {
     const format = String(s.format ?? "");
-    const type = INPUT_TYPES[format] ?? "text";
+    const type = info.inputType ?? INPUT_TYPES[format] ?? "text";
     const multiline = type === "text" && (Number(s.maxLength ?? Infinity) > 256 && MULTILINE_NAME.test(name));
     const control = multiline
       ? h("textarea", { ...common(), rows: 3, minlength: s.minLength, maxlength: s.maxLength })

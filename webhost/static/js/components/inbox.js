@@ -4,6 +4,7 @@
 
 import { h } from "../html.js";
 import { RpcError } from "../rpc.js";
+import { ERRORS } from "../constants.js";
 import { park, isParked, bounded } from "../park.js";
 import { formCard, urlCard, appCard, endedNote } from "./elicitation-card.js";
 import { approvalCard } from "./approval-card.js";
@@ -16,6 +17,7 @@ const ENDED = /** @type {Record<string, string>} */ ({
 
 export class Inbox {
   #rpc;
+  #apps;
   /** @type {Map<string, HTMLElement>} */
   #cards = new Map();
   #list = h("div", { class: "inbox-list" });
@@ -26,21 +28,23 @@ export class Inbox {
 
   /**
    * @param {import("../rpc.js").RpcClient} rpc
+   * @param {import("../apps/index.js").Apps} apps
    * @param {(count: number) => void} onCount
    */
-  constructor(rpc, onCount) {
+  constructor(rpc, apps, onCount) {
     this.#rpc = rpc;
+    this.#apps = apps;
     this.#onCount = onCount;
-    // A finished call needs nothing more from the person: drop its "waiting" notes.
-    document.addEventListener("webhost:call-done", (ev) => {
-      const callId = /** @type {CustomEvent} */ (ev).detail?.callId;
-      for (const [key, el] of this.#cards) {
-        if (key.startsWith("w:") && callId && el.dataset.callId === callId) this.#remove(key);
-      }
-    });
     this.el = h("aside", { class: "inbox", "aria-label": "Waiting for you", hidden: true },
       h("h2", { class: "inbox-title" }, "Waiting for you ", this.#count),
       this.#live, this.#list);
+  }
+
+  /** A finished call needs nothing more from the person: drop its "waiting" notes. @param {string} callId */
+  callDone(callId) {
+    for (const [key, el] of this.#cards) {
+      if (key.startsWith("w:") && callId && el.dataset.callId === callId) this.#remove(key);
+    }
   }
 
   /** @param {any} req an InputRequest (re-sent with the same id when it changes) */
@@ -51,7 +55,8 @@ export class Inbox {
     // An answered card keeps its locked state; an app card belongs to the bridge while the
     // request stays app-rendered. The backend re-sends the request as mode "form" on fallback.
     if (existing && (existing.dataset.answer || (existing.dataset.mode === "app" && req.mode === "app"))) return;
-    const ctx = { rpc: this.#rpc, fallbackToForm: (/** @type {any} */ r, /** @type {string | undefined} */ why) => this.#fallback(r, why, ctx) };
+    /** @type {import("./elicitation-card.js").CardContext} */
+    const ctx = { rpc: this.#rpc, apps: this.#apps, fallbackToForm: (/** @type {any} */ r, /** @type {string | undefined} */ why) => this.#fallback(r, why, ctx) };
     const card = req.mode === "url" ? urlCard(req, ctx) : req.mode === "app" ? appCard(req, ctx)
       : req.mode === "sampling" ? samplingCard(req, ctx) : formCard(req, ctx);
     if (existing) {
@@ -108,9 +113,8 @@ export class Inbox {
 
   /** Tear down the app of an app-rendered request (bounded); never rejects. @param {string} id @param {string} reason */
   async #unmountApp(id, reason) {
-    const apps = /** @type {any} */ (window).webhostApps;
     try {
-      await bounded(apps?.unmountElicitation?.(id, reason));
+      await bounded(this.#apps.unmountElicitation(id, reason));
     } catch (err) {
       console.warn("webhost: unmountElicitation failed", err);
     }
@@ -142,7 +146,7 @@ export class Inbox {
     } catch (err) {
       const still = this.#cards.get(`e:${req.id}`);
       if (still?.dataset.mode !== "app") return;
-      if (err instanceof RpcError && err.code === -32601) {
+      if (err instanceof RpcError && err.code === ERRORS.METHOD_NOT_FOUND) {
         // A backend without elicitation/fallback: show the form here.
         const form = formCard({ ...req, mode: "form", fallbackReason: reason }, ctx);
         form.dataset.wasApp = "1";

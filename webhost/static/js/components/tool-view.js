@@ -16,6 +16,8 @@ const newCallId = () => `c-${Date.now().toString(36)}-${++callCounter}`;
 /**
  * @typedef {object} ToolContext
  * @property {import("../rpc.js").RpcClient} rpc
+ * @property {import("../apps/index.js").Apps} apps
+ * @property {(callId: string) => void} onCallDone the call ended (whatever its outcome)
  * @property {Map<string, CallResult>} calls running calls by callId, for progress routing
  * @property {(server: string, uri: string) => Promise<any>} readResource
  * @property {() => void} [close] close the view for good (its app included)
@@ -110,7 +112,7 @@ export class ToolView {
 
   /** @param {Record<string, unknown>} args */
   async #call(args) {
-    const { rpc, calls, readResource } = this.#ctx;
+    const { rpc, apps, calls, readResource } = this.#ctx;
     const server = this.#server;
     const tool = this.#tool;
     const callId = newCallId();
@@ -127,34 +129,30 @@ export class ToolView {
     // has had ui/resource-teardown: a removed iframe cannot receive it. Then it is removed.
     const previous = [...this.#resultSlot.children].filter((c) => !isParked(c));
     this.#resultSlot.append(result.el);
-    for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "re-run");
+    for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "re-run", apps);
     result.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
     this.#form?.setBusy(true);
     const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId });
-    if (resourceUri) openToolApp({ server, tool, args, callId, resultPromise: promise, container: result.appSlot });
+    if (resourceUri) openToolApp(apps, { server, tool, args, callId, resultPromise: promise, container: result.appSlot });
     try {
       result.ok(await promise);
     } catch (err) {
       result.error(err);
     } finally {
       calls.delete(callId);
-      document.dispatchEvent(new CustomEvent("webhost:call-done", { detail: { callId } }));
+      this.#ctx.onCallDone(callId);
       if (this.#current === result) this.#form?.setBusy(false);
     }
   }
 }
 
 /**
- * Hand a tool app to the MCP Apps bridge if it is loaded (see static/js/apps/).
+ * Hand a tool app to the MCP Apps host side (see static/js/apps/).
+ * @param {import("../apps/index.js").Apps} apps
  * @param {{server: string, tool: any, args: Record<string, unknown>, callId: string,
  *   resultPromise: Promise<any>, container: HTMLElement}} params
  */
-function openToolApp(params) {
-  const apps = /** @type {any} */ (window).webhostApps;
-  if (typeof apps?.openToolApp !== "function") {
-    params.container.append(h("p", { class: "muted app-missing", text: "This tool has an MCP App, but the app bridge is not loaded." }));
-    return;
-  }
+function openToolApp(apps, params) {
   try {
     const r = apps.openToolApp(params);
     if (r && typeof r.catch === "function") {

@@ -8,7 +8,7 @@
 // (../park.js): invisible, inert, and with their automation attributes renamed, so
 // [data-testid="tool-result"], [data-testid="call-tool"], [name=ARG] and iframe[data-app-frame]
 // resolve to the visible open tool only. A tool view leaves the document only when it is closed
-// (its Close button) or its server is removed, and only after webhostApps.release() tore its apps down.
+// (its Close button) or its server is removed, and only after apps.release() tore its apps down.
 
 import { h } from "../html.js";
 import { park, unpark, isParked, releaseThenRemove } from "../park.js";
@@ -22,6 +22,8 @@ import { AppsView } from "./apps-view.js";
 /**
  * @typedef {object} WorkspaceContext
  * @property {import("../rpc.js").RpcClient} rpc
+ * @property {import("../apps/index.js").Apps} apps
+ * @property {(callId: string) => void} onCallDone a tool call ended
  * @property {Map<string, import("./call-result.js").CallResult>} calls
  * @property {(name: string) => import("./server-card.js").ServerCard | undefined} card
  * @property {() => import("./server-card.js").ServerCard[]} cards every configured server, in order
@@ -74,7 +76,7 @@ export class Workspace {
       if (tv) tv.update(item);
       else {
         tv = new ToolView(server, item, {
-          rpc: ctx.rpc, calls: ctx.calls, readResource: this.readResource,
+          rpc: ctx.rpc, apps: ctx.apps, calls: ctx.calls, readResource: this.readResource, onCallDone: ctx.onCallDone,
           close: () => { void this.closeTool(server, key); },
         });
         this.#tools.set(id, tv);
@@ -96,6 +98,7 @@ export class Workspace {
       el = view.el;
     } else if (kind === "apps") {
       view = new AppsView({
+        apps: ctx.apps,
         cards: ctx.cards,
         openTool: (/** @type {string} */ s, /** @type {any} */ tool) => this.open("tool", s, tool),
         showApp: (/** @type {any} */ app) => this.showApp(app),
@@ -125,7 +128,7 @@ export class Workspace {
    * @param {HTMLElement} el @param {any} [view] a non-tool view (disposed when replaced)
    */
   #show(el, view) {
-    for (const tv of this.#tools.values()) if (tv.el !== el && !isParked(tv.el)) parkToolView(tv.el);
+    for (const tv of this.#tools.values()) if (tv.el !== el && !isParked(tv.el)) parkToolView(tv.el, this.#ctx.apps);
     if (this.#other && this.#other.el !== el) {
       this.#other.view?.dispose?.();
       this.#other.el.remove();
@@ -139,7 +142,7 @@ export class Workspace {
 
   /**
    * Bring an open app into view: its tool view is shown first when it lives in a parked one.
-   * @param {{element: HTMLElement, focus: () => void}} app an AppHandle from webhostApps.list()
+   * @param {{element: HTMLElement, focus: () => void}} app an AppHandle from apps.list()
    */
   showApp(app) {
     for (const [id, tv] of this.#tools) {
@@ -180,7 +183,7 @@ export class Workspace {
     if (!tv) return;
     this.#tools.delete(id);
     if (this.#open?.kind === "tool" && this.#open.view === tv) this.showWelcome();
-    await releaseThenRemove(tv.el, "the tool view was closed");
+    await releaseThenRemove(tv.el, "the tool view was closed", this.#ctx.apps);
   }
 
   /** @param {string} server */
@@ -189,7 +192,7 @@ export class Workspace {
     for (const [id, tv] of [...this.#tools]) {
       if (!id.startsWith(`${server}\n`)) continue;
       this.#tools.delete(id);
-      void releaseThenRemove(tv.el, "the server was removed");
+      void releaseThenRemove(tv.el, "the server was removed", this.#ctx.apps);
     }
   }
 }
@@ -197,12 +200,10 @@ export class Workspace {
 /**
  * Park a tool view; an app of it shown fullscreen or picture-in-picture goes back inline first
  * (a parked view is invisible and inert, its overlay would be too).
- * @param {HTMLElement} el
+ * @param {HTMLElement} el @param {import("../apps/index.js").Apps} apps
  */
-function parkToolView(el) {
-  const apps = /** @type {any} */ (window).webhostApps;
-  const open = typeof apps?.list === "function" ? apps.list() : [];
-  for (const app of open) {
+function parkToolView(el, apps) {
+  for (const app of apps.list()) {
     if (app.displayMode !== "inline" && el.contains(app.element)) {
       try { app.setDisplayMode("inline"); } catch (err) { console.warn("webhost: could not bring the app back inline", err); }
     }
