@@ -115,7 +115,7 @@ def create_app(
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
-        await serve_websocket(ws, host.new_session, host.sessions)
+        await serve_websocket(ws, host.new_session, host.sessions, config.options.limits)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=settings.secure_cookies)

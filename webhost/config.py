@@ -187,6 +187,16 @@ def _seconds(key: str, default: float) -> Any:
     return Field(default=default, validation_alias=AliasPath("timeouts", key))
 
 
+MiB = 1024 * 1024
+
+
+class Limits(_Model):
+    """How much one tab may be sent: a result's encoded size, and what may queue for a tab that reads slowly."""
+
+    max_result_bytes: int = Field(default=32 * MiB, validation_alias="maxResultBytes", strict=True, ge=64 * 1024)
+    max_queued_bytes: int = Field(default=64 * MiB, validation_alias="maxQueuedBytes", strict=True, ge=MiB)
+
+
 class WebhostOptions(_Model):
     allowed_origins: tuple[Origin, ...] = Field(default=(), validation_alias="allowedOrigins")
     connect_timeout: Seconds = _seconds("connect", 30.0)
@@ -197,6 +207,7 @@ class WebhostOptions(_Model):
     roots: tuple[Root, ...] = ()
     data_dir: str | None = Field(default=None, validation_alias="dataDir")
     servers: Mapping[str, ServerPolicy] = Field(default_factory=dict)
+    limits: Limits = Limits()
     # Only so that a "timeouts" that is not an object is an error; the values are the fields above.
     timeouts: Mapping[str, Any] = Field(default_factory=dict, repr=False, exclude=True)
 

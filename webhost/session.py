@@ -29,6 +29,7 @@ from webhost.config import Config
 from webhost.elicitation.broker import InputBroker
 from webhost.elicitation.requests import InputRequests
 from webhost.errors import InvalidParams
+from webhost.jsonsize import size_at_most
 from webhost.pending import Publish
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
@@ -173,7 +174,7 @@ def _clip(data: object) -> object:
     """Small data as is; large data as a preview, without encoding a multi-megabyte result twice."""
     if data is None:
         return None
-    if _size_at_most(data, MAX_ACTIVITY_DATA):
+    if size_at_most(data, MAX_ACTIVITY_DATA):
         return data
     return {"truncated": True, "preview": _trimmed(data)}
 
@@ -194,26 +195,3 @@ def _trimmed(value: object, depth: int = 0) -> object:
         head = [_trimmed(v, depth + 1) for v in value[:20]]
         return head + ([f"… {len(value) - 20} more items"] if len(value) > 20 else [])
     return value
-
-
-def _size_at_most(value: object, budget: int) -> bool:
-    """Whether a JSON value's encoded size is (roughly) within budget; stops walking once over it."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            budget -= len(item) + 2
-        elif isinstance(item, dict):
-            budget -= 2 + 4 * len(item)
-            for key, child in item.items():
-                budget -= len(str(key))
-                stack.append(child)
-        elif isinstance(item, list | tuple):
-            budget -= 2 + len(item)
-            stack.extend(item)
-        else:
-            budget -= 8
-        if budget < 0:
-            return False
-    return True
-

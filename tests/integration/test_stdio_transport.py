@@ -283,3 +283,14 @@ async def test_exit_is_reported_even_while_a_child_holds_stdout_open(tmp_path: P
             assert alive(pids[1])
     assert exits == [5]
     assert all_gone(pids)
+
+
+async def test_a_request_that_cannot_be_encoded_fails_alone_and_the_connection_lives_on() -> None:
+    """A lone surrogate in arguments (no UTF-8 for it) fails that request; today it ended the whole connection."""
+    with anyio.fail_after(GUARD):
+        async with Client(stdio_transport(server("basic")), mode="legacy") as client:
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("echo", {"text": "bad \ud800 text"})
+            assert refused.value.code == -32602 and "could not encode" in refused.value.error.message
+            result = await client.call_tool("echo", {"text": "still here"})
+            assert isinstance(result.content[0], TextContent) and result.content[0].text == "still here"

@@ -103,7 +103,7 @@ async def _without_discover(inner: InMemoryTransport) -> AsyncIterator[Any]:
 class AsgiWsClient(WsClient):
     """The same JSON-RPC client as the subprocess suites use, over an ASGI WebSocket in this process."""
 
-    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str] | None = None, buffer: float = math.inf) -> None:
         super().__init__(url="ws://" + HOST + "/ws", token=TOKEN, origin=ORIGIN)
         base = {"host": HOST, "origin": ORIGIN, "authorization": f"Bearer {TOKEN}"}
         self._headers = {**base, **(headers or {})}
@@ -113,10 +113,12 @@ class AsgiWsClient(WsClient):
         self._to_app, self._from_client = anyio.create_memory_object_stream[Message](math.inf)
         self._to_client: MemoryObjectSendStream[Message]
         self._from_app: MemoryObjectReceiveStream[Message]
-        self._to_client, self._from_app = anyio.create_memory_object_stream[Message](math.inf)
+        self._to_client, self._from_app = anyio.create_memory_object_stream[Message](buffer)
         self.accepted: bool | None = None
         self.close_code: int | None = None
-        self._app_done = anyio.Event()
+        self.app_done = anyio.Event()
+        self.reading = anyio.Event()  # cleared by pause(): a tab that stops reading (with buffer=0, webhost blocks)
+        self.reading.set()
 
     async def __aenter__(self) -> AsgiWsClient:
         scope = {"type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": "/ws", "raw_path": b"/ws",
@@ -141,7 +143,7 @@ class AsgiWsClient(WsClient):
         try:
             await self._app(scope, self._from_client.receive, self._to_client.send)
         finally:
-            self._app_done.set()
+            self.app_done.set()
             self._to_client.close()
 
     async def __aexit__(self, *exc: object) -> None:
@@ -150,12 +152,23 @@ class AsgiWsClient(WsClient):
         except anyio.BrokenResourceError:
             pass
         with anyio.move_on_after(15):
-            await self._app_done.wait()
+            await self.app_done.wait()
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
 
+    def pause(self) -> None:
+        self.reading = anyio.Event()
+
+    def resume(self) -> None:
+        self.reading.set()
+
     async def _reader(self) -> None:
-        async for message in self._from_app:
+        while True:
+            await self.reading.wait()
+            try:
+                message = await self._from_app.receive()
+            except anyio.EndOfStream:
+                break
             if message["type"] == "websocket.close":
                 self.close_code = message.get("code")
                 break
@@ -188,8 +201,8 @@ class InProcessHost:
         return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=ORIGIN,
                                  headers={**auth, **(headers or {})})
 
-    def tab(self, **headers: str) -> AsgiWsClient:
-        return AsgiWsClient(self.app, headers=headers)
+    def tab(self, *, buffer: float = math.inf, **headers: str) -> AsgiWsClient:
+        return AsgiWsClient(self.app, headers=headers, buffer=buffer)
 
 
 @asynccontextmanager

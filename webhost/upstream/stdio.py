@@ -19,7 +19,8 @@ from mcp import StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
-from mcp.types import jsonrpc_message_adapter
+from mcp.types import INVALID_PARAMS, ErrorData, JSONRPCError, JSONRPCRequest, jsonrpc_message_adapter
+from pydantic_core import PydanticSerializationError
 
 __all__ = [
     "ExitCallback",
@@ -197,14 +198,26 @@ class _Link:
         try:
             async with self.write_stream_reader:
                 async for session_message in self.write_stream_reader:
-                    json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    data = (json + "\n").encode(self.server.encoding, errors=self.server.encoding_error_handler)
+                    try:
+                        json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                        data = (json + "\n").encode(self.server.encoding, errors=self.server.encoding_error_handler)
+                    except (PydanticSerializationError, UnicodeEncodeError) as exc:
+                        # One message that cannot be encoded (a lone surrogate) fails alone, not the connection.
+                        await self._refuse(session_message, exc)
+                        continue
                     await stdin.send(data)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # The server may still be alive: end the read side so a request cannot wait forever.
             await self.read_stream_writer.aclose()
         finally:
             self.writer_done.set()
+
+    async def _refuse(self, session_message: SessionMessage, exc: Exception) -> None:
+        message = session_message.message
+        logger.warning("could not encode a message for the server: %s", exc)
+        if isinstance(message, JSONRPCRequest):
+            error = ErrorData(code=INVALID_PARAMS, message=f"webhost could not encode the request: {exc}")
+            await self.read_stream_writer.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
 
     async def watch_exit(self) -> None:
         """Reports an exit of the server's own making as soon as it happens."""
