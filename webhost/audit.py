@@ -228,9 +228,15 @@ class _Budget:
 def _secure_file(path: Path) -> None:
     """Create `path` (if absent) readable by its owner only, and tighten it if it exists."""
     flags = os.O_CREAT | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags, 0o600)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:  # read-only or someone else's file, or a symlink: SQLite opens it as it can
+        logger.warning("audit log file %s: cannot make it owner-only: %s", path, exc)
+        return
     try:
         os.fchmod(fd, 0o600)
+    except OSError as exc:
+        logger.warning("audit log file %s: cannot make it owner-only: %s", path, exc)
     finally:
         os.close(fd)
 
