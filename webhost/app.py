@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
 from webhost.apps.instances import Sandbox
-from webhost.audit import AuditLog
+from webhost.audit import AuditLimits, AuditLog
 from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
 from webhost.pending import Publish
@@ -47,17 +48,45 @@ class HostState:
 
 
 def load_secret(data_dir: Path) -> bytes:
-    """The per-deployment secret (sandbox labels, session cookies), created once in the data folder."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    """The per-deployment secret (sandbox labels, session cookies), created once in the data folder.
+
+    A new secret is written to a temporary file created mode 0600 (never readable by others, even
+    for a moment), synced, and then linked into place, so a reader sees the whole secret or none;
+    when two processes start at once, the first one's secret wins and both use it.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     path = data_dir / "secret"
-    if path.exists():
-        value = path.read_bytes().strip()
-        if len(value) >= 32:
-            return value
+    existing = _read_secret(path)
+    if existing is not None:
+        return existing
     value = secrets.token_hex(32).encode()
-    path.write_bytes(value)
-    path.chmod(0o600)
+    temporary = data_dir / f".secret-{secrets.token_hex(8)}"
+    fd = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(value)
+            file.flush()
+            os.fsync(file.fileno())
+        try:
+            os.link(temporary, path)  # only if there is none: a concurrent start keeps its secret
+        except FileExistsError:
+            existing = _read_secret(path)
+            if existing is not None:
+                return existing
+            os.replace(temporary, path)  # a short or empty secret left by a crash is replaced whole
+        except OSError:  # a file system without hard links
+            os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
     return value
+
+
+def _read_secret(path: Path) -> bytes | None:
+    try:
+        value = path.read_bytes().strip()
+    except FileNotFoundError:
+        return None
+    return value if len(value) >= 32 else None
 
 
 def create_app(
@@ -69,7 +98,7 @@ def create_app(
 ) -> ASGIApp:
     """The host app; `transport_factory` lets tests reach servers over in-memory streams."""
     secret = secret or load_secret(settings.data_dir)
-    audit = AuditLog(settings.data_dir / "audit.sqlite3")
+    audit = AuditLog(settings.data_dir / "audit.sqlite3", AuditLimits(**config.options.audit.model_dump()))
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
     sandbox = Sandbox(secret=secret, domain=settings.sandbox_domain, port=settings.sandbox_port_for_browsers(),
                       scheme=settings.sandbox_scheme, host_origins=host_origins)

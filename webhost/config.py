@@ -183,6 +183,26 @@ class Root(_Model):
     name: str | None = None
 
 
+class AuditOptions(_Model):
+    """`webhost.audit`: how long the audit log keeps rows and how fast apps and people may add them."""
+
+    retention_days: float | None = Field(default=90.0, validation_alias="retentionDays", strict=True, gt=0,
+                                         allow_inf_nan=False)
+    max_rows: int | None = Field(default=1_000_000, validation_alias="maxRows", strict=True, ge=1000)
+    max_row_bytes: int = Field(default=16 * 1024, validation_alias="maxRowBytes", strict=True, ge=1024,
+                               le=1024 * 1024)
+    frame_rows_per_second: float = Field(default=10.0, validation_alias="frameRowsPerSecond", strict=True, gt=0,
+                                         allow_inf_nan=False)
+    frame_burst: int = Field(default=100, validation_alias="frameBurst", strict=True, ge=1)
+    person_rows_per_second: float = Field(default=20.0, validation_alias="personRowsPerSecond", strict=True, gt=0,
+                                          allow_inf_nan=False)
+    person_burst: int = Field(default=300, validation_alias="personBurst", strict=True, ge=1)
+    person_bytes_per_second: float = Field(default=64 * 1024, validation_alias="personBytesPerSecond",
+                                           strict=True, gt=0, allow_inf_nan=False)
+    person_burst_bytes: int = Field(default=4 * 1024 * 1024, validation_alias="personBurstBytes", strict=True,
+                                    ge=1024 * 1024)
+
+
 def _seconds(key: str, default: float) -> Any:
     return Field(default=default, validation_alias=AliasPath("timeouts", key))
 
@@ -208,6 +228,7 @@ class WebhostOptions(_Model):
     data_dir: str | None = Field(default=None, validation_alias="dataDir")
     servers: Mapping[str, ServerPolicy] = Field(default_factory=dict)
     limits: Limits = Limits()
+    audit: AuditOptions = AuditOptions()
     # Only so that a "timeouts" that is not an object is an error; the values are the fields above.
     timeouts: Mapping[str, Any] = Field(default_factory=dict, repr=False, exclude=True)
 
@@ -253,6 +274,16 @@ _MESSAGES = {
     "webhost.roots.*": "must be an object with a string \"uri\"",
     "webhost.roots.*.uri": "must be a string file:// URI",
     "webhost.roots.*.name": "must be a string",
+    "webhost.audit": "must be an object",
+    "webhost.audit.retentionDays": "must be a positive number of days, or null to keep rows forever",
+    "webhost.audit.maxRows": "must be an integer of at least 1000, or null for no limit",
+    "webhost.audit.maxRowBytes": "must be an integer from 1024 to 1048576",
+    "webhost.audit.frameRowsPerSecond": "must be a positive number",
+    "webhost.audit.frameBurst": "must be a positive integer",
+    "webhost.audit.personRowsPerSecond": "must be a positive number",
+    "webhost.audit.personBurst": "must be a positive integer",
+    "webhost.audit.personBytesPerSecond": "must be a positive number",
+    "webhost.audit.personBurstBytes": "must be an integer of at least 1048576",
     "webhost.servers": "must be an object keyed by server name",
     "webhost.servers.*": "must be an object",
     "webhost.servers.*.appToolCalls": "must be \"allow\", \"ask\" or \"deny\"",

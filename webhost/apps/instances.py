@@ -8,6 +8,7 @@ each frame's requests in flight, and closing (whatever the order of close and an
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -26,11 +27,13 @@ from webhost.apps.permissions import (
     requested_permissions,
 )
 from webhost.apps.proxy_token import DEFAULT_INNER_SANDBOX, issue_proxy_token, proxy_url
-from webhost.audit import AuditLog
+from webhost.audit import AuditLog, AuditUnavailable
 from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
 from webhost.errors import PolicyRefused, WebhostError
 from webhost.upstream.connection import Connection
+
+logger = logging.getLogger(__name__)
 
 APP_RESOURCE_ERROR = -32004
 COMPAT_SCRIPT_SOURCES = {"eval": "'unsafe-eval'", "wasm": "'wasm-unsafe-eval'"}
@@ -124,8 +127,11 @@ class AppInstances:
             return
         instance.closed = True
         self._on_close(instance)
-        self._audit.record("app.close", session=self._session_id, server=instance.server, frame=frame_id,
-                           summary=reason)
+        try:
+            self._audit.record("app.close", session=self._session_id, server=instance.server, frame=frame_id,
+                               summary=reason)
+        except AuditUnavailable as exc:  # closing always completes; the frame can do nothing more
+            logger.error("%s (close of %s not recorded)", exc.message, frame_id)
 
     def close_all(self, *, reason: str) -> None:
         for frame_id in list(self._open):
@@ -169,7 +175,7 @@ class AppInstances:
             origin=origin, csp=csp, requested_permissions=requested, granted_permissions=granted, tool=tool,
             input_request_id=input_request_id, origin_tools=origin_tools,
         )
-        self._open[instance.frame_id] = instance
+        # Audited before the frame exists: an app that cannot be audited is not opened.
         self._audit.record(
             "app.open", session=self._session_id, server=connection.name, frame=instance.frame_id,
             summary=f"{uri} ({'default CSP' if csp.is_default else 'CSP from metadata'})",
@@ -177,6 +183,7 @@ class AppInstances:
                     "rejected": csp.rejected, "requestedPermissions": sorted(requested),
                     "grantedPermissions": sorted(granted), "origin": origin, "warnings": resource.warnings},
         )
+        self._open[instance.frame_id] = instance
         for rejected in csp.rejected:
             self._activity(connection.name, direction="local", kind="error", method="csp",
                            summary=f"dropped CSP source {rejected.get('value')!r} from {rejected.get('directive')}: "

@@ -7,6 +7,7 @@ rest; links open only for http(s) and only after consent.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -15,7 +16,7 @@ from urllib.parse import urlsplit
 from webhost.approvals import ApprovalBroker
 from webhost.apps.instances import AppInstance
 from webhost.apps.meta import tool_visibility
-from webhost.audit import AuditLog
+from webhost.audit import AuditLog, AuditUnavailable
 from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
 from webhost.errors import InvalidParams, PolicyRefused, WebhostError
@@ -23,6 +24,7 @@ from webhost.pending import Publish
 from webhost.upstream.connection import Connection
 
 MAX_MESSAGES = 200
+logger = logging.getLogger(__name__)
 
 Handler = Callable[["AppPolicy", AppInstance, Connection, dict[str, Any]], Awaitable[dict[str, Any]]]
 LISTINGS = {"resources/list": ("resources", "resources"),
@@ -107,18 +109,29 @@ async def call_tool(
             policy.notify("apps/progress", {"frameId": instance.frame_id, "progressToken": progress_token,
                                             "progress": progress, "total": total, "message": message})
 
+    # The intent is written before the call: a call that cannot be audited is refused (AuditUnavailable).
+    audit.record("app.tools/call.intent", **base, decision="allowed", summary=name, detail={"arguments": arguments})
     started = time.monotonic()
     try:
         result = await connection.call_tool(name, arguments, on_progress=on_progress, summary=f"{name} (from app)",
                                             data={"app": instance.frame_id})
     except WebhostError as exc:
-        audit.record("app.tools/call", **base, decision="allowed", summary=f"{name}: failed: {exc.message}",
-                     detail={"arguments": arguments, "ms": round((time.monotonic() - started) * 1000, 1)})
+        _record_outcome(audit, "app.tools/call", **base, decision="allowed", summary=f"{name}: failed: {exc.message}",
+                        detail={"arguments": arguments, "ms": round((time.monotonic() - started) * 1000, 1)})
         raise
-    audit.record("app.tools/call", **base, decision="allowed", summary=name,
-                 detail={"arguments": arguments, "isError": bool(result.get("isError")),
-                         "ms": round((time.monotonic() - started) * 1000, 1)})
+    _record_outcome(audit, "app.tools/call", **base, decision="allowed", summary=name,
+                    detail={"arguments": arguments, "isError": bool(result.get("isError")),
+                            "ms": round((time.monotonic() - started) * 1000, 1)})
     return result
+
+
+def _record_outcome(audit: AuditLog, kind: str, **row: Any) -> None:
+    """The outcome of an action that already ran (its intent is on record): a failed write is logged, not
+    turned into an error, since the action cannot be undone and its answer would be lost."""
+    try:
+        audit.record(kind, **row)
+    except AuditUnavailable as exc:
+        logger.error("%s (outcome of %s not recorded)", exc.message, kind)
 
 
 async def read_resource(
@@ -127,9 +140,8 @@ async def read_resource(
     uri = params.get("uri")
     if not isinstance(uri, str) or not uri:
         raise InvalidParams("resources/read needs a uri")
-    result = await connection.read_resource(uri, summary=f"{uri} (from app)")
     policy.audit.record("app.resources/read", **policy._base(instance), decision="allowed", summary=uri[:300])
-    return result
+    return await connection.read_resource(uri, summary=f"{uri} (from app)")
 
 
 def _listing(method: str) -> Handler:
@@ -183,9 +195,9 @@ async def message(
 ) -> dict[str, Any]:
     entry = {"role": params.get("role") if params.get("role") in ("user", "assistant") else "user",
              "content": _content_list(params)[:50], "ts": time.time()}
-    instance.messages = [*instance.messages, entry][-MAX_MESSAGES:]
     policy.audit.record("app.message", session=policy.session_id, server=instance.server, frame=instance.frame_id,
-                              decision="recorded", summary=_text_of(entry["content"])[:300], detail=entry)
+                        decision="recorded", summary=_text_of(entry["content"])[:300], detail=entry)
+    instance.messages = [*instance.messages, entry][-MAX_MESSAGES:]
     policy.notify("apps/conversation", {"frameId": instance.frame_id, "messages": instance.messages,
                                          "modelContext": instance.model_context})
     return {}
@@ -196,10 +208,10 @@ async def update_model_context(
 ) -> dict[str, Any]:
     context = {"content": _content_list(params)[:50], "structuredContent": params.get("structuredContent"),
                "ts": time.time()}
-    instance.model_context = context  # each update replaces the previous one, as a model would see it
     policy.audit.record("app.model-context", session=policy.session_id, server=instance.server,
-                              frame=instance.frame_id, decision="recorded",
-                              summary=_text_of(context["content"])[:300], detail=context)
+                        frame=instance.frame_id, decision="recorded",
+                        summary=_text_of(context["content"])[:300], detail=context)
+    instance.model_context = context  # each update replaces the previous one, as a model would see it
     policy.notify("apps/conversation", {"frameId": instance.frame_id, "messages": instance.messages,
                                          "modelContext": instance.model_context})
     return {}

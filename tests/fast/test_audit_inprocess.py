@@ -1,0 +1,182 @@
+"""The audit log through the host: big app requests, floods, CSV export, and a log that cannot be written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import RpcError
+from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
+from webhost.audit import RATE_LIMITED, AuditLog
+from webhost.demo.server import mcp as demo_server
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def demo(
+    tmp_path: Path, audit: dict[str, Any] | None = None
+) -> AsyncIterator[tuple[InProcessHost, AsgiWsClient]]:
+    options = {"audit": audit} if audit else None
+    async with in_process_host(tmp_path, {"demo": demo_server}, webhost_options=options) as host, host.tab() as tab:
+        await tab.wait_connected("demo")
+        yield host, tab
+
+
+async def open_dashboard(tab: AsgiWsClient) -> str:
+    frame: dict[str, Any] = await tab.request("apps/open", {"server": "demo", "tool": "show_dashboard"})
+    return str(frame["frameId"])
+
+
+def audit_log(host: InProcessHost) -> AuditLog:
+    """The host's own audit log (under the ASGI middlewares, on the FastAPI app's state)."""
+    app: Any = host.app
+    while not hasattr(app, "state"):
+        app = app.app
+    log: AuditLog = app.state.host.audit
+    return log
+
+
+def truncated_fields(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        if value.get("truncated") is True:
+            return [value]
+        return [m for v in value.values() for m in truncated_fields(v)]
+    if isinstance(value, list):
+        return [m for v in value for m in truncated_fields(v)]
+    return []
+
+
+BIG = "b" * 70_000
+
+
+@pytest.mark.parametrize(("method", "params", "kind"), [
+    ("tools/call", {"name": "count_slowly", "arguments": {"steps": 1, "delay": 0, "padding": BIG}},
+     "app.tools/call"),
+    ("ui/message", {"role": "user", "content": [{"type": "text", "text": BIG}]}, "app.message"),
+], ids=["tools-call", "ui-message"])
+async def test_a_70_kb_app_request_is_audited_truncated_and_every_export_keeps_working(
+    tmp_path: Path, method: str, params: dict[str, Any], kind: str
+) -> None:
+    async with demo(tmp_path) as (host, tab):
+        frame = await open_dashboard(tab)
+        try:
+            await tab.request("apps/request", {"frameId": frame, "method": method, "params": params})
+        except RpcError:
+            pass  # the server may refuse the extra argument; what matters is what was audited
+        await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
+                                           "params": {"role": "user", "content": [{"type": "text", "text": "after"}]}})
+        listed = (await tab.request("audit/list", {"server": "demo"}))["entries"]
+        (row,) = [e for e in listed if e["kind"] == kind and e["frame"] == frame and "b" * 100 in str(e["detail"])]
+        (marker,) = truncated_fields(row["detail"])
+        assert marker["bytes"] == 70_000 and marker["preview"].startswith("bbbb")
+        assert any(e["summary"] == "after" for e in listed)
+        async with host.http() as http:
+            exported = await http.get("/api/audit")
+            assert exported.status_code == 200
+            assert any(e["summary"] == "after" for e in exported.json()["entries"])
+            as_csv = await http.get("/api/audit", params={"format": "csv"})
+            assert as_csv.status_code == 200
+            assert any(r[7] == "after" for r in csv.reader(io.StringIO(as_csv.text)))
+
+
+async def test_a_row_an_older_version_cut_mid_json_does_not_break_the_exports(tmp_path: Path) -> None:
+    async with demo(tmp_path) as (host, tab):
+        db = sqlite3.connect(audit_log(host).path)
+        db.execute("INSERT INTO audit (ts, kind, server, summary, detail) VALUES (1, 'app.message', 'demo', 'old', ?)",
+                   ('{"content": [{"type": "text", "text": "' + "o" * 65_000,))
+        db.commit()
+        db.close()
+        listed = (await tab.request("audit/list", {"server": "demo"}))["entries"]
+        (old,) = [e for e in listed if e["summary"] == "old"]
+        assert old["detail"]["unreadable"] is True and old["detail"]["raw"].startswith('{"content"')
+        async with host.http() as http:
+            assert (await http.get("/api/audit")).status_code == 200
+            assert (await http.get("/api/audit", params={"format": "csv"})).status_code == 200
+
+
+async def test_a_flooding_app_is_coalesced_into_one_rate_limited_row(tmp_path: Path) -> None:
+    async with demo(tmp_path, {"frameRowsPerSecond": 1, "frameBurst": 5}) as (host, tab):
+        frame = await open_dashboard(tab)
+        for i in range(200):
+            await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
+                                               "params": {"content": [{"type": "text", "text": f"{i} " + "m" * 5000}]}})
+        listed = [e for e in (await tab.request("audit/list", {"limit": 1000}))["entries"] if e["frame"] == frame]
+        assert len(listed) <= 10, [e["summary"][:20] for e in listed]
+        path = audit_log(host).path
+    # Stopping the host writes what the budget still owes: one row that counts the dropped ones.
+    log = AuditLog(path)
+    rows = [e for e in log.entries(limit=1000) if e["frame"] == frame]
+    log.close()
+    (dropped,) = [e for e in rows if e["kind"] == RATE_LIMITED]
+    written = [e for e in rows if e["kind"] != RATE_LIMITED]
+    assert dropped["summary"] == f"rate limited: {dropped['detail']['dropped']} rows dropped"
+    assert dropped["detail"]["kinds"]["app.message"] >= 190
+    assert dropped["detail"]["dropped"] + len(written) == 202  # open + 200 messages + close
+    assert path.stat().st_size < 2_000_000
+
+
+async def test_the_csv_export_neutralises_formulas_an_app_sends(tmp_path: Path) -> None:
+    async with demo(tmp_path) as (host, tab):
+        frame = await open_dashboard(tab)
+        await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
+                                           "params": {"content": [{"type": "text", "text": "=cmd|' /C calc'!A0"}]}})
+        async with host.http() as http:
+            text = (await http.get("/api/audit", params={"format": "csv"})).text
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    summaries = [dict(zip(header, row, strict=True))["summary"] for row in rows]
+    assert "'=cmd|' /C calc'!A0" in summaries
+    assert not any(s.startswith(("=", "+", "-", "@")) for s in summaries)
+
+
+def fill_to_the_brim(log: AuditLog) -> None:
+    db = log._db
+    db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+    for size in (50_000, 5000, 500, 50, 5, 0):
+        for _ in range(1000):
+            try:
+                db.execute("INSERT INTO audit (ts, kind, detail) VALUES (0, 'filler', ?)", ("f" * size,))
+            except sqlite3.OperationalError:
+                break
+
+
+def make_read_only(log: AuditLog) -> None:
+    log._db.execute("PRAGMA query_only = ON")
+
+
+@pytest.mark.parametrize("break_log", [fill_to_the_brim, make_read_only], ids=["disk-full", "read-only"])
+async def test_an_app_action_that_cannot_be_audited_is_refused_not_run(
+    tmp_path: Path, break_log: Callable[[AuditLog], None]
+) -> None:
+    async with demo(tmp_path) as (host, tab):
+        frame = await open_dashboard(tab)
+        break_log(audit_log(host))
+        with pytest.raises(RpcError) as refused:
+            await tab.request("apps/request", {"frameId": frame, "method": "tools/call",
+                                               "params": {"name": "count_slowly",
+                                                          "arguments": {"steps": 1, "delay": 0}}})
+        assert refused.value.code == -32003 and "audit log is unavailable" in str(refused.value.message)
+        assert not [n for n in tab.notifications if n.get("method") == "activity"
+                    and "count_slowly" in str(n["params"]["entry"].get("summary"))]
+        with pytest.raises(RpcError) as message_refused:
+            await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
+                                               "params": {"content": [{"type": "text", "text": "unaudited"}]}})
+        assert message_refused.value.code == -32003
+        assert not [n for n in tab.notifications if n.get("method") == "apps/conversation"]
+        with pytest.raises(RpcError) as open_refused:
+            await open_dashboard(tab)
+        assert open_refused.value.code == -32003
+        # The log still reads, and closing the frame still works.
+        assert (await tab.request("audit/list", {}))["entries"]
+        await tab.request("apps/close", {"frameId": frame})
+        # The page's own calls are not audited and still run.
+        result = await tab.request("tools/call", {"server": "demo", "name": "count_slowly",
+                                                  "arguments": {"steps": 1, "delay": 0}, "callId": "c-page"})
+        assert result["content"][0]["text"] == "Counted to 1."

@@ -1,0 +1,245 @@
+"""The audit log survives what is written into it: sizes, floods, bad rows, formulas, a full disk."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webhost.audit import RATE_LIMITED, AuditLimits, AuditLog, AuditUnavailable, fit_detail
+
+GENEROUS = AuditLimits(frame_burst=10_000, person_burst=10_000, person_burst_bytes=1 << 30)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Iterator[AuditLog]:
+    audit = AuditLog(tmp_path / "audit.sqlite3", GENEROUS)
+    yield audit
+    audit.close()
+
+
+def walk(value: Any) -> Iterator[Any]:
+    yield value
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk(item)
+
+
+# -- 1. oversized details are stored as valid JSON, truncated per field ------------------------
+
+
+def test_a_70_kb_tool_call_detail_is_stored_as_valid_json_with_the_big_field_marked(log: AuditLog) -> None:
+    arguments = {"query": "x" * 70_000, "limit": 5, "note": "kept"}
+    log.record("app.tools/call", session="s-1", frame="f-1", summary="search", detail={"arguments": arguments})
+    (entry,) = log.entries()
+    stored = entry["detail"]["arguments"]
+    assert stored["limit"] == 5 and stored["note"] == "kept"
+    assert stored["query"]["truncated"] is True and stored["query"]["bytes"] == 70_000
+    assert stored["query"]["preview"].startswith("xxxx")
+    raw = sqlite3.connect(log.path).execute("SELECT detail FROM audit").fetchone()[0]
+    assert len(raw.encode()) <= GENEROUS.max_row_bytes
+    json.loads(raw)
+    # ... and every export still works afterwards.
+    assert len(log.entries(limit=10)) == 1
+    assert "search" in log.export_csv()
+
+
+@pytest.mark.parametrize("detail", [
+    {"content": [{"type": "text", "text": "é" * 40_000}] * 3, "role": "user"},
+    {"blocks": list(range(50_000))},
+    {str(i): "z" * 300 for i in range(5_000)},
+    {"deep": json.loads("[" * 500 + "]" * 500)},
+    {"nan": float("nan"), "inf": float("inf"), "object": object()},
+    {"surrogate": "\ud800" * 30_000},
+], ids=["big-message", "long-array", "many-keys", "deep", "non-json-values", "lone-surrogates"])
+def test_any_detail_is_stored_as_one_valid_json_document_within_the_cap(detail: dict[str, Any]) -> None:
+    text = fit_detail(detail, 16_000)
+    assert len(text.encode()) <= 16_000
+    json.loads(text)  # a complete document, never cut in the middle
+    assert "NaN" not in text and "Infinity" not in text
+
+
+def test_a_detail_that_fits_is_stored_unchanged(log: AuditLog) -> None:
+    detail = {"arguments": {"a": [1, 2, {"b": "c"}]}, "ms": 1.5}
+    log.record("app.tools/call", detail=detail)
+    assert log.entries()[0]["detail"] == detail
+    assert not any(isinstance(v, dict) and v.get("truncated") for v in walk(log.entries()[0]["detail"]))
+
+
+# -- 1. rows that do not parse are read back marked, never as an exception -----------------------
+
+
+def test_rows_written_cut_by_an_older_version_are_returned_marked_unreadable(log: AuditLog) -> None:
+    log.record("app.open", summary="before")
+    old = json.dumps({"arguments": {"q": "y" * 70_000}})[:65536]  # what the old code stored
+    db = sqlite3.connect(log.path)
+    db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (1, 'app.message', 'cut', ?)", (old,))
+    db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (2, 'x', 'blob', ?)", (b"\xff\xfe{",))
+    db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (3, 'x', 'nan', '{\"v\": NaN}')")
+    db.commit()
+    db.close()
+    log.record("app.open", summary="after")
+    entries = {e["summary"]: e for e in log.entries()}
+    assert set(entries) == {"before", "cut", "blob", "nan", "after"}
+    cut = entries["cut"]["detail"]
+    assert cut["unreadable"] is True and cut["bytes"] == 65536 and cut["raw"].startswith('{"arguments"')
+    assert entries["blob"]["detail"]["unreadable"] is True
+    assert entries["nan"]["detail"] == {"v": "NaN"}
+    json.dumps(log.entries(), allow_nan=False)  # what JSONResponse needs
+    rows = list(csv.reader(io.StringIO(log.export_csv())))
+    assert len(rows) == 6
+
+
+# -- 3. CSV export neutralises formulas ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
+def test_csv_cells_that_start_like_a_formula_are_prefixed_with_a_quote(log: AuditLog, start: str) -> None:
+    log.record("app.message", server="demo", summary=f"{start}HYPERLINK(\"http://evil\")", decision=f"{start}1")
+    header, row = list(csv.reader(io.StringIO(log.export_csv())))
+    cells = dict(zip(header, row, strict=True))
+    assert cells["summary"] == f"'{start}HYPERLINK(\"http://evil\")"
+    assert cells["decision"] == f"'{start}1"
+    assert cells["server"] == "demo"
+
+
+def test_csv_keeps_ordinary_cells_as_they_are(log: AuditLog) -> None:
+    log.record("app.open", summary="plain text", detail={"a": 1})
+    header, row = list(csv.reader(io.StringIO(log.export_csv())))
+    cells = dict(zip(header, row, strict=True))
+    assert cells["summary"] == "plain text" and json.loads(cells["detail"]) == {"a": 1}
+
+
+# -- 2. write budgets per frame and per person ---------------------------------------------------
+
+
+def test_a_flooding_frame_is_coalesced_into_one_rate_limited_row(tmp_path: Path) -> None:
+    clock = Clock()
+    limits = AuditLimits(frame_rows_per_second=2, frame_burst=5, person_burst=1000, person_burst_bytes=1 << 30)
+    audit = AuditLog(tmp_path / "a.sqlite3", limits, clock=clock)
+    for i in range(1000):
+        audit.record("app.message", session="s-1", frame="f-1", summary=f"m{i}", detail={"text": "q" * 10_000})
+    assert len(audit.entries()) == 5
+    clock.now += 2  # two seconds later: one more token each second, and the drops are written first
+    audit.record("app.message", session="s-1", frame="f-1", summary="later")
+    entries = audit.entries()
+    assert [e["summary"] for e in entries[:2]] == ["later", "rate limited: 995 rows dropped"]
+    dropped = entries[1]
+    assert dropped["kind"] == RATE_LIMITED and dropped["frame"] == "f-1"
+    assert dropped["detail"]["dropped"] == 995 and dropped["detail"]["kinds"] == {"app.message": 995}
+    # Another frame of the same person has its own budget.
+    audit.record("app.message", session="s-1", frame="f-2", summary="other frame")
+    assert audit.entries()[0]["summary"] == "other frame"
+    audit.close()
+
+
+def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path) -> None:
+    clock = Clock()
+    limits = AuditLimits(max_row_bytes=16_384, frame_burst=1000, person_burst=1000,
+                         person_bytes_per_second=10_000, person_burst_bytes=100_000)
+    audit = AuditLog(tmp_path / "a.sqlite3", limits, clock=clock)
+    for i in range(100):
+        audit.record("app.message", session="s-1", frame=f"f-{i}", detail={"text": "w" * 15_000})
+    written = audit.entries(limit=1000)
+    assert 5 <= len(written) <= 7  # about 100 KB of 15 KB rows
+    audit.close()  # close writes what is still owed
+    reopened = AuditLog(tmp_path / "a.sqlite3", limits, clock=clock)
+    last = reopened.entries()[0]
+    assert last["kind"] == RATE_LIMITED and last["session"] == "s-1"
+    assert last["detail"]["dropped"] == 100 - len(written)
+    assert os.path.getsize(tmp_path / "a.sqlite3") < 1_000_000
+    reopened.close()
+
+
+def test_rows_without_a_frame_or_person_are_not_limited(tmp_path: Path) -> None:
+    audit = AuditLog(tmp_path / "a.sqlite3", AuditLimits(frame_burst=1, person_burst=1), clock=Clock())
+    for _ in range(20):
+        audit.record("host.start")
+    assert len(audit.entries()) == 20
+    audit.close()
+
+
+# -- 2. retention -------------------------------------------------------------------------------
+
+
+def test_retention_and_the_row_cap_apply_at_start_and_periodically(tmp_path: Path) -> None:
+    path = tmp_path / "a.sqlite3"
+    now = 1_700_000_000.0
+    first = AuditLog(path, GENEROUS, wall_clock=lambda: now - 100 * 86400)
+    first.record("old", summary="100 days ago")
+    first.close()
+    clock = Clock()
+    audit = AuditLog(path, AuditLimits(retention_days=30, max_rows=3), clock=clock, wall_clock=lambda: now)
+    assert audit.entries() == []  # applied at start
+    for i in range(10):
+        audit.record("new", summary=str(i))
+    assert len(audit.entries()) == 10
+    clock.now += 61  # the next write after a minute prunes
+    audit.record("new", summary="10")
+    assert [e["summary"] for e in audit.entries()] == ["10", "9", "8"]
+    audit.close()
+
+
+# -- 4. file modes and an unwritable database ------------------------------------------------------
+
+
+def test_the_database_and_its_wal_and_shm_files_are_created_owner_only(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        audit = AuditLog(tmp_path / "data" / "audit.sqlite3", GENEROUS)
+        audit.record("app.open", detail={"a": 1})
+        for name in ("audit.sqlite3", "audit.sqlite3-wal", "audit.sqlite3-shm"):
+            mode = stat.S_IMODE((tmp_path / "data" / name).stat().st_mode)
+            assert mode == 0o600, (name, oct(mode))
+        audit.close()
+    finally:
+        os.umask(previous)
+
+
+def test_an_existing_database_readable_by_others_is_tightened(tmp_path: Path) -> None:
+    path = tmp_path / "audit.sqlite3"
+    sqlite3.connect(path).close()
+    path.chmod(0o644)
+    AuditLog(path, GENEROUS).close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_full_database_raises_audit_unavailable_and_reads_keep_working(log: AuditLog) -> None:
+    log.record("app.open", summary="before")
+    pages = log._db.execute("PRAGMA page_count").fetchone()[0]
+    log._db.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(AuditUnavailable) as failed:
+        for _ in range(50):
+            log.record("app.message", detail={"text": "f" * 15_000})
+    assert failed.value.code == -32003
+    assert "audit log is unavailable" in failed.value.message
+    assert log.entries()[-1]["summary"] == "before"
+    assert log.export_csv().startswith("id,ts,session")
+
+
+def test_a_read_only_database_raises_audit_unavailable(log: AuditLog) -> None:
+    log._db.execute("PRAGMA query_only = ON")
+    with pytest.raises(AuditUnavailable, match="audit log is unavailable"):
+        log.record("app.message", summary="x")
+    with pytest.raises(AuditUnavailable):
+        log.set_permission("demo", "camera", True)
+    assert log.granted_permissions("demo") == set()
