@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
 from webhost.apps.instances import Sandbox
-from webhost.audit import AuditLimits, AuditLog
+from webhost.audit import AuditLimits, AuditLog, AuditUnavailable
 from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
 from webhost.pending import Publish
@@ -136,11 +136,14 @@ def create_app(
 
     @app.get("/api/audit")
     async def audit_export(format: str = "json", server: str | None = None) -> Response:
-        """Export the audit log (JSON, or CSV with ?format=csv)."""
-        if format == "csv":
-            return PlainTextResponse(host.audit.export_csv(server=server), media_type="text/csv",
-                                     headers={"content-disposition": "attachment; filename=webhost-audit.csv"})
-        return JSONResponse({"entries": host.audit.entries(server=server, limit=10_000)})
+        """Export the audit log (JSON, or CSV with ?format=csv); a database that cannot be read is a 503."""
+        try:
+            if format == "csv":
+                return PlainTextResponse(host.audit.export_csv(server=server), media_type="text/csv",
+                                         headers={"content-disposition": "attachment; filename=webhost-audit.csv"})
+            return JSONResponse({"entries": host.audit.entries(server=server, limit=10_000)})
+        except AuditUnavailable as exc:
+            return JSONResponse({"error": exc.message}, status_code=503)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
