@@ -175,6 +175,10 @@ class AsgiWsClient(WsClient):
     async def send_raw(self, text: str) -> None:
         await self._to_app.send({"type": "websocket.receive", "text": text})
 
+    async def send_bytes(self, data: bytes) -> None:
+        """A binary frame (the page never sends one; the backend must still answer it sanely)."""
+        await self._to_app.send({"type": "websocket.receive", "bytes": data})
+
 
 class InProcessHost:
     """One `create_app` with its configuration, HTTP client and as many tabs as a test opens."""
