@@ -10,7 +10,7 @@ from typing import Any
 
 from mcp.server import MCPServer
 
-from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
+from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host, sdk_server
 
 
 @asynccontextmanager
@@ -56,3 +56,11 @@ def error_of(response: dict[str, Any]) -> dict[str, Any]:
     assert "error" in response, response
     error: dict[str, Any] = response["error"]
     return error
+
+
+def apps_server(name: str = "apps") -> MCPServer:
+    """tests/servers/apps.py's fixtures (built per call: that module has no module-level server)."""
+    sdk_server("basic")  # puts tests/servers on sys.path
+    module = __import__("apps")
+    server: MCPServer = module.build_server(name, "http://127.0.0.1:8765", "http://127.0.0.1:8766", "/")
+    return server
