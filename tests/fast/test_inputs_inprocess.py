@@ -10,6 +10,7 @@ import pytest
 from tests.helpers import RpcError, json_result, start_tool_call
 from tests.support.fast import connected_tab, error_of, json_text
 from tests.support.inprocess import AsgiWsClient, sdk_server
+from webhost.demo.server import mcp as demo_server
 
 pytestmark = [pytest.mark.anyio,
               # elicit.py ignores this warning when imported; pytest restores the filters after each test.
@@ -223,3 +224,45 @@ async def test_disconnecting_the_server_releases_its_input_requests(tmp_path: Pa
         assert "error" in await tab.wait_response(call)
         with pytest.raises(RpcError, match="unknown or was already answered"):
             await tab.request("elicitation/respond", {"id": request["id"], "action": "decline"})
+
+
+@ERAS
+async def test_an_app_rendered_request_falls_back_to_the_form_with_nothing_lost(tmp_path: Path, legacy: bool) -> None:
+    async with connected_tab(tmp_path, {"demo": demo_server},
+                             legacy=frozenset({"demo"}) if legacy else frozenset()) as tab:
+        call = start_tool_call(tab, "demo", "pick_color", "c-pick")
+        request = await tab.wait_notification("elicitation/request")
+        assert request["mode"] == "app" and request["app"]["purpose"] == "elicitation"
+        assert "elicitation" in request["app"]["hostCapabilities"]
+        frame = request["app"]["frameId"]
+        with pytest.raises(RpcError, match="bound to another app instance"):
+            await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
+                                                      "content": {"color": "#16a34a"}})
+        assert await tab.request("elicitation/fallback", {"id": request["id"], "reason": "handshake timed out"}) \
+            == {"fellBack": True}
+        again = await tab.wait_notification("elicitation/request", lambda p: p["id"] == request["id"])
+        assert again["mode"] == "form" and again["state"] == "fallback" and again["app"] is None
+        assert again["fallbackReason"] == "handshake timed out"
+        assert again["requestedSchema"] == request["requestedSchema"]
+        with pytest.raises(RpcError, match="no such app frame"):
+            await tab.request("apps/event", {"frameId": frame, "kind": "log"})
+        assert await tab.request("elicitation/fallback", {"id": request["id"]}) == {"fellBack": False}
+        await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
+                                                  "content": {"color": "#16a34a"}})
+        result = (await tab.wait_response(call))["result"]
+        assert result["content"][0]["text"] == "You picked Fern (#16a34a)."
+
+
+async def test_an_invalid_answer_from_the_app_sends_the_request_back_to_the_form(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, {"demo": demo_server}) as tab:
+        call = start_tool_call(tab, "demo", "pick_color", "c-pick")
+        request = await tab.wait_notification("elicitation/request")
+        frame = request["app"]["frameId"]
+        with pytest.raises(RpcError) as invalid:
+            await tab.request("elicitation/respond", {"id": request["id"], "frameId": frame, "action": "accept",
+                                                      "content": {"color": 7}})
+        assert invalid.value.code == -32602 and invalid.value.data["errors"]
+        again = await tab.wait_notification("elicitation/request", lambda p: p["id"] == request["id"])
+        assert again["state"] == "fallback" and "did not match" in again["fallbackReason"]
+        await tab.request("elicitation/respond", {"id": request["id"], "action": "decline"})
+        assert "result" in await tab.wait_response(call)
