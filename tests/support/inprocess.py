@@ -30,7 +30,7 @@ from tests.helpers import SERVERS, WsClient
 from webhost.app import create_app
 from webhost.config import ServerConfig, load_config
 from webhost.settings import Settings
-from webhost.upstream.client_factory import Transport
+from webhost.upstream.client_factory import Transport, default_transport
 from webhost.upstream.stderr import StderrPipe
 
 TOKEN = "t-in-process-token"
@@ -59,6 +59,8 @@ def memory_transports(
     """
 
     def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:
+        if config.name not in servers:  # an entry with no in-process server: its real transport
+            return default_transport(config, stderr, on_exit)
         inner = InMemoryTransport(servers[config.name])
         transport: Transport = _without_discover(inner) if config.name in legacy else inner
         return transport
@@ -201,9 +203,13 @@ async def in_process_host(
     webhost_options: dict[str, Any] | None = None,
     legacy: frozenset[str] = frozenset(),
 ) -> AsyncIterator[InProcessHost]:
-    """A host whose configured servers are the given in-process servers (entries default to stdio stubs)."""
+    """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
+
+    An entry named in `entries` but not in `servers` is reached over its real transport (an HTTP URL).
+    """
+    names = [*servers, *(name for name in entries or {} if name not in servers)]
     document: dict[str, Any] = {"mcpServers": {name: (entries or {}).get(name, {"command": "in-process"})
-                                               for name in servers}}
+                                               for name in names}}
     if webhost_options:
         document["webhost"] = webhost_options
     path = tmp_path / "webhost.json"
