@@ -120,8 +120,15 @@ def create_app(
         await serve_websocket(ws, host.new_session, host.sessions)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
-    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=settings.secure_cookies)
+    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
     return AuthGate(SecurityHeaders(RedactWebSocket(app, redactor), page_csp(settings)), policy)
+
+
+def secure_cookies(settings: Settings) -> bool:
+    """The session cookie is Secure when asked, and whenever the page is served over https (a public
+    origin on https, or a TLS deployment's https sandbox origins)."""
+    return (settings.secure_cookies or settings.sandbox_scheme == "https"
+            or any(origin.lower().startswith("https://") for origin in settings.public_origins))
 
 
 def page_csp(settings: Settings) -> str:
