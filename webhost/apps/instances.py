@@ -216,6 +216,7 @@ def host_capabilities(
         "sandbox": {"csp": csp.effective, "permissions": effective_permissions(granted)},
         "updateModelContext": {"text": {}, "structuredContent": {}},
         "message": {"text": {}},
+        "downloadFile": {},  # after the person's consent (an approval of kind "download")
     }
     if "tools" in server_caps:
         caps["serverTools"] = {"listChanged": bool((server_caps.get("tools") or {}).get("listChanged"))}
