@@ -230,7 +230,8 @@ async def test_an_app_reads_and_lists_its_own_servers_resources_and_prompts(tmp_
     async with app_frame(tmp_path) as (tab, frame):
         listed = await app_request(tab, frame, "resources/list", {})
         uris = [r["uri"] for r in listed["resources"]]
-        assert all(uri.startswith("ui://apps/") for uri in uris) and uris
+        own = (await tab.request("resources/list", {"server": "apps"}))["resources"]
+        assert uris == [r["uri"] for r in own] and any(uri.startswith("ui://apps/") for uri in uris)
         read = await app_request(tab, frame, "resources/read", {"uri": uris[0]})
         assert read["contents"][0]["uri"] == uris[0]
         assert (await app_request(tab, frame, "resources/templates/list", {})) == {"resourceTemplates": []}
