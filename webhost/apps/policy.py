@@ -230,8 +230,9 @@ async def message(
     policy.audit.record("app.message", session=policy.session_id, server=instance.server, frame=instance.frame_id,
                         decision="recorded", summary=_text_of(entry["content"])[:300], detail=entry)
     instance.messages = [*instance.messages, entry][-MAX_MESSAGES:]
-    policy.notify("apps/conversation", {"frameId": instance.frame_id, "messages": instance.messages,
-                                         "modelContext": instance.model_context})
+    # Only what changed: re-sending the whole conversation each time grows traffic with its square.
+    policy.notify("apps/conversation", {"frameId": instance.frame_id, "message": entry,
+                                         "messageCount": len(instance.messages)})
     return {}
 
 
@@ -244,8 +245,8 @@ async def update_model_context(
                         frame=instance.frame_id, decision="recorded",
                         summary=_text_of(context["content"])[:300], detail=context)
     instance.model_context = context  # each update replaces the previous one, as a model would see it
-    policy.notify("apps/conversation", {"frameId": instance.frame_id, "messages": instance.messages,
-                                         "modelContext": instance.model_context})
+    policy.notify("apps/conversation", {"frameId": instance.frame_id, "modelContext": context,
+                                         "messageCount": len(instance.messages)})
     return {}
 
 

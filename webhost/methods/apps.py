@@ -82,6 +82,12 @@ async def close_app(session: BrowserSession, params: dict[str, Any]) -> dict[str
     return {}
 
 
+async def conversation(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The whole conversation of one frame (the `apps/conversation` notifications carry only changes)."""
+    instance = _instance(session, params)
+    return {"frameId": instance.frame_id, "messages": instance.messages, "modelContext": instance.model_context}
+
+
 async def set_permission(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
     permission = _params.string(params, "permission", max_length=40)
@@ -113,6 +119,7 @@ METHODS = {
     "apps/cancel": app_cancel,
     "apps/event": app_event,
     "apps/close": close_app,
+    "apps/conversation": conversation,
     "apps/permission": set_permission,
     "audit/list": list_audit,
     "approvals/respond": respond_approval,

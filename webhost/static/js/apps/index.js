@@ -101,7 +101,7 @@ export function createApps({ rpc, limits }) {
   let changeQueued = false;
 
   rpc.on("apps/progress", (p) => findByFrame(String(p?.frameId))?.bridge?.progress(p));
-  rpc.on("apps/conversation", (p) => findByFrame(String(p?.frameId))?.setConversation(p));
+  rpc.on("apps/conversation", (p) => findByFrame(String(p?.frameId))?.updateConversation(p));
   /** Each server's last status (`servers/status`), given to every panel of that server. @type {Map<string, {status: string, error: string | null}>} */
   const serverStates = new Map();
   rpc.on("servers/status", (p) => {

@@ -200,9 +200,15 @@ export class AppPanel {
     this.bridge?.setToolCancelled(reason);
   }
 
-  /** @param {{messages?: any[], modelContext?: any}} p */
-  setConversation(p) {
-    this.conversation = { messages: Array.isArray(p.messages) ? p.messages : [], modelContext: p.modelContext ?? null };
+  /**
+   * What changed in the app's conversation: one new message, or the new model context (the backend
+   * sends deltas; `apps/conversation` as a request returns the whole).
+   * @param {{message?: any, modelContext?: any}} p
+   */
+  updateConversation(p) {
+    const messages = p.message ? [...this.conversation.messages, p.message].slice(-200) : this.conversation.messages;
+    const modelContext = "modelContext" in p ? (p.modelContext ?? null) : this.conversation.modelContext;
+    this.conversation = { messages, modelContext };
     const n = this.conversation.messages.length + (this.conversation.modelContext ? 1 : 0);
     this.#buttons.conversation.textContent = n ? `Conversation (${this.conversation.messages.length})` : "Conversation";
     this.#refreshView(this.#convEl);
