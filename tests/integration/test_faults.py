@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from pathlib import Path
@@ -10,6 +11,7 @@ import anyio
 import pytest
 
 from tests.helpers import (
+    PYTHON,
     RpcError,
     processes_with_marker,
     run_webhost,
@@ -132,3 +134,66 @@ async def test_no_process_is_left_when_webhost_stops(tmp_path: Path) -> None:
                     await anyio.sleep(0.1)
         assert wait_for_no_processes(host.marker) == []
     assert os.environ.get("WEBHOST_TEST_MARKER") != host.marker
+
+
+# A server written by hand (no SDK): on `tools/call` it sends the request named by the tool, waits (bounded) for
+# webhost's answer and returns that answer, or null, as the tool's text.
+ASKS_BADLY = r"""
+import json, select, sys
+ASKS = {
+    "params_not_object": {"method": "sampling/createMessage", "params": "garbage"},
+    "params_a_list": {"method": "elicitation/create", "params": ["garbage"]},
+    "elicit_invalid": {"method": "elicitation/create", "params": {"message": 5, "requestedSchema": "nope"}},
+    "sampling_invalid": {"method": "sampling/createMessage", "params": {"messages": "garbage", "maxTokens": "x"}},
+}
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+def answer_to(request_id, seconds=5.0):
+    while select.select([sys.stdin], [], [], seconds)[0]:
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        message = json.loads(line)
+        if message.get("id") == request_id and "method" not in message:
+            return message
+    return None
+
+for line in sys.stdin:
+    message = json.loads(line)
+    message_id, method = message.get("id"), message.get("method")
+    if message_id is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "asks-badly", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": name, "inputSchema": {"type": "object"}} for name in ASKS]}
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": "ask-1", **ASKS[message["params"]["name"]]})
+        result = {"content": [{"type": "text", "text": json.dumps(answer_to("ask-1"))}]}
+    elif method == "ping":
+        result = {}
+    else:
+        send({"jsonrpc": "2.0", "id": message_id, "error": {"code": -32601, "message": "Method not found"}})
+        continue
+    send({"jsonrpc": "2.0", "id": message_id, "result": result})
+"""
+
+
+async def test_a_malformed_server_request_is_answered_with_invalid_params(tmp_path: Path) -> None:
+    """Today a request whose params are not an object failed JSON-RPC parsing and was never answered."""
+    script = tmp_path / "asks_badly.py"
+    script.write_text(ASKS_BADLY, encoding="utf-8")
+    with run_webhost(tmp_path, {"asks": {"command": PYTHON, "args": [str(script)]}}) as host:
+        async with host.connect() as ws:
+            await ws.wait_connected("asks")
+            for ask in ("params_not_object", "params_a_list", "elicit_invalid", "sampling_invalid"):
+                result = await ws.request("tools/call", {"server": "asks", "name": ask, "arguments": {},
+                                                         "callId": ask}, timeout=15)
+                answer = json.loads(result["content"][0]["text"])
+                assert answer is not None, f"{ask}: webhost left the server's request unanswered"
+                assert answer["id"] == "ask-1" and answer["error"]["code"] == -32602, (ask, answer)
+            assert (await ws.request("tools/list", {"server": "asks"}))["tools"]  # the connection lives on

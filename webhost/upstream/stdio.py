@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import codecs
+import json
 import logging
 import os
 import select
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import IO
 
 import anyio
@@ -19,7 +21,7 @@ from mcp import StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_PARAMS, ErrorData, JSONRPCError, JSONRPCRequest, jsonrpc_message_adapter
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest, jsonrpc_message_adapter
 from pydantic_core import PydanticSerializationError
 
 __all__ = [
@@ -151,6 +153,8 @@ class _Link:
         self.on_exit = on_exit
         self.read_stream_writer, self.read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         self.write_stream, self.write_stream_reader = anyio.create_memory_object_stream[SessionMessage](0)
+        # The transport's own answers to the server (requests too malformed for the session to see).
+        self._replies = self.write_stream.clone()
         self.writer_done = anyio.Event()
         self.shutting_down = False
         self._pidfd = _open_pidfd(process.pid)
@@ -180,8 +184,12 @@ class _Link:
                             return  # an unterminated last line is dropped, as the SDK does
                         # Lines go out one at a time; no read-ahead while a delivery is blocked.
                         for line in splitter.feed(decoder.decode(data)):
+                            parsed = _parse_line(line)
                             try:
-                                await self.read_stream_writer.send(_parse_line(line))
+                                if isinstance(parsed, _Unreadable):
+                                    await self._answer_unreadable(parsed)
+                                    parsed = parsed.error
+                                await self.read_stream_writer.send(parsed)
                             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                                 return  # the session is gone; only the drain below remains
                 finally:
@@ -212,6 +220,12 @@ class _Link:
         finally:
             self.writer_done.set()
 
+    async def _answer_unreadable(self, unreadable: _Unreadable) -> None:
+        """Answers a server request that is not valid JSON-RPC but has an id, instead of leaving it unanswered."""
+        logger.warning("answering an unreadable %s request from the MCP server with %d", unreadable.method,
+                       unreadable.reply.error.code)
+        await self._replies.send(SessionMessage(unreadable.reply))
+
     async def _refuse(self, session_message: SessionMessage, exc: Exception) -> None:
         message = session_message.message
         logger.warning("could not encode a message for the server: %s", exc)
@@ -239,10 +253,12 @@ class _Link:
         # Unblocks the reader into its drain: a server stuck writing stdout cannot read its stdin.
         self.read_stream.close()
         self.write_stream.close()
+        self._replies.close()
         with anyio.move_on_after(WRITER_FLUSH_TIMEOUT):
             await self.writer_done.wait()
         await self._stop_process()
-        for stream in (self.read_stream, self.write_stream, self.read_stream_writer, self.write_stream_reader):
+        for stream in (self.read_stream, self.write_stream, self._replies, self.read_stream_writer,
+                       self.write_stream_reader):
             await stream.aclose()
         # One pass so the unblocked tasks leave through their except paths before the task group's cancel.
         await anyio.lowlevel.checkpoint()
@@ -304,14 +320,48 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _parse_line(line: str) -> SessionMessage | Exception:
-    """Parses one stdout line, returning a parse error as a value for the session to surface."""
+@dataclass(frozen=True)
+class _Unreadable:
+    """A line that names a request (an id and a method) but is not valid JSON-RPC: answered, then surfaced."""
+
+    method: str
+    reply: JSONRPCError
+    error: Exception
+
+
+def _parse_line(line: str) -> SessionMessage | Exception | _Unreadable:
+    """Parses one stdout line, returning a parse error as a value for the session to surface.
+
+    The SDK drops a line that fails JSON-RPC validation, so a server request whose `params` are not an object
+    (`"params": "garbage"`) would wait forever for its answer; such a request is answered here with INVALID_PARAMS
+    (or INVALID_REQUEST when what is wrong is not the params). Requests that are valid JSON-RPC but whose params
+    fail the method's schema are the SDK's to answer (it does, with INVALID_PARAMS).
+    """
     try:
         message = jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError as exc:
         logger.warning("Failed to parse a JSON-RPC message from the MCP server's stdout (%d chars)", len(line))
-        return exc
+        return _unreadable_request(line, exc) or exc
     return SessionMessage(message)
+
+
+def _unreadable_request(line: str, exc: ValueError) -> _Unreadable | None:
+    try:
+        raw = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("method"), str):
+        return None
+    request_id = raw.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return None  # a notification, or an id no answer could carry
+    method: str = raw["method"]
+    if "params" in raw and not isinstance(raw["params"], dict):
+        error = ErrorData(code=INVALID_PARAMS, message=f"Invalid request parameters: {method} params must be an "
+                                                       f"object, not {type(raw['params']).__name__}")
+    else:
+        error = ErrorData(code=INVALID_REQUEST, message=f"Invalid request: {method} is not a valid JSON-RPC request")
+    return _Unreadable(method, JSONRPCError(jsonrpc="2.0", id=request_id, error=error), exc)
 
 
 async def _drain(stdout: ByteReceiveStream) -> None:
