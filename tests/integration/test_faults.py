@@ -15,6 +15,7 @@ from tests.helpers import (
     RpcError,
     processes_with_marker,
     run_webhost,
+    start_tool_call,
     stdio_server,
     wait_for_no_processes,
 )
@@ -197,3 +198,21 @@ async def test_a_malformed_server_request_is_answered_with_invalid_params(tmp_pa
                 assert answer is not None, f"{ask}: webhost left the server's request unanswered"
                 assert answer["id"] == "ask-1" and answer["error"]["code"] == -32602, (ask, answer)
             assert (await ws.request("tools/list", {"server": "asks"}))["tools"]  # the connection lives on
+
+
+async def test_sigterm_answers_the_calls_in_flight_and_exits_0(tmp_path: Path) -> None:
+    """Today uvicorn closed the sockets at once (1012): the page's pending requests never got an answer."""
+    with run_webhost(tmp_path, {"a": stdio_server("basic")}) as host:
+        async with host.connect() as ws:
+            await ws.wait_connected("a")
+            call = start_tool_call(ws, "a", "slow", "slow-1", {"steps": 100, "delay": 0.2})
+            await ws.wait_notification("progress", timeout=10)  # the call is running upstream
+            host.proc.send_signal(signal.SIGTERM)
+            response = await ws.wait_response(call, timeout=10)
+            assert response["error"] == {"code": -32000, "message": "webhost is stopping",
+                                         "data": {"method": "tools/call"}}
+            with anyio.fail_after(10):
+                while host.proc.poll() is None:
+                    await anyio.sleep(0.05)
+        assert host.proc.returncode == 0, host.log()
+        assert wait_for_no_processes(host.marker) == []
