@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from pathlib import Path
 
 import anyio
@@ -216,3 +217,63 @@ async def test_sigterm_answers_the_calls_in_flight_and_exits_0(tmp_path: Path) -
                     await anyio.sleep(0.05)
         assert host.proc.returncode == 0, host.log()
         assert wait_for_no_processes(host.marker) == []
+
+
+# Serves as `faulty.py normal`, but first starts a grandchild that leaves the process group (`setsid()`), records
+# both pids, and never leaves on end of input: after stdin closes it sleeps on.
+STUBBORN_FAMILY = r"""
+import os, runpy, subprocess, sys, time
+pids_file, faulty, escape = sys.argv[1], sys.argv[2], sys.argv[3] == "setsid"
+pids = [os.getpid()]
+if escape:
+    child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(300)"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pids.append(child.pid)
+with open(pids_file + ".tmp", "w") as out:
+    out.write(" ".join(map(str, pids)))
+os.replace(pids_file + ".tmp", pids_file)
+sys.argv = [faulty, "normal"]
+runpy.run_path(faulty, run_name="__main__")
+while True:
+    time.sleep(1)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+async def _read_pids(path: Path, count: int) -> list[int]:
+    with anyio.fail_after(10):
+        while len(words := (path.read_text().split() if path.exists() else [])) != count:
+            await anyio.sleep(0.02)
+    return [int(word) for word in words]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death supervisor is Linux only")
+async def test_sigkill_of_webhost_takes_its_servers_and_their_escaped_children_along(tmp_path: Path) -> None:
+    """Today the servers were orphaned: one ignoring end of input and a `setsid()` grandchild lived on."""
+    script = tmp_path / "stubborn_family.py"
+    script.write_text(STUBBORN_FAMILY, encoding="utf-8")
+    faulty_py = str(Path(stdio_server("faulty")["args"][0]))
+    servers = {
+        "escapes": {"command": PYTHON, "args": [str(script), str(tmp_path / "escapes.pids"), faulty_py, "setsid"]},
+        "stays": {"command": PYTHON, "args": [str(script), str(tmp_path / "stays.pids"), faulty_py, "-"]},
+    }
+    with run_webhost(tmp_path, servers) as host:
+        async with host.connect() as ws:
+            await ws.wait_connected("escapes")
+            await ws.wait_connected("stays")
+            pids = await _read_pids(tmp_path / "escapes.pids", 2) + await _read_pids(tmp_path / "stays.pids", 1)
+            assert all(_alive(pid) for pid in pids)
+            host.proc.send_signal(signal.SIGKILL)
+            with anyio.fail_after(5):
+                while host.proc.poll() is None:
+                    await anyio.sleep(0.05)
+        with anyio.fail_after(5):
+            while any(_alive(pid) for pid in pids):
+                await anyio.sleep(0.05)
+        assert wait_for_no_processes(host.marker, timeout=5) == []

@@ -1,4 +1,14 @@
-"""webhost's stdio transport for the SDK `Client`: like the SDK's `stdio_client`, with a linear-time line reader."""
+"""webhost's stdio transport for the SDK `Client`: like the SDK's `stdio_client`, with a linear-time line reader.
+
+Processes. Each server runs in its own session and process group, which shutdown terminates whole (SIGTERM, then
+SIGKILL) even after a clean exit of the server. On Linux the server is started through a small supervisor
+(`shim.py`): a child subreaper with a parent-death signal, so that when webhost dies, even of SIGKILL, the server
+and every descendant (including ones that left the group with `setsid()`) are terminated within about
+`FORCE_KILL_TIMEOUT / 2` seconds, and when the server exits its leftover descendants are killed at once. Where
+the supervisor cannot run (macOS, Windows, no `sys.executable`, or `SUPERVISE = False`) the group kill at
+shutdown is all there is: a SIGKILLed webhost leaves its servers behind, and a descendant that called `setsid()`
+escapes the group kill.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +17,12 @@ import json
 import logging
 import os
 import select
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 import anyio
@@ -39,6 +51,9 @@ PROCESS_TERMINATION_TIMEOUT = 2.0  # grace for the server to exit by itself once
 FORCE_KILL_TIMEOUT = 2.0  # from SIGTERM to SIGKILL of the process group
 KILL_REAP_TIMEOUT = 2.0  # for the event loop to see the death after the kill
 WRITER_FLUSH_TIMEOUT = 0.5  # for already-accepted messages to reach stdin before it closes
+
+SUPERVISE = True  # start servers through shim.py on Linux (module attribute so tests can compare)
+SHIM = Path(__file__).with_name("shim.py")
 
 _SHUTDOWN_POLL_INTERVAL = 0.01
 # Only where there is no pidfd (not Linux, or a seccomp profile that forbids pidfd_open).
@@ -117,13 +132,7 @@ async def stdio_transport(
             yield streams
         return
 
-    process = await anyio.open_process(
-        [server.command, *server.args],
-        env=get_default_environment() | (server.env or {}),
-        stderr=errlog,
-        cwd=server.cwd,
-        start_new_session=True,
-    )
+    process = await _spawn(server, errlog)
     # No awaits from the spawn until the task group is entered: a cancellation in the gap would leak the process.
     link = _Link(process, server, on_exit)
     try:
@@ -142,6 +151,59 @@ async def stdio_transport(
                 tg.cancel_scope.cancel()
     finally:
         link.release()  # only now: the exit watcher may wait on the pidfd until the task group is done
+
+
+def _supervised() -> bool:
+    return SUPERVISE and sys.platform == "linux" and bool(sys.executable)
+
+
+async def _spawn(server: StdioServerParameters, errlog: IO[str]) -> Process:
+    """Starts the server in a new session; on Linux under the supervisor, which reports whether the exec worked."""
+    env = get_default_environment() | (server.env or {})
+    if not _supervised():
+        return await anyio.open_process([server.command, *server.args], env=env, stderr=errlog, cwd=server.cwd,
+                                        start_new_session=True)
+    status_read, status_write = os.pipe()
+    try:
+        grace = f"{FORCE_KILL_TIMEOUT / 2:g}"
+        process = await anyio.open_process(
+            [sys.executable, "-I", "-S", str(SHIM), str(status_write), str(os.getpid()), grace, server.command,
+             *server.args],
+            env=env, stderr=errlog, cwd=server.cwd, start_new_session=True, pass_fds=(status_write,))
+    except BaseException:
+        os.close(status_read)
+        raise
+    finally:
+        os.close(status_write)
+    try:
+        await _spawn_status(status_read)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with anyio.move_on_after(KILL_REAP_TIMEOUT):
+                await process.aclose()
+        raise
+    finally:
+        os.close(status_read)
+    return process
+
+
+async def _spawn_status(status_read: int) -> None:
+    """Reads the supervisor's `0 PID` or `ERRNO FILENAME`; raises the exec's OSError as a direct spawn would."""
+    chunks = []
+    while True:
+        await anyio.wait_readable(status_read)
+        chunk = os.read(status_read, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    code, _, filename = b"".join(chunks).decode(errors="replace").partition(" ")
+    if not code:
+        raise OSError("the stdio supervisor exited before starting the server")
+    if code != "0":
+        number = int(code)
+        raise OSError(number, os.strerror(number), filename)
 
 
 class _Link:
