@@ -308,6 +308,10 @@ class WebhostPage:
         """Wait for the server, click its tool, and return the open tool's view."""
         self.wait_connected(server)
         item = self.page.locator(f"[data-server={_css(server)}] [data-tool={_css(tool)}]")
+        try:
+            item.first.wait_for(state="attached", timeout=APPEAR_MS)  # the list loads after connecting
+        except PlaywrightError:
+            pass
         if item.count() == 0:
             tools = self.page.locator(f"[data-server={_css(server)}] [data-tool]").evaluate_all(
                 "els => els.map(e => e.dataset.tool)")
@@ -414,5 +418,5 @@ class WebhostPage:
         rows: list[dict[str, str]] = self.page.locator(selector).evaluate_all(
             """els => els.map(e => ({server: e.dataset.logServer ?? "", method: e.dataset.method ?? "",
                  kind: e.dataset.kind ?? "", direction: e.dataset.direction ?? "",
-                 summary: (e.querySelector("summary")?.textContent ?? "").replace(/\\s+/g, " ").trim()}))""")
+                 summary: (e.querySelector(".log-summary")?.textContent ?? "").replace(/\\s+/g, " ").trim()}))""")
         return [LogEntry(**row) for row in rows]
