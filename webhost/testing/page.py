@@ -140,7 +140,10 @@ class Elicitation:
 
     def __init__(self, owner: WebhostPage, locator: Locator) -> None:
         self._owner = owner
-        self.locator = locator
+        request_id = locator.get_attribute("data-id")
+        # Bound to this request: a follow-up request (a second round) is a new Elicitation.
+        self.locator = owner.page.locator(f"[data-elicitation][data-id={_css(request_id)}]") if request_id \
+            else locator
 
     @property
     def mode(self) -> str | None:
