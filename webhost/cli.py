@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the configured MCP servers to the browser")
     add_settings_arguments(serve)
+    commands.add_parser("check", add_help=False, help="open every MCP App of a configuration in headless Chromium "
+                        "and report (webhost check --help)")
     return parser
 
 
@@ -99,6 +101,11 @@ def with_config_defaults(settings: Settings, config: Config) -> Settings:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["check"]:
+        from webhost.check import main as check_main
+
+        return check_main(args[1:])
     try:
         settings = settings_from(argv)
     except SettingsProblem as exc:

@@ -1,7 +1,8 @@
-"""Browser fixtures for end-to-end tests: sync Playwright on Playwright's Chromium or Debian's.
+"""Browser fixtures for end-to-end tests, from the package's pytest plugin (webhost.testing.plugin).
 
-Choice order (shared/reference/peers.md §5.3): WEBHOST_CHROMIUM, Playwright's own installed build,
-/usr/bin/chromium with offline flags; otherwise the tests are skipped with the fixes named.
+Chromium choice (shared/reference/peers.md §5.3, webhost.testing.browser): WEBHOST_CHROMIUM, Playwright's
+own installed build, /usr/bin/chromium with offline flags; otherwise the tests are skipped with the fixes named.
+`page` is a plain Playwright page (with `page.console_errors`); `ui` is the plugin's page object over it.
 """
 
 from __future__ import annotations
@@ -12,44 +13,53 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from tests.browser import chromium_launch_kwargs
-from tests.helpers import Webhost
+from webhost.testing.page import Host, WebhostPage
+from webhost.testing.plugin import webhost_context
+
+__all__ = ["webhost_context"]  # the plugin's fixture, used as is
 
 
-# Package scope, not session: the sync API keeps an event loop running in this thread while it is
-# open, which would break every async test collected after tests/e2e.
+# Package scope (the plugin's are module-scoped), not session: the sync API keeps an event loop running in
+# this thread while it is open, which would break every async test collected after tests/e2e.
 @pytest.fixture(scope="package")
-def playwright() -> Iterator[Playwright]:
+def webhost_playwright() -> Iterator[Playwright]:
     with sync_playwright() as p:
         yield p
 
 
 @pytest.fixture(scope="package")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    browser = playwright.chromium.launch(headless=True, **chromium_launch_kwargs(playwright))
+def webhost_browser(webhost_playwright: Playwright) -> Iterator[Browser]:
+    browser = webhost_playwright.chromium.launch(headless=True, **chromium_launch_kwargs(webhost_playwright))
     yield browser
     browser.close()
 
 
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(15_000)
-    yield context
-    context.close()
+@pytest.fixture(scope="package")
+def playwright(webhost_playwright: Playwright) -> Playwright:
+    return webhost_playwright
 
 
-class ConsoleErrors(list[str]):
-    """Console errors and uncaught page errors seen during a test."""
+@pytest.fixture(scope="package")
+def browser(webhost_browser: Browser) -> Browser:
+    return webhost_browser
 
 
 @pytest.fixture
-def page(context: BrowserContext) -> Iterator[Page]:
-    page = context.new_page()
-    errors = ConsoleErrors()
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.console_errors = errors  # type: ignore[attr-defined]
-    yield page
+def context(webhost_context: BrowserContext) -> BrowserContext:
+    return webhost_context
+
+
+@pytest.fixture
+def ui(context: BrowserContext) -> WebhostPage:
+    """The plugin's page object on a new page (not signed in yet: `ui.sign_in(host)`)."""
+    return WebhostPage(context.new_page())
+
+
+@pytest.fixture
+def page(ui: WebhostPage) -> Page:
+    """The page object's Playwright page; `page.console_errors` lists console and uncaught page errors."""
+    ui.page.console_errors = ui.console_errors  # type: ignore[attr-defined]
+    return ui.page
 
 
 # The page defines no globals: main.js exports the running page ({rpc, apps, limits}) and importing
@@ -66,7 +76,7 @@ def bind_page(page: Page) -> None:
     page.wait_for_function("() => window.__page.rpc.state === 'open'")
 
 
-def login(page: Page, host: Webhost) -> Page:
+def login(page: Page, host: Host) -> Page:
     """Open the login URL the way a person does; the cookie is set and the token leaves the address bar."""
     page.goto(f"{host.base_url}/?token={host.token}")
     page.wait_for_url(f"{host.base_url}/")

@@ -21,6 +21,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import login
 from tests.helpers import Webhost, run_webhost, stdio_server
+from webhost.testing.page import WebhostPage
 
 pytestmark = pytest.mark.e2e
 
@@ -50,26 +51,6 @@ def server(page: Page, name: str) -> Locator:
     return page.locator(f'[data-server="{name}"]')
 
 
-def wait_connected(page: Page, *names: str) -> None:
-    for name in names:
-        expect(page.locator(f'[data-server="{name}"][data-status="connected"]')).to_be_visible(timeout=CONNECT_MS)
-
-
-def open_tool(page: Page, server_name: str, tool: str) -> Locator:
-    """Click the tool in its server's card; returns the open tool view."""
-    page.locator(f'[data-server="{server_name}"] [data-tool="{tool}"]').click()
-    view = page.locator(f'[data-open-server="{server_name}"][data-open-tool="{tool}"]')
-    expect(view).to_be_visible()
-    return view
-
-
-def call(page: Page, status: str = "ok", timeout: float = CALL_MS) -> Locator:
-    page.locator('[data-testid="call-tool"]').click()
-    result = page.locator('[data-testid="tool-result"]')
-    expect(result).to_have_attribute("data-status", status, timeout=timeout)
-    return result
-
-
 def no_console_errors(page: Page) -> None:
     errors = list(page.console_errors)  # type: ignore[attr-defined]
     assert errors == [], errors
@@ -83,13 +64,13 @@ def log_entries(page: Page, server_name: str, method: str, kind: str) -> Locator
 # ---- getting in, server status, reconnect -----------------------------------------------------------------
 
 
-def test_login_drops_token_and_every_server_shows_its_status(page: Page, host: Webhost) -> None:
+def test_login_drops_token_and_every_server_shows_its_status(page: Page, ui: WebhostPage, host: Webhost) -> None:
     page.goto(f"{host.base_url}/?token={host.token}")
     page.wait_for_url(f"{host.base_url}/")
     assert "token" not in page.url
     assert host.token not in page.url
 
-    wait_connected(page, "basic", "crashy")
+    ui.wait_connected("basic", "crashy")
     expect(server(page, "missing")).to_have_attribute("data-status", "error", timeout=CONNECT_MS)
     expect(server(page, "exits")).to_have_attribute("data-status", "error", timeout=CONNECT_MS)
     # The reason is visible on the card: what failed, in words.
@@ -107,12 +88,12 @@ def test_login_drops_token_and_every_server_shows_its_status(page: Page, host: W
     no_console_errors(page)
 
 
-def test_reconnect_after_a_server_crashed(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "crashy")
-    open_tool(page, "crashy", "echo")
-    page.locator('[name="text"]').fill("boom")
-    result = call(page, "error")
+def test_reconnect_after_a_server_crashed(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("crashy")
+    ui.open_tool("crashy", "echo")
+    ui.fill(text="boom")
+    result = ui.call("error").locator
     expect(result).to_contain_text("Connection closed")
     card = server(page, "crashy")
     expect(card).to_have_attribute("data-status", "error")
@@ -128,10 +109,10 @@ def test_reconnect_after_a_server_crashed(page: Page, host: Webhost) -> None:
 # ---- the tool form ---------------------------------------------------------------------------------------
 
 
-def test_plan_trip_form_every_argument_kind(page: Page, demo: Webhost) -> None:
-    login(page, demo)
-    wait_connected(page, "demo")
-    open_tool(page, "demo", "plan_trip")
+def test_plan_trip_form_every_argument_kind(page: Page, ui: WebhostPage, demo: Webhost) -> None:
+    ui.sign_in(demo)
+    ui.wait_connected("demo")
+    ui.open_tool("demo", "plan_trip")
 
     # Required arguments are marked, optional ones are not.
     for name in ("destination", "nights", "budget_eur", "traveller"):
@@ -154,9 +135,9 @@ def test_plan_trip_form_every_argument_kind(page: Page, demo: Webhost) -> None:
         expect(page.locator(f'[data-field-error="{name}"]')).to_be_visible()
         expect(page.locator(f'[name="{name}"]')).to_have_attribute("aria-invalid", "true")
     expect(page.locator('[data-field-error="destination"]')).to_contain_text("Required")
-    page.locator('[name="destination"]').fill("Lisbon")
-    page.locator('[name="nights"]').fill("40")  # above the maximum of 30
-    page.locator('[name="budget_eur"]').fill("1234.5")
+    ui.fill(destination="Lisbon")
+    ui.fill(nights="40")  # above the maximum of 30
+    ui.fill(budget_eur="1234.5")
     page.locator('[name="traveller"]').fill('{"name": "Ada", ')  # broken JSON
     page.locator('[data-testid="call-tool"]').click()
     expect(page.locator('[data-field-error="nights"]')).to_contain_text("at most 30")
@@ -166,12 +147,12 @@ def test_plan_trip_form_every_argument_kind(page: Page, demo: Webhost) -> None:
     expect(log_entries(page, "demo", "tools/call", "request")).to_have_count(0)
 
     # Fixed, every kind filled: the result proves each value arrived with its type.
-    page.locator('[name="nights"]').fill("3")
+    ui.fill(nights="3")
     page.locator('[name="traveller"]').fill('{"name": "Ada", "age": 36}')
     transport.select_option(label="plane")
     page.locator('[name="flexible_dates"]').check()
-    page.locator('[name="activities"]').fill("surf\nmuseum")
-    result = call(page, "ok")
+    ui.fill(activities="surf\nmuseum")
+    result = ui.call("ok").locator
     expect(result).to_contain_text("Trip to Lisbon for Ada (36), 3 night(s) by plane.")
     expect(result).to_contain_text("Budget €1,234.50 — about €411.50 per night.")
     expect(result).to_contain_text("Dates are flexible.")
@@ -186,11 +167,11 @@ def test_plan_trip_form_every_argument_kind(page: Page, demo: Webhost) -> None:
     no_console_errors(page)
 
 
-def test_demo_image_tool_draws_a_decodable_image(page: Page, demo: Webhost) -> None:
-    login(page, demo)
-    wait_connected(page, "demo")
-    open_tool(page, "demo", "generate_image")
-    result = call(page, "ok")
+def test_demo_image_tool_draws_a_decodable_image(page: Page, ui: WebhostPage, demo: Webhost) -> None:
+    ui.sign_in(demo)
+    ui.wait_connected("demo")
+    ui.open_tool("demo", "generate_image")
+    result = ui.call("ok").locator
     image = result.locator('[data-content-type="image"] img')
     expect(image).to_be_visible()
     expect(image).to_have_js_property("complete", True)
@@ -201,51 +182,51 @@ def test_demo_image_tool_draws_a_decodable_image(page: Page, demo: Webhost) -> N
 # ---- results -------------------------------------------------------------------------------------------
 
 
-def test_results_ok_tool_error_rpc_error_and_structured(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "basic")
+def test_results_ok_tool_error_rpc_error_and_structured(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("basic")
 
-    open_tool(page, "basic", "echo")
-    page.locator('[name="text"]').fill("hello from the page")
-    result = call(page, "ok")
+    ui.open_tool("basic", "echo")
+    ui.fill(text="hello from the page")
+    result = ui.call("ok").locator
     expect(result.locator('[data-content-type="text"]')).to_have_text("hello from the page")
 
     # isError: true is a result with data-status="error", the tool's text shown (the SDK hides the
     # exception's own message from clients: only ToolError messages go out).
-    open_tool(page, "basic", "fail")
-    page.locator('[name="message"]').fill("it broke on purpose")
-    result = call(page, "error")
+    ui.open_tool("basic", "fail")
+    ui.fill(message="it broke on purpose")
+    result = ui.call("error").locator
     expect(result.locator('[data-content-type="text"]')).to_contain_text("Error executing tool fail")
 
     # A JSON-RPC error: data-status="error" with the server's message.
-    open_tool(page, "basic", "rpc_error")
-    page.locator('[name="message"]').fill("the server says no")
-    result = call(page, "error")
+    ui.open_tool("basic", "rpc_error")
+    ui.fill(message="the server says no")
+    result = ui.call("error").locator
     expect(result).to_contain_text("the server says no")
     expect(result).to_contain_text("-32000")
 
     # Structured content is shown beside the text.
-    open_tool(page, "basic", "add")
-    page.locator('[name="a"]').fill("2")
-    page.locator('[name="b"]').fill("40")
-    result = call(page, "ok")
+    ui.open_tool("basic", "add")
+    ui.fill(a="2")
+    ui.fill(b="40")
+    result = ui.call("ok").locator
     expect(result.locator('[data-content-type="text"]')).to_contain_text("42")
     structured = result.locator('[data-testid="structured-content"]')
     expect(structured).to_be_visible()
     expect(structured).to_contain_text('"result": 42')
 
     # A tool view keeps its last result when the user comes back to it.
-    open_tool(page, "basic", "echo")
+    ui.open_tool("basic", "echo")
     expect(page.locator('[data-testid="tool-result"]')).to_contain_text("hello from the page")
     no_console_errors(page)
 
 
-def test_binary_result_draws_image_and_audio(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "basic")
-    open_tool(page, "basic", "binary")
-    page.locator('[name="image_bytes"]').fill("512")
-    result = call(page, "ok")
+def test_binary_result_draws_image_and_audio(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("basic")
+    ui.open_tool("basic", "binary")
+    ui.fill(image_bytes="512")
+    result = ui.call("ok").locator
     image = result.locator('[data-content-type="image"] img')
     expect(image).to_be_visible()
     assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
@@ -263,13 +244,13 @@ def test_binary_result_draws_image_and_audio(page: Page, host: Webhost) -> None:
     expect(result.locator('[data-content-type="text"]')).to_contain_text("512 image bytes, 256 blob bytes")
 
 
-def test_progress_bar_and_cancel(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "basic")
+def test_progress_bar_and_cancel(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("basic")
 
-    open_tool(page, "basic", "slow")
-    page.locator('[name="steps"]').fill("4")
-    page.locator('[name="delay"]').fill("0.4")
+    ui.open_tool("basic", "slow")
+    ui.fill(steps="4")
+    ui.fill(delay="0.4")
     page.locator('[data-testid="call-tool"]').click()
     result = page.locator('[data-testid="tool-result"]')
     expect(result).to_have_attribute("data-status", "pending")
@@ -286,7 +267,7 @@ def test_progress_bar_and_cancel(page: Page, host: Webhost) -> None:
     expect(result.locator('[data-testid="call-progress"]')).to_have_count(0)
 
     # A call that never returns: Cancel ends it as a cancelled error.
-    open_tool(page, "basic", "hang")
+    ui.open_tool("basic", "hang")
     page.locator('[data-testid="call-tool"]').click()
     result = page.locator('[data-testid="tool-result"]')
     expect(result).to_have_attribute("data-status", "pending")
@@ -303,9 +284,9 @@ def test_progress_bar_and_cancel(page: Page, host: Webhost) -> None:
 # ---- resources and prompts --------------------------------------------------------------------------------
 
 
-def test_resources_browser_reads_resources_and_fills_a_template(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "basic")
+def test_resources_browser_reads_resources_and_fills_a_template(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("basic")
     card = server(page, "basic")
     card.locator('[data-tab="resources"]').click()
 
@@ -325,7 +306,7 @@ def test_resources_browser_reads_resources_and_fills_a_template(page: Page, host
     }""")
 
     card.locator('[data-template="basic://items/{item_id}"]').click()
-    page.locator('[name="item_id"]').fill("42")
+    ui.fill(item_id="42")
     page.locator('[data-testid="read-resource"]').click()
     out = page.locator('[data-testid="resource-result"]')
     expect(out).to_have_attribute("data-status", "ok")
@@ -334,17 +315,17 @@ def test_resources_browser_reads_resources_and_fills_a_template(page: Page, host
     no_console_errors(page)
 
 
-def test_prompt_with_arguments(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "basic")
+def test_prompt_with_arguments(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("basic")
     card = server(page, "basic")
     card.locator('[data-tab="prompts"]').click()
     card.locator('[data-prompt="summarize"]').click()
     expect(page.locator('[name="text"]')).to_have_attribute("required", "")
     page.locator('[data-testid="get-prompt"]').click()
     expect(page.locator('[data-field-error="text"]')).to_be_visible()
-    page.locator('[name="text"]').fill("The quick brown fox.")
-    page.locator('[name="style"]').fill("haiku")
+    ui.fill(text="The quick brown fox.")
+    ui.fill(style="haiku")
     page.locator('[data-testid="get-prompt"]').click()
     out = page.locator('[data-testid="prompt-result"]')
     expect(out).to_have_attribute("data-status", "ok")
@@ -356,17 +337,17 @@ def test_prompt_with_arguments(page: Page, host: Webhost) -> None:
 # ---- activity log, theme, big results ------------------------------------------------------------------
 
 
-def test_activity_log_has_requests_and_responses_with_durations(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "basic")
+def test_activity_log_has_requests_and_responses_with_durations(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("basic")
     log = page.locator('[data-testid="activity-log"]')
     expect(log.locator("[data-log-entry]").first).to_be_visible()
     # Connecting already logged the lists and the status change.
     expect(log_entries(page, "basic", "tools/list", "response").first).to_be_attached()
 
-    open_tool(page, "basic", "echo")
-    page.locator('[name="text"]').fill("logged")
-    call(page, "ok")
+    ui.open_tool("basic", "echo")
+    ui.fill(text="logged")
+    ui.call("ok")
     request = log_entries(page, "basic", "tools/call", "request")
     response = log_entries(page, "basic", "tools/call", "response")
     expect(request).to_have_count(1)
@@ -379,8 +360,8 @@ def test_activity_log_has_requests_and_responses_with_durations(page: Page, host
     expect(request).to_contain_text('"text": "logged"')
 
     # A failing call is logged as an error entry.
-    open_tool(page, "basic", "rpc_error")
-    call(page, "error")
+    ui.open_tool("basic", "rpc_error")
+    ui.call("error")
     expect(log_entries(page, "basic", "tools/call", "error")).to_have_count(1)
 
     # Filters are per server and per kind.
@@ -415,11 +396,11 @@ def test_theme_toggle_switches_and_persists(page: Page, host: Webhost) -> None:
     no_console_errors(page)
 
 
-def test_ten_megabyte_result_does_not_freeze_the_page(page: Page, host: Webhost) -> None:
-    login(page, host)
-    wait_connected(page, "basic")
-    open_tool(page, "basic", "big")
-    page.locator('[name="size_bytes"]').fill("10000000")
+def test_ten_megabyte_result_does_not_freeze_the_page(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("basic")
+    ui.open_tool("basic", "big")
+    ui.fill(size_bytes="10000000")
     # Record long tasks on the main thread while the result arrives and is drawn.
     page.evaluate("""() => {
         window.__longest = 0;
@@ -427,15 +408,15 @@ def test_ten_megabyte_result_does_not_freeze_the_page(page: Page, host: Webhost)
             for (const e of list.getEntries()) window.__longest = Math.max(window.__longest, e.duration);
         }).observe({ type: "longtask", buffered: false });
     }""")
-    result = call(page, "ok", timeout=30_000)
+    result = ui.call("ok", timeout=30_000).locator
     text = result.locator('[data-content-type="text"]')
     expect(text).to_contain_text("Showing the first")  # truncated preview, with "Show all" and "Download"
     shown = text.locator("pre").evaluate("pre => pre.textContent.length")
     assert shown < 1_000_000
     # The page still answers at once: open another tool and call it.
-    open_tool(page, "basic", "echo")
-    page.locator('[name="text"]').fill("still alive")
-    expect(call(page, "ok")).to_contain_text("still alive")
+    ui.open_tool("basic", "echo")
+    ui.fill(text="still alive")
+    expect(ui.call("ok").locator).to_contain_text("still alive")
     longest = page.evaluate("() => window.__longest")
     assert longest < 2000, f"a {longest:.0f} ms main-thread task"
     no_console_errors(page)

@@ -31,14 +31,18 @@ def requirement_names(requirements: list[str]) -> set[str]:
 
 RUNTIME = requirement_names(PROJECT["dependencies"])
 TEST = RUNTIME | requirement_names(PROJECT["optional-dependencies"]["test"])
+# The kit (webhost/testing/, webhost/check.py) may also use the `testing` extra; nothing else in webhost/ may.
+KIT = RUNTIME | requirement_names(PROJECT["optional-dependencies"]["testing"])
+KIT_PATHS = ("webhost/testing/", "webhost/check.py")
 
 
 def third_party_imports(folder: str) -> dict[str, str]:
     """Top-level module -> one file importing it, for everything under `folder` that is neither the
     standard library nor ours (packages here, or a script's sibling module such as bench/_common.py)."""
     found: dict[str, str] = {}
-    for path in sorted((ROOT / folder).rglob("*.py")):
-        if "node_modules" in path.parts:
+    for path in sorted((ROOT / folder).rglob("*.py")) if (ROOT / folder).is_dir() else [ROOT / folder]:
+        relative = path.relative_to(ROOT).as_posix()
+        if "node_modules" in path.parts or (folder == "webhost" and relative.startswith(KIT_PATHS)):
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
@@ -57,7 +61,8 @@ def third_party_imports(folder: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("folder", "declared"), [("webhost", RUNTIME), ("sandbox_proxy", RUNTIME),
-                                                  ("tests", TEST), ("bench", TEST)])
+                                                  ("tests", TEST), ("bench", TEST),
+                                                  ("webhost/testing", KIT), ("webhost/check.py", KIT)])
 def test_every_imported_package_is_declared(folder: str, declared: set[str]) -> None:
     providers = packages_distributions()
     imports = third_party_imports(folder)
@@ -77,5 +82,5 @@ def test_the_lock_file_pins_every_declared_package() -> None:
             name, _, version = line.partition("==")
             pins[normalized(name)] = version
     assert all(re.fullmatch(r"[0-9][0-9A-Za-z.+!-]*", v) for v in pins.values()), "every line is NAME==VERSION"
-    assert not sorted(TEST - set(pins)), "declared but not pinned in requirements.lock"
+    assert not sorted((TEST | KIT) - set(pins)), "declared but not pinned in requirements.lock"
     assert "webhost" not in pins
