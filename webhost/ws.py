@@ -34,7 +34,7 @@ SessionFactory = Callable[[Publish], BrowserSession]
 
 
 async def serve_websocket(
-    websocket: WebSocket, new_session: SessionFactory, sessions: set[BrowserSession], limits: Limits
+    websocket: WebSocket, new_session: SessionFactory, end_session: Callable[[BrowserSession], None], limits: Limits
 ) -> None:
     """Serve one tab: a session for its lifetime, requests in, responses and notifications out."""
     await websocket.accept()
@@ -44,19 +44,17 @@ async def serve_websocket(
         _post(outbox, {"jsonrpc": "2.0", "method": method, "params": params}, method=method)
 
     session = new_session(notify)
-    sessions.add(session)
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_write_loop, websocket, outbox)
             tg.start_soon(_close_on_overflow, websocket, outbox, tg.cancel_scope)
-            session.start(tg)
             try:
                 await _read_loop(websocket, session, tg, outbox, limits)
             finally:
                 await session.close()
                 tg.cancel_scope.cancel()
     finally:
-        sessions.discard(session)
+        end_session(session)
         outbox.close()
 
 
