@@ -50,7 +50,7 @@ def _as_request(frame: object) -> Request | dict[str, Any]:
         return error(None, INVALID_REQUEST, "a frame must be a JSON-RPC 2.0 request object")
     request_id = frame.get("id")
     if request_id is not None and not isinstance(request_id, str | int) or isinstance(request_id, bool):
-        return error(None, INVALID_REQUEST, "id must be a string or a number")
+        return error(None, INVALID_REQUEST, "id must be a string or an integer")
     method = frame.get("method")
     if frame.get("jsonrpc") != "2.0" or not isinstance(method, str):
         return error(request_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method)")

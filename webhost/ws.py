@@ -107,7 +107,7 @@ async def _read_loop(
                 _post(outbox, frames.error(None, PARSE_ERROR, "frames must be UTF-8 JSON"))
                 continue
         if len(text) > MAX_FRAME:
-            _post(outbox, frames.error(None, INVALID_REQUEST, f"frame larger than {MAX_FRAME} bytes"))
+            _post(outbox, frames.error(None, INVALID_REQUEST, f"frame larger than {MAX_FRAME} characters"))
             continue
         request = frames.parse(text)
         if isinstance(request, dict):

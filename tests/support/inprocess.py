@@ -188,6 +188,10 @@ class AsgiWsClient(WsClient):
     async def send_raw(self, text: str) -> None:
         await self._to_app.send({"type": "websocket.receive", "text": text})
 
+    async def send_bytes(self, data: bytes) -> None:
+        """A binary frame (the page never sends one; the backend must still answer it sanely)."""
+        await self._to_app.send({"type": "websocket.receive", "bytes": data})
+
 
 class InProcessHost:
     """One `create_app` with its configuration, HTTP client and as many tabs as a test opens."""
@@ -213,17 +217,29 @@ async def in_process_host(
     entries: Mapping[str, dict[str, Any]] | None = None,
     webhost_options: dict[str, Any] | None = None,
     legacy: frozenset[str] = frozenset(),
+    broken: Mapping[str, Callable[[], Transport]] | None = None,
 ) -> AsyncIterator[InProcessHost]:
-    """A host whose configured servers are the given in-process servers (entries default to stdio stubs)."""
+    """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
+
+    `broken` adds servers reached through a transport the test builds (one that fails, hangs or ends).
+    """
+    names = [*servers, *(broken or {})]
     document: dict[str, Any] = {"mcpServers": {name: (entries or {}).get(name, {"command": "in-process"})
-                                               for name in servers}}
+                                               for name in names}}
     if webhost_options:
         document["webhost"] = webhost_options
     path = tmp_path / "webhost.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     config = load_config(path)
     settings = Settings(token=TOKEN, data_dir=tmp_path / "data")
-    app = create_app(settings, config, secret=SECRET, transport_factory=memory_transports(servers, legacy=legacy))
+    memory = memory_transports(servers, legacy=legacy)
+
+    def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:
+        if broken and config.name in broken:
+            return broken[config.name]()
+        return memory(config, stderr, on_exit)
+
+    app = create_app(settings, config, secret=SECRET, transport_factory=factory)
     host = InProcessHost(app, settings)
     async with _lifespan(app):
         yield host

@@ -1,0 +1,127 @@
+"""`webhost serve` as `main([...])` in-process: a bad flag, variable or configuration is exit 2 and one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webhost import __version__, cli
+from webhost.config import Config
+from webhost.settings import Settings
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+@pytest.fixture(autouse=True)
+def no_webhost_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("WEBHOST_PORT", "WEBHOST_HOST", "WEBHOST_CONFIG", "WEBHOST_DATA_DIR", "WEBHOST_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Settings, Config]]:
+    """Replace the servers (uvicorn) with a record of what main would serve."""
+    calls: list[tuple[Settings, Config]] = []
+
+    async def fake_serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+        calls.append((settings, config))
+        return 0
+
+    monkeypatch.setattr(cli, "serve", fake_serve)
+    return calls
+
+
+def write(tmp_path: Path, document: Any) -> Path:
+    path = tmp_path / "webhost.json"
+    path.write_text(document if isinstance(document, str) else json.dumps(document), encoding="utf-8")
+    return path
+
+
+def test_a_bad_flag_value_names_the_flag_and_the_variable(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["serve", "--port", "eighty"]) == 2
+    line = one_line(capsys)
+    assert line.startswith("webhost: bad setting --port / WEBHOST_PORT: ")
+
+
+def test_a_bad_environment_variable_is_the_same_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WEBHOST_PORT", "99999")
+    assert cli.main(["serve"]) == 2
+    assert one_line(capsys).startswith("webhost: bad setting --port / WEBHOST_PORT: ")
+
+
+def test_an_unknown_flag_is_argparse_usage_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["serve", "--bogus"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].endswith("unrecognized arguments: --bogus")
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"webhost {__version__}"
+
+
+def test_a_non_loopback_host_needs_allow_remote(
+    capsys: pytest.CaptureFixture[str], served: list[tuple[Settings, Config]], tmp_path: Path
+) -> None:
+    assert cli.main(["serve", "--host", "0.0.0.0"]) == 2
+    assert "refusing to listen on 0.0.0.0" in one_line(capsys)
+    assert served == []
+    config = write(tmp_path, {"mcpServers": {}})
+    assert cli.main(["serve", "--host", "0.0.0.0", "--allow-remote", "--config", str(config)]) == 0
+    assert "WARNING: listening on 0.0.0.0" in one_line(capsys)
+    assert len(served) == 1
+
+
+@pytest.mark.parametrize(("document", "message"), [
+    ("{not json", "invalid JSON at line 1"),
+    ({"servers": {}}, "missing \"mcpServers\""),
+    ({"mcpServers": {"a": {"command": "x"}}, "webhost": {"timeouts": {"call": -1}}},
+     "webhost.timeouts.call: must be a positive number of seconds"),
+    ({"mcpServers": {"a": {"command": "x"}}, "webhost": {"servers": {"b": {}}}},
+     "webhost.servers.b: names a server that is not in mcpServers"),
+], ids=["not-json", "no-mcpServers", "bad-timeout", "unknown-policy-server"])
+def test_a_bad_configuration_is_exit_2_and_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], served: list[tuple[Settings, Config]],
+    document: Any, message: str
+) -> None:
+    path = write(tmp_path, document)
+    assert cli.main(["serve", "--config", str(path)]) == 2
+    line = one_line(capsys)
+    assert line.startswith(f"webhost: configuration error: {path}: ") and message in line
+    assert served == []
+
+
+def test_a_missing_configuration_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["serve", "--config", str(tmp_path / "nope.json")]) == 2
+    assert one_line(capsys).endswith("nope.json: file not found")
+
+
+def test_the_configurations_data_dir_applies_unless_a_flag_gives_one(
+    tmp_path: Path, served: list[tuple[Settings, Config]]
+) -> None:
+    path = write(tmp_path, {"mcpServers": {"a": {"command": "x"}}, "webhost": {"dataDir": str(tmp_path / "cfg")}})
+    assert cli.main(["serve", "--config", str(path)]) == 0
+    assert served[-1][0].data_dir == tmp_path / "cfg"
+    assert list(served[-1][1].servers) == ["a"]
+    assert cli.main(["serve", "--config", str(path), "--data-dir", str(tmp_path / "flag")]) == 0
+    assert served[-1][0].data_dir == tmp_path / "flag"
+
+
+def test_without_a_configuration_the_demo_is_served(served: list[tuple[Settings, Config]]) -> None:
+    assert cli.main(["serve"]) == 0
+    assert list(served[-1][1].servers) == ["demo"]
