@@ -26,6 +26,7 @@ from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
 from webhost.pending import Publish
 from webhost.people import Person, person_of
+from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.upstream.client_factory import TransportFactory, default_transport
@@ -134,6 +135,7 @@ def create_app(
     host = HostState(settings=settings, config=config, audit=audit,
                      deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory))
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
+    redactor = config.redactor()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -171,9 +173,9 @@ def create_app(
         """Export the audit log (JSON, or CSV with ?format=csv); a database that cannot be read is a 503."""
         try:
             if format == "csv":
-                return PlainTextResponse(host.audit.export_csv(server=server), media_type="text/csv",
+                return PlainTextResponse(redactor.text(host.audit.export_csv(server=server)), media_type="text/csv",
                                          headers={"content-disposition": "attachment; filename=webhost-audit.csv"})
-            return JSONResponse({"entries": host.audit.entries(server=server, limit=10_000)})
+            return JSONResponse({"entries": redactor.value(host.audit.entries(server=server, limit=10_000))})
         except AuditUnavailable as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
 
@@ -184,8 +186,15 @@ def create_app(
                               config.options.limits)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
-    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=settings.secure_cookies)
-    return AuthGate(SecurityHeaders(app, page_csp(settings)), policy)
+    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
+    return AuthGate(SecurityHeaders(RedactWebSocket(app, redactor), page_csp(settings)), policy)
+
+
+def secure_cookies(settings: Settings) -> bool:
+    """The session cookie is Secure when asked, and whenever the page is served over https (a public
+    origin on https, or a TLS deployment's https sandbox origins)."""
+    return (settings.secure_cookies or settings.sandbox_scheme == "https"
+            or any(origin.lower().startswith("https://") for origin in settings.public_origins))
 
 
 def page_csp(settings: Settings) -> str:
@@ -207,6 +216,28 @@ def page_csp(settings: Settings) -> str:
         "form-action 'self'",
         "frame-ancestors 'none'",
     ])
+
+
+class RedactWebSocket:
+    """The last step before the browser: every WebSocket frame webhost sends has the configuration's
+    secret values masked (`webhost.redact`), whichever part of webhost built it (server state, errors,
+    activity entries, logs, results)."""
+
+    def __init__(self, app: ASGIApp, redactor: Redactor) -> None:
+        self.app = app
+        self.redactor = redactor
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket" or not self.redactor:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_redacted(message: Message) -> None:
+            if message["type"] == "websocket.send" and isinstance(message.get("text"), str):
+                message = {**message, "text": self.redactor.json_text(message["text"])}
+            await send(message)
+
+        await self.app(scope, receive, send_redacted)
 
 
 class SecurityHeaders:

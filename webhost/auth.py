@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from html import escape
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -50,6 +50,12 @@ class AccessPolicy:
     def session_cookie(self) -> str:
         secure = "; Secure" if self.secure_cookies else ""
         return f"{COOKIE_NAME}={self.cookie_value}; Path=/; HttpOnly; SameSite=Strict{secure}"
+
+
+def same_origin_path(path: str) -> str:
+    """A redirect target on our own origin: `//evil.example/` (or `/\\evil.example/`, which browsers read
+    the same way) would be another site, so leading slashes and backslashes collapse to one `/`."""
+    return "/" + quote(path.lstrip("/\\"), safe="/!$&'()*+,;=:@-._~%")
 
 
 def _headers(scope: Scope) -> dict[str, str]:
@@ -113,7 +119,7 @@ class AuthGate:
             await self._refuse(scope, send, 401, "Invalid token.")
             return
         rest = {k: v for k, v in query.items() if k != "token"}
-        location = scope.get("path", "/") + (f"?{urlencode(rest)}" if rest else "")
+        location = same_origin_path(scope.get("path", "/")) + (f"?{urlencode(rest)}" if rest else "")
         await send(
             {
                 "type": "http.response.start",

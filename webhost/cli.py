@@ -6,6 +6,9 @@ import argparse
 import asyncio
 import ipaddress
 import logging
+import os
+import re
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
@@ -23,6 +26,8 @@ from webhost.demo.config import demo_config
 from webhost.settings import Settings, env_for, flag_for
 
 LOOPBACK_NAMES = {"localhost"}
+# The login URL's token in a logged request line (`GET /?token=...`), which uvicorn's access log writes.
+_TOKEN_IN_URL = re.compile(r"([?&]token=)[^&\s\"]*")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,9 +119,41 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     settings = with_config_defaults(settings, config)
     try:
+        check_data_dir(settings.data_dir)
         return asyncio.run(serve(settings, config, log_level=settings.log_level))
+    except DataDirProblem as exc:
+        print(f"webhost: data directory {settings.data_dir}: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 0
+
+
+class DataDirProblem(Exception):
+    """The data directory cannot hold the secret and the audit log; the message says why."""
+
+
+def _reason(exc: OSError | sqlite3.Error) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return str(exc)
+
+
+def check_data_dir(path: Path) -> None:
+    """Fail at start, with one line, when the data directory is not a writable directory with room."""
+    if path.exists() and not path.is_dir():
+        raise DataDirProblem("not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".webhost-write-test-{os.getpid()}"
+        try:
+            with open(probe, "wb") as file:
+                file.write(b"\0" * 65536)
+                file.flush()
+                os.fsync(file.fileno())
+        finally:
+            probe.unlink(missing_ok=True)
+    except OSError as exc:
+        raise DataDirProblem(f"cannot write there ({_reason(exc)})") from None
 
 
 def _demo() -> Config:
@@ -124,8 +161,11 @@ def _demo() -> Config:
 
 
 async def serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
-    secret = load_secret(settings.data_dir)
-    host_app = create_app(settings, config, secret=secret)
+    try:
+        secret = load_secret(settings.data_dir)
+        host_app = create_app(settings, config, secret=secret)
+    except (OSError, sqlite3.Error) as exc:
+        raise DataDirProblem(f"cannot keep the secret and the audit log there ({_reason(exc)})") from None
     origins = settings.host_origins() + list(config.options.allowed_origins)
     sandbox_app = create_sandbox_app(secret=secret, domain=settings.sandbox_domain, host_origins=origins)
     servers = [
@@ -137,6 +177,7 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
         uvicorn.Server(uvicorn.Config(sandbox_app, host=settings.host, port=settings.sandbox_port,
                                       log_level=log_level, lifespan="off")),
     ]
+    hide_login_tokens()  # after uvicorn.Config, which (re)configures uvicorn's loggers
     login = f"http://{_display_host(settings.host)}:{settings.port}/"
     where = f"{login}  (token from WEBHOST_TOKEN)" if settings.token_from_env else f"{login}?token={settings.token}"
     print(f"webhost {__version__} serving {len(config.servers)} server(s) from {config.source}", flush=True)
@@ -155,3 +196,23 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
 
 def _display_host(host: str) -> str:
     return "127.0.0.1" if host in ("0.0.0.0", "::") else host
+
+
+class _HideToken(logging.Filter):
+    """Replaces the `token` query value of a logged request line with `***`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = _TOKEN_IN_URL.sub(r"\1***", record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(_TOKEN_IN_URL.sub(r"\1***", arg) if isinstance(arg, str) else arg
+                                for arg in record.args)
+        return True
+
+
+def hide_login_tokens() -> None:
+    """Keep the login token out of uvicorn's logs (its access log writes `GET /?token=...`)."""
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _HideToken) for f in logger.filters):
+            logger.addFilter(_HideToken())

@@ -23,13 +23,17 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     ValidationInfo,
+    ValidatorFunctionWrapHandler,
     field_validator,
     model_validator,
 )
 from pydantic_core import ErrorDetails, PydanticCustomError
+
+from webhost.redact import Redactor, redact_url, url_secrets
 
 Transport = Literal["stdio", "http", "sse"]
 Decision = Literal["allow", "ask", "deny"]
@@ -78,6 +82,18 @@ def _expand(value: str, info: ValidationInfo) -> str:
     return _REF.sub(substitute, value)
 
 
+def _expansions(value: str, environ: Mapping[str, str]) -> list[str]:
+    """The values `_expand` puts in place of each ${VAR} (or its default) in `value`."""
+    found = []
+    for match in _REF.finditer(value):
+        var, default = match.group("var"), match.group("default")
+        if var in environ:
+            found.append(environ[var])
+        elif var is not None and default is not None:
+            found.append(default)
+    return found
+
+
 def _origin(value: str) -> str:
     parts = urlsplit(value.rstrip("/"))
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
@@ -109,6 +125,20 @@ class ServerConfig(_Model):
     cwd: str | None = None
     url: str | None = Field(None, validate_default=True)
     headers: Mapping[str, Expanded] = Field(default_factory=dict, repr=False)
+    _expanded: frozenset[str] = PrivateAttr(default=frozenset())  # what each ${VAR} became
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_expansions(cls, data: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        model = handler(data)
+        if isinstance(data, dict) and isinstance(model, ServerConfig):
+            environ: Mapping[str, str] = (info.context or {}).get("environ", {})
+            raw = [data.get("url")]
+            for key in ("env", "headers"):
+                if isinstance(data.get(key), dict):
+                    raw += list(data[key].values())
+            model._expanded = frozenset(v for text in raw if isinstance(text, str) for v in _expansions(text, environ))
+        return model
 
     @model_validator(mode="before")
     @classmethod
@@ -158,11 +188,25 @@ class ServerConfig(_Model):
             raise _invalid("must be an absolute http:// or https:// URL")
         return value
 
+    @property
+    def secret_values(self) -> frozenset[str]:
+        """Every value the browser must not see: each ${VAR} expansion, every env and header value, and
+        the URL's userinfo and query values."""
+        return frozenset(self._expanded | set(self.env.values()) | set(self.headers.values())
+                         | (url_secrets(self.url) if self.url else set()))
+
+    def redactor(self) -> Redactor:
+        return Redactor(self.secret_values)
+
+    def redacted_url(self) -> str | None:
+        """The URL as the page may show it: userinfo and query values masked, and no secret elsewhere."""
+        return None if self.url is None else self.redactor().text(redact_url(self.url))
+
     def describe(self) -> str:
-        """A short, secret-free description for the page (never env values or headers)."""
+        """A short, secret-free description for the page (never env values, headers or URL secrets)."""
         if self.transport == "stdio":
             return f"stdio: {Path(self.command or '').name}"
-        return f"{self.transport}: {self.url}"
+        return f"{self.transport}: {self.redacted_url()}"
 
 
 class ServerPolicy(_Model):
@@ -249,6 +293,10 @@ class Config(_Model):
         if not isinstance(value, dict):
             return value
         return {name: entry | {"name": name} if isinstance(entry, dict) else entry for name, entry in value.items()}
+
+    def redactor(self) -> Redactor:
+        """Masks every server's secret values (`ServerConfig.secret_values`) in what goes to the browser."""
+        return Redactor(value for server in self.servers.values() for value in server.secret_values)
 
 
 # Messages for pydantic's own errors (wrong type, missing, not one of the choices), by where they

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -42,6 +44,35 @@ def test_the_login_url_sets_a_strict_http_only_cookie_and_drops_the_token_from_t
         client.get(f"/?token={host.token}")
         page = client.get("/")
     assert page.status_code == 200 and "<html" in page.text.lower()
+
+
+def test_the_login_token_stays_out_of_the_access_log(host: Webhost) -> None:
+    assert httpx.get(f"{host.base_url}/?token={host.token}&view=tools").status_code == 303
+    assert httpx.get(f"{host.base_url}/?token=wrong-{host.token}").status_code == 401
+    deadline = time.monotonic() + 5
+    while "token=***&view=tools" not in host.log() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    log = host.log()
+    assert '"GET /?token=***&view=tools HTTP/1.1" 303' in log and '"GET /?token=*** HTTP/1.1" 401' in log
+    assert host.token not in log
+
+
+@pytest.mark.parametrize(("path", "location"), [
+    ("//evil.example/", "/evil.example/"),
+    ("///evil.example/x", "/evil.example/x"),
+    ("/\\evil.example/", "/evil.example/"),
+    ("/tools", "/tools"),
+])
+def test_the_login_redirects_only_to_a_path_of_our_own(host: Webhost, path: str, location: str) -> None:
+    with socket.create_connection(("127.0.0.1", host.port), timeout=5) as sock:
+        sock.sendall(f"GET {path}?token={host.token} HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\n"
+                     "Connection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head = answer.decode("latin-1").split("\r\n\r\n")[0].lower().splitlines()
+    assert head[0].startswith("http/1.1 303")
+    assert f"location: {location}" in head
 
 
 def test_scripts_may_use_a_bearer_header(host: Webhost) -> None:

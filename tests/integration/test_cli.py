@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, run_webhost
+from tests.helpers import ROOT, free_port, run_webhost
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:
@@ -118,3 +120,52 @@ def test_hostile_configuration_files_get_one_line_and_status_2(
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert result.stderr.startswith(f"webhost: configuration error: {path}: ")
     assert expected in result.stderr
+
+
+def _mount_tmpfs(folder: Path, options: str) -> bool:
+    """As root, a small tmpfs at `folder` (root ignores file modes, so only a mount makes a folder read-only)."""
+    folder.mkdir()
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True,
+                          timeout=10).returncode == 0
+
+
+def _can_mount() -> bool:
+    return os.geteuid() == 0 and shutil.which("mount") is not None
+
+
+@contextlib.contextmanager
+def _bad_data_dir(kind: str, tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / kind
+    if kind == "file":
+        folder.write_text("not a folder")
+        yield folder
+        return
+    mounted = False
+    try:
+        if os.geteuid() != 0:
+            folder.mkdir()
+            folder.chmod(0o555)
+        else:
+            mounted = _mount_tmpfs(folder, "ro,size=64k" if kind == "read-only" else "size=64k")
+            assert mounted, "could not mount a tmpfs as root"
+            if kind == "full":
+                with contextlib.suppress(OSError), open(folder / "filler", "wb", buffering=0) as filler:
+                    while True:
+                        filler.write(b"\0" * 4096)
+        yield folder
+    finally:
+        if mounted:
+            subprocess.run(["umount", "-l", str(folder)], capture_output=True, timeout=10)
+        elif folder.is_dir():
+            folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("kind", ["file", "read-only", *(["full"] if _can_mount() else [])])
+def test_a_bad_data_directory_gets_one_line_and_status_2(tmp_path: Path, kind: str) -> None:
+    with _bad_data_dir(kind, tmp_path) as folder:
+        result = serve("--data-dir", str(folder), "--port", str(free_port()), "--sandbox-port", str(free_port()))
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"webhost: data directory {folder}: ")
+    reason = {"file": "not a directory", "read-only": "cannot write there (", "full": "No space left on device"}
+    assert reason[kind] in result.stderr

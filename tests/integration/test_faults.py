@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from pathlib import Path
 
 import anyio
@@ -71,6 +72,41 @@ async def test_each_fault_stays_on_its_own_server(tmp_path: Path) -> None:
             with pytest.raises(RpcError) as not_connected:
                 await ws.request("tools/list", {"server": "exits"})
             assert not_connected.value.code == -32002
+
+
+NODE_CRASH = """node:internal/modules/cjs/loader:1228
+  throw err;
+  ^
+
+Error: Cannot find module '/srv/missing/index.js'
+    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)
+    at node:internal/main/run_main_module:28:49 {
+  code: 'MODULE_NOT_FOUND',
+  requireStack: []
+}
+
+Node.js v20.20.2
+"""
+
+
+async def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
+    python = sys.executable
+    servers = {
+        "exits": faulty("exit_at_start"),
+        "node": {"command": python, "args": ["-c", f"import sys; sys.stderr.write({NODE_CRASH!r}); sys.exit(1)"]},
+        "traceback": {"command": python, "args": ["-c", "import definitely_not_a_module"]},
+        "no-cwd": {**stdio_server("basic"), "cwd": str(tmp_path / "no-such-folder")},
+    }
+    with run_webhost(tmp_path, servers) as host:
+        async with host.connect() as ws:
+            states = {name: await ws.wait_status(name, "error") for name in servers}
+    assert states["exits"]["error"] == ("the server exited with status 3 "
+                                        "(stderr: faulty: exiting at start with status 3 (mode exit_at_start))")
+    assert states["node"]["error"] == ("the server exited with status 1 "
+                                       "(stderr: Error: Cannot find module '/srv/missing/index.js')")
+    assert states["traceback"]["error"] == ("the server exited with status 1 "
+                                            "(stderr: ModuleNotFoundError: No module named 'definitely_not_a_module')")
+    assert states["no-cwd"]["error"] == f"working directory not found: {tmp_path / 'no-such-folder'}"
 
 
 async def test_a_failed_server_can_be_reconnected_from_the_page(tmp_path: Path) -> None:

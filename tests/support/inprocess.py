@@ -30,7 +30,7 @@ from tests.helpers import SERVERS, WsClient
 from webhost.app import create_app
 from webhost.config import ServerConfig, load_config
 from webhost.settings import Settings
-from webhost.upstream.client_factory import Transport
+from webhost.upstream.client_factory import Transport, default_transport
 from webhost.upstream.stderr import StderrPipe
 
 TOKEN = "t-in-process-token"
@@ -59,6 +59,8 @@ def memory_transports(
     """
 
     def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:
+        if config.name not in servers:  # an entry with no in-process server: its real transport
+            return default_transport(config, stderr, on_exit)
         inner = InMemoryTransport(servers[config.name])
         transport: Transport = _without_discover(inner) if config.name in legacy else inner
         return transport
@@ -222,8 +224,10 @@ async def in_process_host(
     """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
 
     `broken` adds servers reached through a transport the test builds (one that fails, hangs or ends).
+    An entry named in `entries` but not in `servers` is reached over its real transport (an HTTP URL).
     """
-    names = [*servers, *(broken or {})]
+    names = [*servers, *(broken or {}), *(name for name in entries or {} if name not in servers and
+                                          name not in (broken or {}))]
     document: dict[str, Any] = {"mcpServers": {name: (entries or {}).get(name, {"command": "in-process"})
                                                for name in names}}
     if webhost_options:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client import advertise
 from mcp.client._transport import TransportStreams
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
@@ -85,6 +85,25 @@ def default_transport(config: ServerConfig, stderr: StderrPipe, on_exit: Callabl
 @asynccontextmanager
 async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
     # We pass our own httpx2 client (for the configured headers), so we own its lifetime too.
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)) as http_client:
+    refused: list[httpx2.Response] = []
+
+    async def remember_refusal(response: httpx2.Response) -> None:
+        if response.status_code >= 400:
+            refused.append(response)
+
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0),
+                                  event_hooks={"response": [remember_refusal]}) as http_client:
         async with streamable_http_client(url, http_client=http_client) as streams:
-            yield streams
+            try:
+                yield streams
+            except Exception as exc:
+                # The SDK turns an HTTP error status into a generic JSON-RPC error; the status says more
+                # (401: the entry's headers are wrong), so the connection ends with the HTTP error instead.
+                leaf: BaseException = exc
+                while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+                    leaf = leaf.exceptions[0]
+                if not (refused and isinstance(leaf, MCPError)):
+                    raise
+                response = refused[-1]
+                raise httpx2.HTTPStatusError(f"HTTP {response.status_code}", request=response.request,
+                                             response=response) from exc

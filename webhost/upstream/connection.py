@@ -10,6 +10,7 @@ too, and their answers go back the same way. Nothing here knows about WebSockets
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -195,8 +196,9 @@ class Connection:
             if scope.cancelled_caught and not self._stop.is_set():
                 failure = f"timed out connecting after {self.settings.connect_timeout:g} s"
         except Exception as exc:  # any failure to start or a broken transport is this server's error only
-            failure = _describe_connect_failure(exc, stderr.tail(), self.config.url)
-            logger.info("connection %s failed: %s", self.name, failure)
+            failure = _describe_connect_failure(exc, stderr.tail(), self.config.redacted_url(),
+                                                exit_code=exit_codes[0] if exit_codes else None, cwd=self.config.cwd)
+            logger.info("connection %s failed: %s", self.name, self.config.redactor().text(failure))
         finally:
             self._client = None
             self._scope = None
@@ -205,7 +207,7 @@ class Connection:
                     "the server closed the connection"
                 failure = reason + _tail_suffix(stderr.tail())
             if failure is not None:
-                self._set_status("error", failure)
+                self._set_status("error", self.config.redactor().text(failure))
             self._done.set()
 
     async def _serve_until_stopped(self, client: Client, ended: anyio.Event) -> None:
@@ -446,18 +448,48 @@ def _loggable(result: object) -> object:
     return None
 
 
+# Lines of a crash report that say nothing about the cause: Node's version banner, stack frames,
+# the caret under a source line, the braces of an error object's dump.
+_NOISE = re.compile(r"^(?:Node\.js v\d[\w.-]*|at .*|File \".*|\^+|[{}()\[\],;]+|\w+: .*,|\w+: \[\]|throw \w+;?)$")
+_ERROR_LINE = re.compile(r"^(?:[\w.]*(?:Error|Exception|Exit)\b|error\b|fatal\b|panic\b)", re.IGNORECASE)
+
+
+def useful_stderr_line(tail: list[str]) -> str | None:
+    """The stderr line that best says why a server failed: the last error line ("Error: Cannot find module
+    …", a Python traceback's last line), else the last line that is not noise, else the last line."""
+    lines = [line.strip() for line in tail if line.strip()]
+    meaningful = [line for line in lines if not _NOISE.match(line)]
+    errors = [line for line in meaningful if _ERROR_LINE.match(line)]
+    if errors:
+        return errors[-1]
+    if meaningful:
+        return meaningful[-1]
+    return lines[-1] if lines else None
+
+
 def _tail_suffix(tail: list[str]) -> str:
-    return f" (stderr: {tail[-1]})" if tail else ""
+    line = useful_stderr_line(tail)
+    return f" (stderr: {line})" if line else ""
 
 
-def _describe_connect_failure(exc: BaseException, tail: list[str], url: str | None = None) -> str:
+def _describe_connect_failure(exc: BaseException, tail: list[str], url: str | None = None, *,
+                              exit_code: int | None = None, cwd: str | None = None) -> str:
+    """One line for the page; `url` is the redacted URL, `exit_code` the stdio server's if it exited."""
     leaf = exc
     while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
         leaf = leaf.exceptions[0]
+    if isinstance(leaf, OSError) and cwd is not None and leaf.filename == cwd:
+        if isinstance(leaf, FileNotFoundError):
+            return f"working directory not found: {cwd}"
+        if isinstance(leaf, NotADirectoryError):
+            return f"working directory is not a directory: {cwd}"
+        return f"working directory not accessible: {cwd}"
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename}"
     if isinstance(leaf, PermissionError):
         return f"command not executable: {leaf.filename}"
+    if exit_code is not None:
+        return f"the server exited with status {exit_code}" + _tail_suffix(tail)
     kind = type(leaf).__name__
     if url and kind in ("ConnectError", "ConnectTimeout"):
         return f"cannot reach {url} ({leaf or 'connection refused'})"
