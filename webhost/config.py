@@ -38,7 +38,7 @@ from webhost.redact import Redactor, redact_url, url_secrets
 Transport = Literal["stdio", "http", "sse"]
 Decision = Literal["allow", "ask", "deny"]
 Permission = Literal["camera", "microphone", "geolocation", "clipboardWrite"]
-CompatFlag = Literal["eval", "wasm", "workers"]
+CompatFlag = Literal["eval", "wasm", "workers", "blobWorkers", "dataModules"]
 
 _HTTP_TYPES = {"http", "streamable-http", "streamableHttp", "streamable_http"}
 _NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"

@@ -517,13 +517,122 @@ def test_flood_is_capped_and_the_page_stays_responsive(app_page: Page) -> None:
     assert len(problems(page, frame_id)) < 10  # repeats are counted, not listed
 
 
-def test_requests_before_initialize_are_served(app_page: Page) -> None:
+def test_requests_before_initialized_are_refused_not_run(app_page: Page) -> None:
     page = app_page
     frame_id = open_app(page, "apps", "hostile_early")
-    log = fixture_log(page, frame_id, approve=True)
-    assert "before initialize tools/call: ok" in log
-    assert "before initialize resources/read: ok" in log
+    log = fixture_log(page, frame_id)
+    for method in ("tools/call", "ui/open-link", "ui/message", "resources/read"):
+        line = next(line for line in log.splitlines() if line.startswith(f"before initialize {method}:"))
+        assert ": error " in line and "-32600" in line and "before ui/notifications/initialized" in line, line
     assert "after initialize ping: ok {}" in log
+    assert page.locator("[data-approval]").count() == 0  # the early link was never put to the person
+
+
+def test_dropped_and_malformed_requests_are_answered_at_once(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    outer(page, frame_id).and_(page.locator('[data-app-status="ready"]')).wait_for()
+    time.sleep(1.1)  # a fresh rate window
+    answers = app.evaluate("""async () => {
+      const all = [];
+      for (let i = 0; i < 400; i++) {
+        all.push(window.rpc("ping", {}).then(() => "ok", (e) => e.code + " " + e.message));
+      }
+      return await Promise.race([Promise.all(all), new Promise((r) => setTimeout(() => r(null), 5000))]);
+    }""")
+    assert answers is not None, "dropped requests were never answered"
+    refused = [a for a in answers if a != "ok"]
+    assert answers.count("ok") >= 100 and refused
+    assert all(a.startswith("-32000 Rate limit") for a in refused), refused[:3]
+    time.sleep(1.1)
+    app.evaluate("""() => {
+      window.parent.postMessage({jsonrpc: "2.0", id: "m-1", result: {}, error: {code: 1, message: "both"}}, "*");
+      window.parent.postMessage({jsonrpc: "2.0", id: "m-2", method: "ping", params: [1]}, "*");
+    }""")
+    errors = wait_until(
+        lambda: {m["id"]: m["error"] for m in received(app) if m.get("id") in ("m-1", "m-2") and "error" in m}
+        if len([m for m in received(app) if m.get("id") in ("m-1", "m-2")]) == 2 else None,
+        message="answers to malformed requests",
+    )
+    assert errors["m-1"]["code"] == errors["m-2"]["code"] == -32600
+
+
+def test_list_changed_reaches_apps_that_were_told_list_changed(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page)
+    init = app.evaluate("() => window.init()")
+    assert init["hostCapabilities"]["serverTools"] == {"listChanged": True}
+    page.evaluate(
+        "() => window.__page.rpc.request('tools/call', {server: 'apps', name: 'add_tool', arguments: {}, "
+        "callId: 'lc-' + Math.random()})"
+    )
+    changed = wait_until(lambda: received(app, "notifications/tools/list_changed"), message="tools/list_changed")
+    assert changed[0]["params"] == {}
+    assert not received(app, "notifications/resources/list_changed")
+
+
+def test_an_app_cancelling_its_request_cancels_the_call(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    app.evaluate("""() => window.parent.postMessage({jsonrpc: "2.0", id: "slow-1", method: "tools/call",
+      params: {name: "wait_app", arguments: {seconds: 30}}}, "*")""")
+    time.sleep(0.5)
+    app.evaluate("() => window.notify('notifications/cancelled', {requestId: 'slow-1', reason: 'test'})")
+    answer = wait_until(
+        lambda: next((m for m in received(app) if m.get("id") == "slow-1"), None), timeout=10, message="the answer"
+    )
+    assert answer["error"]["code"] == -32800, answer
+
+
+def test_an_app_whose_server_disconnects_shows_it(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    panel = page.locator(f'[data-app-panel][data-frame-id="{frame_id}"]')
+    status = panel.locator(".wh-app-status")
+    wait_until(lambda: status.text_content() == "Running", message="Running")
+    page.evaluate("() => window.__page.rpc.request('servers/disconnect', {server: 'apps'})")
+    panel.and_(page.locator('[data-server-status="disconnected"]')).wait_for()
+    assert status.text_content() == "Server disconnected"
+    assert "disconnected" in (panel.locator("[data-app-server-down]").text_content() or "")
+    error = app.evaluate("() => window.rpc('tools/call', {name: 'echo_app', arguments: {}}).then(() => null, (e) => e)")
+    assert error["code"] == -32002 and "apps is disconnected" in error["message"]
+    page.evaluate("() => window.__page.rpc.request('servers/reconnect', {server: 'apps'})")
+    wait_until(lambda: status.text_content() == "Running", timeout=30, message="Running again")
+    assert panel.get_attribute("data-server-status") is None
+
+
+def test_download_file_needs_consent_and_saves_through_the_page(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    downloads: list[Any] = []
+    page.on("download", lambda d: downloads.append(d))
+    request = """() => { window.dl = null; window.rpc('ui/download-file', {contents: [{type: 'resource',
+      resource: {uri: 'file:///notes/report.html', mimeType: 'text/html', text: '<b>saved</b>'}}]})
+      .then((r) => { window.dl = r; }, (e) => { window.dl = e; }); }"""
+    app.evaluate(request)
+    card = page.locator('[data-approval][data-kind="download"]')
+    card.locator('[data-action="deny"]').click()
+
+    def answer() -> Any:
+        text = wait_until(lambda: app.evaluate("() => window.dl && JSON.stringify(window.dl)"), message="the answer")
+        return json.loads(text)
+
+    assert answer() == {"isError": True}
+    time.sleep(0.3)
+    assert downloads == []
+
+    with page.expect_download() as info:
+        app.evaluate(request)
+        card.locator('[data-action="allow"]').click()
+    download = info.value
+    assert download.suggested_filename == "report.html"
+    assert Path(download.path()).read_text() == "<b>saved</b>"
+    assert download.url.startswith("blob:")
+    assert answer() == {}
 
 
 def test_links_only_http_and_never_with_credentials(app_page: Page) -> None:
@@ -570,7 +679,7 @@ def test_bridge_probe_every_app_request(app_page: Page) -> None:
     for name in expected_ok:
         assert status.get(name) == "ok", (name, status)
     assert status["tools/call model_only_ping"] == "error"
-    assert status["ui/download-file"] == "error"
+    assert status["ui/download-file"] == "ok"  # consented (approve=True) and saved through the page
     wait_until(lambda: "https://example.com/" in popups, message="the link opened in a new tab")
 
     # The Conversation view shows what a model would be given.

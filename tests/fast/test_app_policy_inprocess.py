@@ -207,20 +207,22 @@ async def test_messages_and_model_context_reach_the_conversation(tmp_path: Path)
         block = {"type": "text", "text": "hello model"}
         assert await app_request(tab, frame, "ui/message", {"role": "user", "content": [block]}) == {}
         first = await tab.wait_notification("apps/conversation")
-        assert first["frameId"] == frame and first["modelContext"] is None
-        assert [(m["role"], m["content"]) for m in first["messages"]] == [("user", [block])]
+        assert first["frameId"] == frame and "modelContext" not in first and first["messageCount"] == 1
+        assert (first["message"]["role"], first["message"]["content"]) == ("user", [block])
         # An older app's single block, and a role that is not user/assistant.
         await app_request(tab, frame, "ui/message", {"role": "system", "content": {"type": "text", "text": "b"}})
         second = await tab.wait_notification("apps/conversation")
-        assert [(m["role"], m["content"]) for m in second["messages"]][1] == ("user", [{"type": "text",
-                                                                                       "text": "b"}])
+        assert (second["message"]["role"], second["message"]["content"]) == ("user", [{"type": "text", "text": "b"}])
         await app_request(tab, frame, "ui/update-model-context", {"content": [block],
                                                                   "structuredContent": {"n": 1}})
         third = await tab.wait_notification("apps/conversation")
         assert third["modelContext"]["content"] == [block] and third["modelContext"]["structuredContent"] == {"n": 1}
         await app_request(tab, frame, "ui/update-model-context", {"content": "not blocks"})
         fourth = await tab.wait_notification("apps/conversation")
-        assert fourth["modelContext"]["content"] == [] and len(fourth["messages"]) == 2
+        assert fourth["modelContext"]["content"] == [] and fourth["messageCount"] == 2 and "message" not in fourth
+        whole = await tab.request("apps/conversation", {"frameId": frame})
+        assert [m["content"] for m in whole["messages"]] == [[block], [{"type": "text", "text": "b"}]]
+        assert whole["modelContext"]["content"] == []
         kinds = [e["kind"] for e in (await tab.request("audit/list", {"server": "apps"}))["entries"]]
         assert kinds.count("app.message") == 2 and kinds.count("app.model-context") == 2
         assert [e["summary"] for e in await audit(tab, "app.message")] == ["b", "hello model"]
@@ -230,7 +232,8 @@ async def test_an_app_reads_and_lists_its_own_servers_resources_and_prompts(tmp_
     async with app_frame(tmp_path) as (tab, frame):
         listed = await app_request(tab, frame, "resources/list", {})
         uris = [r["uri"] for r in listed["resources"]]
-        assert all(uri.startswith("ui://apps/") for uri in uris) and uris
+        own = (await tab.request("resources/list", {"server": "apps"}))["resources"]
+        assert uris == [r["uri"] for r in own] and any(uri.startswith("ui://apps/") for uri in uris)
         read = await app_request(tab, frame, "resources/read", {"uri": uris[0]})
         assert read["contents"][0]["uri"] == uris[0]
         assert (await app_request(tab, frame, "resources/templates/list", {})) == {"resourceTemplates": []}

@@ -129,9 +129,11 @@ async def test_messages_and_model_context_are_kept_per_app_and_audited(ws: WsCli
     await app(ws, frame, "ui/update-model-context", {"content": [{"type": "text", "text": "ctx 1"}]})
     await app(ws, frame, "ui/update-model-context", {"content": [{"type": "text", "text": "ctx 2"}]})
     update = await ws.wait_notification("apps/conversation",
-                                        lambda p: (p["modelContext"] or {}).get("content", [{}])[0].get("text")
+                                        lambda p: (p.get("modelContext") or {}).get("content", [{}])[0].get("text")
                                         == "ctx 2")
-    assert update["messages"][0]["content"] == [{"type": "text", "text": "hello model"}]
+    assert update["messageCount"] == 1
+    whole = await ws.request("apps/conversation", {"frameId": frame["frameId"]})
+    assert whole["messages"][0]["content"] == [{"type": "text", "text": "hello model"}]
     entries = (await ws.request("audit/list", {"server": "apps"}))["entries"]
     kinds = {e["kind"] for e in entries if e["frame"] == frame["frameId"]}
     assert {"app.open", "app.message", "app.model-context"} <= kinds

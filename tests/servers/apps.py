@@ -21,13 +21,24 @@ Every app writes what happened, one line per event, into `<pre id="log">` and se
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 from typing import Any
 
-from _support import add_common_args, advertise_extensions_on_initialize, serve
+import anyio
+from _support import add_common_args, advertise_extensions_on_initialize, is_modern, serve
 from mcp.server import MCPServer
 from mcp.server.apps import Apps, ResourceCsp, ResourcePermissions
+from mcp.server.mcpserver import Context
+from mcp.types import (
+    BlobResourceContents,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    TextContent,
+    TextResourceContents,
+)
 
 APP_MIME = "text/html;profile=mcp-app"
 UI_EXTENSION = "io.modelcontextprotocol/ui"
@@ -445,6 +456,7 @@ HOSTILE_FLOOD_JS = r"""
   log("sent " + count + " messages in " + (Date.now() - started) + " ms");
   await Promise.all(inflight);
   log("ping replies " + replies + ", errors or timeouts " + errors);
+  await sleep(1100);  // past the host's one-second rate window (dropped requests are answered at once)
   log("still responsive: " + describe(await outcome(request("ping", {}, 10000))));
   finish();
 })();
@@ -478,6 +490,33 @@ function attempt(label, run) {
   finish();
 })();
 """
+
+
+# Server content that would run script if the host rendered it as a document on its own origin: it marks
+# localStorage and reads the host's API with the person's cookie.
+PWN_SCRIPT = ("localStorage.setItem('pwned', location.href); document.title = 'PWNED';"
+              "fetch('/api/servers').then(r => r.text()).then(t => localStorage.setItem('pwned-api', t.slice(0, 80)));")
+HOSTILE_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><rect width='40' height='40' "
+               f"fill='red'/><script>{PWN_SCRIPT}</script></svg>")
+HOSTILE_HTML = f"<!doctype html><html><body><h1>hostile</h1><script>{PWN_SCRIPT}</script></body></html>"
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def hostile_content() -> list[ContentBlock]:
+    """An SVG with <script> (as an image and as an embedded blob) and HTML (as a blob and as text)."""
+    return [
+        TextContent(type="text", text="hostile_content: an SVG and an HTML page with scripts"),
+        ImageContent(type="image", data=_b64(HOSTILE_SVG), mime_type="image/svg+xml"),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="file:///hostile.svg", mime_type="image/svg+xml", blob=_b64(HOSTILE_SVG))),
+        EmbeddedResource(type="resource", resource=BlobResourceContents(
+            uri="file:///hostile.html", mime_type="text/html", blob=_b64(HOSTILE_HTML))),
+        EmbeddedResource(type="resource", resource=TextResourceContents(
+            uri="file:///hostile-text.html", mime_type="text/html", text=HOSTILE_HTML)),
+    ]
 
 
 def _hostile_tool(name: str) -> Any:
@@ -542,6 +581,11 @@ def build_server(name: str, allowed_origin: str, blocked_origin: str, probe_path
     @apps.tool(resource_uri=probe_uri, title="Echo (app)", description="Visible to model and app.")
     def echo_app(text: str = "") -> str:
         return f"echo_app: {text}"
+
+    @apps.tool(resource_uri=probe_uri, title="Wait (app)", description="Sleeps `seconds` (for cancellation).")
+    async def wait_app(seconds: float = 30) -> str:
+        await anyio.sleep(seconds)
+        return f"waited {seconds} s"
 
     @apps.tool(resource_uri=probe_uri, visibility=["app"], title="App-only ping", description="Apps may call it.")
     def app_only_ping() -> str:
@@ -620,6 +664,30 @@ def build_server(name: str, allowed_origin: str, blocked_origin: str, probe_path
         extensions=[apps],
         middleware=[advertise_extensions_on_initialize({UI_EXTENSION: {}})],
     )
+
+    added: list[str] = []
+
+    @mcp.tool(title="Add a tool", description="Registers a tool at runtime and announces tools/list_changed.")
+    async def add_tool(ctx: Context) -> str:
+        tool_name = f"dynamic_{len(added) + 1}"
+        added.append(tool_name)
+        mcp.add_tool(lambda: tool_name, name=tool_name, description="Added at runtime by add_tool.")
+        if is_modern(ctx):
+            await ctx.notify_tools_changed()
+        else:
+            await ctx.session.send_tool_list_changed()
+        return f"added tool {tool_name}"
+
+    mcp.tool(name="hostile_content", title="hostile content",
+             description="Returns an SVG and HTML with scripts: the host must never run them.")(hostile_content)
+
+    @mcp.resource("file:///hostile-resource.html", name="hostile-resource", mime_type="text/html")
+    def hostile_resource() -> str:
+        return HOSTILE_HTML
+
+    @mcp.resource("file:///hostile-resource.svg", name="hostile-resource-svg", mime_type="image/svg+xml")
+    def hostile_resource_svg() -> bytes:
+        return HOSTILE_SVG.encode()
 
     @mcp.tool(
         title="Legacy flat key",

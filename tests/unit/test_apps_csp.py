@@ -19,6 +19,7 @@ FA = "frame-ancestors http://127.0.0.1:8700 http://localhost:8700"
 DEFAULT = (
     "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; media-src 'self' data:; object-src 'none'; connect-src 'none'; "
+    "base-uri 'none'; "
     f"form-action 'none'; {FA}"
 )
 
@@ -323,3 +324,13 @@ def test_strip_directive() -> None:
     stripped = strip_directive(header, "frame-ancestors")
     assert "frame-ancestors" not in stripped
     assert stripped + "; " + FA == header
+
+
+@pytest.mark.parametrize("meta", [None, {}, {"connectDomains": []}, {"resourceDomains": ["https://cdn.example.com"]},
+                                  {"baseUriDomains": ["javascript:", "*"]}],
+                         ids=["absent", "empty", "template", "resources", "rejected-base"])
+def test_every_policy_restricts_base_uri(meta: object) -> None:
+    """<base href> must never take effect unless declared: base-uri is not covered by default-src."""
+    header = build_policy(meta, frame_ancestors=HOSTS).header
+    base = [d.strip() for d in header.split(";") if d.strip().startswith("base-uri")]
+    assert base in (["base-uri 'none'"], ["base-uri 'self'"]), header

@@ -127,7 +127,8 @@ def _timeout(literal: str) -> str:
         (_server_policy({"permissions": [{"camera": True}]}), "servers.json: webhost.servers.a.permissions: "
          "must be a list drawn from ['camera', 'clipboardWrite', 'geolocation', 'microphone']"),
         (_server_policy({"cspCompat": [["eval"]]}),
-         "servers.json: webhost.servers.a.cspCompat: must be a list drawn from ['eval', 'wasm', 'workers']"),
+         "servers.json: webhost.servers.a.cspCompat: must be a list drawn from "
+         "['blobWorkers', 'dataModules', 'eval', 'wasm', 'workers']"),
         (_server_policy({"tools": {"rm": []}}),
          "servers.json: webhost.servers.a.tools: must map tool names to \"allow\", \"ask\" or \"deny\""),
         (_timeout("NaN"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),

@@ -19,7 +19,9 @@ DIRECTIVE_KEYS: dict[str, tuple[str, ...]] = {
     "baseUriDomains": ("baseUriDomains", "base_uri_domains"),
 }
 
-# §6.1 (stable spec) plus the draft's object-src 'none'. Exact; tests pin it.
+# §6.1 (stable spec) plus the draft's object-src 'none', plus base-uri 'none': base-uri is not covered
+# by default-src, and the spec requires base-uri 'self' at most when nothing is declared (§6.2), so an
+# undeclared <base href> must never take effect. Exact; tests pin it.
 DEFAULT_DIRECTIVES: tuple[str, ...] = (
     "default-src 'none'",
     "script-src 'self' 'unsafe-inline'",
@@ -28,6 +30,7 @@ DEFAULT_DIRECTIVES: tuple[str, ...] = (
     "media-src 'self' data:",
     "object-src 'none'",
     "connect-src 'none'",
+    "base-uri 'none'",
 )
 
 # Added to every policy (the spec lets hosts restrict further). form-action is not covered by

@@ -162,7 +162,7 @@ class AppInstances:
         host_origins = list(self._sandbox.host_origins)
         policy = self._options.policy(connection.name)
         csp = build_policy(resource.csp_meta, frame_ancestors=host_origins)
-        header = _with_compat(csp.header, policy.compat)
+        header = _with_compat(csp.header, policy.compat, csp.effective.get("resourceDomains"))
         requested = requested_permissions(resource.permissions_meta)
         approved = set(policy.permissions) | self._audit.granted_permissions(connection.name)
         granted = grant(requested, approved)
@@ -223,6 +223,7 @@ def host_capabilities(
         "sandbox": {"csp": csp.effective, "permissions": effective_permissions(granted)},
         "updateModelContext": {"text": {}, "structuredContent": {}},
         "message": {"text": {}},
+        "downloadFile": {},  # after the person's consent (an approval of kind "download")
     }
     if "tools" in server_caps:
         caps["serverTools"] = {"listChanged": bool((server_caps.get("tools") or {}).get("listChanged"))}
@@ -233,13 +234,27 @@ def host_capabilities(
     return caps
 
 
-def _with_compat(header: str, compat: frozenset[str]) -> str:
-    """Add admin-approved script compatibility sources (never from server data)."""
+def _with_compat(header: str, compat: frozenset[str], resource_domains: list[str] | None = None) -> str:
+    """Add admin-approved compatibility sources (the flags come from the config, never from server data).
+
+    - `eval` / `wasm`: `'unsafe-eval'` / `'wasm-unsafe-eval'` in script-src;
+    - `workers`: `worker-src 'self' blob:` plus the app's declared (validated) resourceDomains, and
+      `blob:` in script-src;
+    - `blobWorkers`: `worker-src` also allows `blob:` (a worker built from a Blob, e.g. pdf.js);
+    - `dataModules`: `data:` in script-src (a `data:` module script, e.g. the ext-apps server-pdf viewer).
+    """
     if not compat:
         return header
     directives = [d.strip() for d in header.split(";") if d.strip()]
     extra = [COMPAT_SCRIPT_SOURCES[flag] for flag in sorted(compat) if flag in COMPAT_SCRIPT_SOURCES]
+    workers: list[str] = []
     if "workers" in compat:
         extra.append("blob:")
-        directives.append("worker-src 'self' blob:")
+        workers = ["'self'", "blob:", *(resource_domains or [])]
+    if "blobWorkers" in compat:
+        workers = workers or ["'self'", "blob:"]
+    if "dataModules" in compat:
+        extra.append("data:")
+    if workers:
+        directives.append("worker-src " + " ".join(dict.fromkeys(workers)))
     return "; ".join(d + " " + " ".join(extra) if d.startswith("script-src") and extra else d for d in directives)

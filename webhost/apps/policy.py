@@ -7,11 +7,16 @@ rest; links open only for http(s) and only after consent.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
+
+import anyio
 
 from webhost.approvals import ApprovalBroker
 from webhost.apps.instances import AppInstance
@@ -19,11 +24,15 @@ from webhost.apps.meta import tool_visibility
 from webhost.audit import AuditLog, AuditUnavailable
 from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
-from webhost.errors import InvalidParams, PolicyRefused, WebhostError
+from webhost.errors import Cancelled, InvalidParams, PolicyRefused, WebhostError
 from webhost.pending import Publish
 from webhost.upstream.connection import Connection
 
 MAX_MESSAGES = 200
+MAX_DOWNLOAD_FILES = 10
+MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024  # per file
+MAX_DOWNLOAD_TOTAL = 20 * 1024 * 1024  # per request
+RequestId = str | int
 logger = logging.getLogger(__name__)
 
 Handler = Callable[["AppPolicy", AppInstance, Connection, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -51,17 +60,40 @@ class AppPolicy:
         self.approvals = approvals
         self.catalogue = catalogue
         self.notify = notify
+        # Requests that can be cancelled, by (frame, the app's own request id).
+        self._running: dict[tuple[str, RequestId], anyio.CancelScope] = {}
 
     async def handle(
-        self, instance: AppInstance, connection: Connection, method: str, params: dict[str, Any]
+        self, instance: AppInstance, connection: Connection, method: str, params: dict[str, Any],
+        request_id: RequestId | None = None,
     ) -> dict[str, Any]:
         handler = HANDLERS.get(method)
         if handler is None:
             self.audit.record("app.refused", session=self.session_id, server=instance.server,
                               frame=instance.frame_id, decision="refused", summary=f"unsupported method {method}"[:200])
             raise PolicyRefused(f"apps may not call {method!r} through webhost", {"method": method})
-        async with instance.request_slot():
-            return await handler(self, instance, connection, params)
+        key = None if request_id is None else (instance.frame_id, request_id)
+        if key is not None and key in self._running:
+            raise InvalidParams("this requestId is already running for this frame", {"requestId": request_id})
+        with anyio.CancelScope() as scope:
+            if key is not None:
+                self._running[key] = scope
+            try:
+                async with instance.request_slot():
+                    return await handler(self, instance, connection, params)
+            finally:
+                if key is not None:
+                    self._running.pop(key, None)
+        self.audit.record("app.cancelled", **self._base(instance), decision="cancelled", summary=method)
+        raise Cancelled("the app cancelled the request", {"requestId": request_id})
+
+    def cancel(self, instance: AppInstance, request_id: RequestId) -> bool:
+        """Cancel one in-flight request of a frame (the upstream call gets notifications/cancelled)."""
+        scope = self._running.get((instance.frame_id, request_id))
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
 
     def _base(self, instance: AppInstance) -> dict[str, Any]:
         return {"session": self.session_id, "server": instance.server, "frame": instance.frame_id}
@@ -198,8 +230,9 @@ async def message(
     policy.audit.record("app.message", session=policy.session_id, server=instance.server, frame=instance.frame_id,
                         decision="recorded", summary=_text_of(entry["content"])[:300], detail=entry)
     instance.messages = [*instance.messages, entry][-MAX_MESSAGES:]
-    policy.notify("apps/conversation", {"frameId": instance.frame_id, "messages": instance.messages,
-                                         "modelContext": instance.model_context})
+    # Only what changed: re-sending the whole conversation each time grows traffic with its square.
+    policy.notify("apps/conversation", {"frameId": instance.frame_id, "message": entry,
+                                         "messageCount": len(instance.messages)})
     return {}
 
 
@@ -212,8 +245,8 @@ async def update_model_context(
                         frame=instance.frame_id, decision="recorded",
                         summary=_text_of(context["content"])[:300], detail=context)
     instance.model_context = context  # each update replaces the previous one, as a model would see it
-    policy.notify("apps/conversation", {"frameId": instance.frame_id, "messages": instance.messages,
-                                         "modelContext": instance.model_context})
+    policy.notify("apps/conversation", {"frameId": instance.frame_id, "modelContext": context,
+                                         "messageCount": len(instance.messages)})
     return {}
 
 
@@ -221,6 +254,89 @@ def _text_of(content: object) -> str:
     if not isinstance(content, list):
         return ""
     return " ".join(str(block.get("text", "")) for block in content if isinstance(block, dict))
+
+
+_UNSAFE_NAME = re.compile(r"[^\w.-]+")
+
+
+def _file_name(uri: object, fallback: str) -> str:
+    tail = [part for part in re.split(r"[/?#]", str(uri or "")) if part]
+    name = _UNSAFE_NAME.sub("_", tail[-1] if tail else "").strip("._")[:120]
+    return name or fallback
+
+
+def _payload(contents: dict[str, Any]) -> bytes | None:
+    """The bytes of one resource contents item (text or base64 blob); None when it has neither."""
+    if isinstance(contents.get("text"), str):
+        return str(contents["text"]).encode("utf-8")
+    if isinstance(contents.get("blob"), str):
+        try:
+            return base64.b64decode(str(contents["blob"]), validate=True)
+        except (binascii.Error, ValueError):
+            raise InvalidParams("ui/download-file: a blob is not valid base64") from None
+    return None
+
+
+async def download_file(
+    policy: AppPolicy, instance: AppInstance, connection: Connection, params: dict[str, Any]
+) -> dict[str, Any]:
+    """Save files the app offers, after the person's consent: embedded resources or resource links
+    (read from the frame's own server). Nothing is read or saved before consent; sizes are capped."""
+    items = params.get("contents")
+    if not isinstance(items, list) or not items or len(items) > MAX_DOWNLOAD_FILES:
+        raise InvalidParams(f"ui/download-file needs 1 to {MAX_DOWNLOAD_FILES} contents")
+    planned: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InvalidParams("ui/download-file: each content must be an object")
+        if item.get("type") == "resource" and isinstance(item.get("resource"), dict):
+            resource = item["resource"]
+            data = _payload(resource)
+            if data is None:
+                raise InvalidParams("ui/download-file: an embedded resource needs text or blob")
+            planned.append({"name": _file_name(resource.get("uri"), f"download-{index + 1}"), "data": data,
+                            "mimeType": str(resource.get("mimeType") or "")[:100]})
+        elif item.get("type") == "resource_link" and isinstance(item.get("uri"), str):
+            planned.append({"name": _file_name(item.get("name") or item["uri"], f"download-{index + 1}"),
+                            "uri": item["uri"][:2048], "mimeType": str(item.get("mimeType") or "")[:100]})
+        else:
+            raise InvalidParams("ui/download-file: contents must be embedded resources or resource links")
+        data = planned[-1].get("data")
+        if data is not None and len(data) > MAX_DOWNLOAD_BYTES:
+            raise PolicyRefused(f"ui/download-file: {planned[-1]['name']} is larger than {MAX_DOWNLOAD_BYTES} bytes",
+                                {"limit": MAX_DOWNLOAD_BYTES})
+    summary = ", ".join(str(p["name"]) for p in planned)[:300]
+    described = [{"name": p["name"], "mimeType": p["mimeType"],
+                  **({"size": len(p["data"])} if "data" in p else {"uri": p["uri"]})} for p in planned]
+    decision, remembered = await policy.approvals.ask(
+        instance.server, "download", f"The app wants to save {len(planned)} file(s): {summary}",
+        {"files": described, "resourceUri": instance.resource_uri}, frame=instance.frame_id)
+    base = policy._base(instance)
+    if decision != "allow":
+        policy.audit.record("app.download-file", **base, decision="denied", summary=summary,
+                            detail={"files": described})
+        return {"isError": True}
+    files: list[dict[str, Any]] = []
+    total = 0
+    for p in planned:
+        data = p.get("data")
+        if data is None:
+            read = await connection.read_resource(str(p["uri"]), summary=f"{p['uri']} (download from app)")
+            first = next((c for c in read.get("contents", []) if isinstance(c, dict)), None)
+            data = _payload(first) if first else None
+            if data is None:
+                raise InvalidParams(f"ui/download-file: {p['uri']} has no text or blob contents")
+        total += len(data)
+        if len(data) > MAX_DOWNLOAD_BYTES or total > MAX_DOWNLOAD_TOTAL:
+            policy.audit.record("app.download-file", **base, decision="refused", summary=f"too large: {summary}",
+                                detail={"files": described})
+            raise PolicyRefused("ui/download-file: the files are too large",
+                                {"limit": MAX_DOWNLOAD_BYTES, "totalLimit": MAX_DOWNLOAD_TOTAL})
+        files.append({"name": p["name"], "size": len(data), "blob": base64.b64encode(data).decode("ascii")})
+    policy.audit.record("app.download-file", **base, decision="allowed", summary=summary,
+                        detail={"files": [{"name": f["name"], "size": f["size"]} for f in files],
+                                "remembered": remembered})
+    return {"files": files}
 
 
 HANDLERS: dict[str, Handler] = {
@@ -232,4 +348,5 @@ HANDLERS: dict[str, Handler] = {
     "ui/open-link": open_link,
     "ui/message": message,
     "ui/update-model-context": update_model_context,
+    "ui/download-file": download_file,
 }

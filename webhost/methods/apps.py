@@ -36,11 +36,27 @@ async def open_app(session: BrowserSession, params: dict[str, Any]) -> dict[str,
     return descriptor
 
 
+def _request_id(params: dict[str, Any], *, required: bool) -> str | int | None:
+    value = params.get("requestId")
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int) or (isinstance(value, str) and len(value) > 200):
+        raise InvalidParams("params.requestId must be the app's request id (a string or an integer)")
+    return value
+
+
 async def app_request(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     instance = _instance(session, params)
     method = _params.string(params, "method", max_length=100)
     inner = _params.optional_object(params, "params")
-    return await session.app_policy.handle(instance, session.connections[instance.server], method, inner)
+    return await session.app_policy.handle(instance, session.connections[instance.server], method, inner,
+                                           _request_id(params, required=False))
+
+
+async def app_cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The app sent notifications/cancelled for one of its requests: cancel its backend work."""
+    instance = _instance(session, params)
+    return {"cancelled": session.app_policy.cancel(instance, _request_id(params, required=True) or 0)}
 
 
 async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -64,6 +80,12 @@ async def close_app(session: BrowserSession, params: dict[str, Any]) -> dict[str
     instance = _instance(session, params)
     session.apps.close(instance.frame_id, reason=str(params.get("reason", "closed"))[:100])
     return {}
+
+
+async def conversation(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The whole conversation of one frame (the `apps/conversation` notifications carry only changes)."""
+    instance = _instance(session, params)
+    return {"frameId": instance.frame_id, "messages": instance.messages, "modelContext": instance.model_context}
 
 
 async def set_permission(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -94,8 +116,10 @@ async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> d
 METHODS = {
     "apps/open": open_app,
     "apps/request": app_request,
+    "apps/cancel": app_cancel,
     "apps/event": app_event,
     "apps/close": close_app,
+    "apps/conversation": conversation,
     "apps/permission": set_permission,
     "audit/list": list_audit,
     "approvals/respond": respond_approval,

@@ -25,7 +25,8 @@ from .stdio import stdio_transport
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
 # The MCP Apps extension, with the nested `elicitation: {}` of app-rendered elicitation (SEP-3118).
-UI_EXTENSION_SETTINGS: dict[str, Any] = {"mimeTypes": [APP_MIME_TYPE], "elicitation": {}}
+# Both the current MIME type and the one before ext-apps #75 (servers may check for either).
+UI_EXTENSION_SETTINGS: dict[str, Any] = {"mimeTypes": [APP_MIME_TYPE, "text/html+mcp"], "elicitation": {}}
 CLIENT_INFO = Implementation(name="webhost", version=__version__)
 
 

@@ -21,10 +21,12 @@ const CSP_VIOLATION = "ui/notifications/sandbox-csp-violation";
 const DROPPED = "ui/notifications/sandbox-dropped";
 /** App requests answered by the backend (docs/api.md `apps/request`). */
 const RELAYED = new Set(["tools/call", "resources/read", "resources/list", "resources/templates/list",
-  "prompts/list", "ui/open-link", "ui/message", "ui/update-model-context"]);
+  "prompts/list", "ui/open-link", "ui/message", "ui/update-model-context", "ui/download-file"]);
 /** App notifications that need nothing from the host. */
-const IGNORED_NOTIFICATIONS = new Set(["notifications/tools/list_changed", "notifications/cancelled",
+const IGNORED_NOTIFICATIONS = new Set(["notifications/tools/list_changed",
   "notifications/progress", "notifications/roots/list_changed"]);
+/** Requests an App may send before ui/notifications/initialized (everything else is refused). */
+const BEFORE_INITIALIZED = new Set(["ui/initialize", "initialize", "ping"]);
 
 export const TEARDOWN_WAIT_MS = 800;
 export const TEARDOWN_GRACE_MS = 250;
@@ -146,6 +148,10 @@ export class AppBridge extends EventTarget {
   /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void, timer: ReturnType<typeof setTimeout>, method: string}>} */
   #pending = new Map();
   #inFlight = 0;
+  /** App request ids relayed to the backend and not answered yet (for notifications/cancelled). @type {Set<string | number>} */
+  #relayed = new Set();
+  /** Why the frame's server cannot serve requests (status error/disconnected), or null. @type {string | null} */
+  serverDown = null;
   /** @type {Record<string, unknown> | null} */
   #lastContext = null;
   /** @type {ReturnType<typeof themeContext> | null} */
@@ -234,6 +240,34 @@ export class AppBridge extends EventTarget {
     if (typeof p.total === "number") params.total = p.total;
     if (typeof p.message === "string") params.message = p.message;
     this.#send({ jsonrpc: "2.0", method: "notifications/progress", params });
+  }
+
+  /**
+   * The frame's server changed status (`servers/status`): while it is not connected, the App's
+   * requests fail at once with a clear error and the panel says so.
+   * @param {string} status @param {string | null} [error]
+   */
+  setServerStatus(status, error) {
+    const down = status === "error" || status === "disconnected";
+    const reason = down ? `the server ${this.server} is ${status === "error" ? `in error${error ? ` (${short(error, 200)})` : ""}` : "disconnected"}` : null;
+    if (reason === this.serverDown) return;
+    this.serverDown = reason;
+    if (reason) this.#lifecycle(`server ${status}`, { status });
+    this.dispatchEvent(new Event("serverstatus"));
+  }
+
+  /**
+   * The server's tools or resources changed (`list/changed`): forward it to the App when its
+   * hostCapabilities promised listChanged for that list (queued until it is initialized).
+   * @param {string} list "tools" | "resources" | "prompts"
+   */
+  listChanged(list) {
+    const caps = /** @type {any} */ (this.descriptor.hostCapabilities ?? {});
+    if (list === "tools" && caps.serverTools?.listChanged === true) {
+      this.#send({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: {} });
+    } else if (list === "resources" && caps.serverResources?.listChanged === true) {
+      this.#send({ jsonrpc: "2.0", method: "notifications/resources/list_changed", params: {} });
+    }
   }
 
   /**
@@ -335,17 +369,22 @@ export class AppBridge extends EventTarget {
       }
       return;
     }
+    const msg = event.data;
     if (!this.#rate.take()) {
       this.#violation("flood", `more than ${MAX_MESSAGES_PER_SECOND} messages per second; excess dropped`,
         { dropped: this.#rate.dropped });
+      // A dropped request still gets an answer at once, so the App never waits for a timeout.
+      if (msg && typeof msg === "object" && msg.jsonrpc === "2.0" && typeof msg.method === "string" && validId(msg.id)) {
+        this.#respondError(msg.id, ERRORS.UPSTREAM_ERROR,
+          `Rate limit: more than ${MAX_MESSAGES_PER_SECOND} messages per second from this app; request dropped`);
+      }
       return;
     }
-    const msg = event.data;
     const kind = classify(msg);
     if (kind.kind === "ignore") return;
     if (kind.kind === "malformed") {
       this.#violation("malformed", `malformed JSON-RPC from the app: ${kind.reason}`);
-      if (msg && validId(msg.id) && typeof msg.method !== "undefined") this.#respondError(msg.id, ERRORS.INVALID_REQUEST, "Invalid Request");
+      if (validId(msg.id)) this.#respondError(msg.id, ERRORS.INVALID_REQUEST, `Invalid Request: ${kind.reason}`);
       return;
     }
     this.#traceIn(msg);
@@ -376,13 +415,16 @@ export class AppBridge extends EventTarget {
   #onRequest(msg) {
     const { id, method } = msg;
     const params = msg.params ?? {};
-    if (!this.initialized && method !== "ui/initialize" && method !== "initialize" && method !== "ping") {
-      // Handled anyway: rejecting early requests breaks real Apps (mcp-apps §10.1).
+    if (!this.initialized && !BEFORE_INITIALIZED.has(method)) {
+      // Refused, never run: nothing but the handshake (and ping) before ui/notifications/initialized.
       if (!this.#earlyLogged.has(method)) {
         this.#earlyLogged.add(method);
-        console.info(`webhost apps: ${this.frameId} sent ${method} before ui/notifications/initialized`);
+        console.info(`webhost apps: ${this.frameId} sent ${method} before ui/notifications/initialized (refused)`);
         this.#lifecycle(`request before initialized: ${method}`, { method });
       }
+      this.#respondError(id, ERRORS.INVALID_REQUEST,
+        `${method} refused: the app sent it before ui/notifications/initialized`);
+      return;
     }
     if (method === "ui/initialize" || method === "initialize") return this.#answerInitialize(id, params);
     if (method === "ping") return this.#respond(id, {});
@@ -456,8 +498,16 @@ export class AppBridge extends EventTarget {
       void this.teardown("requested by the app");
       return;
     }
+    if (method === "notifications/cancelled") return this.#onCancelled(params);
     if (IGNORED_NOTIFICATIONS.has(method)) return;
     // Unknown notifications are allowed by JSON-RPC; they stay in the trace only.
+  }
+
+  /** The App cancelled one of its requests: cancel the backend's work for it. @param {any} params */
+  #onCancelled(params) {
+    const requestId = params?.requestId;
+    if (!validId(requestId) || !this.#relayed.has(requestId)) return;
+    this.#rpc.request("apps/cancel", { frameId: this.frameId, requestId }).catch(() => { /* already finished */ });
   }
 
   /** @param {any} msg */
@@ -535,14 +585,67 @@ export class AppBridge extends EventTarget {
       this.#respondError(id, ERRORS.UPSTREAM_ERROR, `Too many requests in flight from this app (limit ${MAX_IN_FLIGHT})`);
       return;
     }
+    if (this.serverDown !== null) {
+      this.#respondError(id, ERRORS.NOT_CONNECTED, `${method} failed: ${this.serverDown}`);
+      return;
+    }
+    const duplicate = this.#relayed.has(id);
     this.#inFlight += 1;
-    this.#rpc.request("apps/request", { frameId: this.frameId, method, params })
-      .then((result) => this.#respond(id, method === "ui/open-link" ? this.#openLink(result) : result))
+    if (!duplicate) this.#relayed.add(id);
+    /** @type {Record<string, unknown>} */
+    const request = { frameId: this.frameId, method, params };
+    if (!duplicate) request.requestId = id;
+    this.#rpc.request("apps/request", request)
+      .then((result) => this.#respond(id, this.#afterRelay(method, result)))
       .catch((err) => {
         const code = typeof err?.code === "number" ? err.code : ERRORS.INTERNAL_ERROR;
         this.#respondError(id, code, short(err?.message ?? "request failed", 500));
       })
-      .finally(() => { this.#inFlight -= 1; });
+      .finally(() => {
+        this.#inFlight -= 1;
+        if (!duplicate) this.#relayed.delete(id);
+      });
+  }
+
+  /** What the App gets for a relayed request's backend answer. @param {string} method @param {any} result */
+  #afterRelay(method, result) {
+    if (method === "ui/open-link") return this.#openLink(result);
+    if (method === "ui/download-file") return this.#download(result);
+    return result;
+  }
+
+  /**
+   * The person consented and the backend checked the files ({files: [{name, size, blob}]}): save each
+   * as a download. The Blob is always application/octet-stream, so its URL never renders as a document.
+   * @param {any} result
+   */
+  #download(result) {
+    const files = Array.isArray(result?.files) ? result.files : [];
+    let saved = 0;
+    for (const file of files) {
+      if (!file || typeof file.blob !== "string") continue;
+      let bytes;
+      try {
+        const bin = atob(file.blob);
+        bytes = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      } catch { continue; }
+      const name = String(file.name ?? "download.bin").replace(/[^\w.-]+/g, "_").slice(0, 120) || "download.bin";
+      const url = URL.createObjectURL(new Blob([bytes], { type: "application/octet-stream" }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = name;
+      a.rel = "noopener";
+      a.dataset.appDownload = name;
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 30_000);
+      saved += 1;
+      this.dispatchEvent(new CustomEvent("downloaded", { detail: { name, size: bytes.length } }));
+    }
+    if (!saved) return { isError: true };
+    return {};
   }
 
   /** The backend consented ({open: true, url}); re-check the scheme and open it. @param {any} result */

@@ -101,7 +101,20 @@ export function createApps({ rpc, limits }) {
   let changeQueued = false;
 
   rpc.on("apps/progress", (p) => findByFrame(String(p?.frameId))?.bridge?.progress(p));
-  rpc.on("apps/conversation", (p) => findByFrame(String(p?.frameId))?.setConversation(p));
+  rpc.on("apps/conversation", (p) => findByFrame(String(p?.frameId))?.updateConversation(p));
+  /** Each server's last status (`servers/status`), given to every panel of that server. @type {Map<string, {status: string, error: string | null}>} */
+  const serverStates = new Map();
+  rpc.on("servers/status", (p) => {
+    const name = p?.server?.name;
+    if (typeof name !== "string") return;
+    const state = { status: String(p.server.status ?? ""), error: typeof p.server.error === "string" ? p.server.error : null };
+    serverStates.set(name, state);
+    for (const panel of panels) if (panel.server === name) panel.setServerStatus(state.status, state.error);
+  });
+  // A server's tools or resources changed: its open app frames are told (when promised listChanged).
+  rpc.on("list/changed", (p) => {
+    for (const panel of panels) if (panel.server === p?.server) panel.bridge?.listChanged(String(p?.list));
+  });
   let previous = rpc.state;
   rpc.onState((state) => {
     // A new socket is a new backend session: every open frame lost its backend instance.
@@ -127,6 +140,8 @@ export function createApps({ rpc, limits }) {
   /** @param {AppPanel} panel */
   function track(panel) {
     panels.add(panel);
+    const state = serverStates.get(panel.server);
+    if (state) panel.setServerStatus(state.status, state.error);
     watchDocument();
     changed();
   }

@@ -65,6 +65,9 @@ export class AppPanel {
   /** @type {string | null} */
   #permissionBusy = null;
   #loadSeq = 0;
+  /** The frame's server status (`servers/status`), applied to every frame this panel builds. */
+  #serverStatus = { status: "connected", error: /** @type {string | null} */ (null) };
+  #serverNote = h("p", { class: "inline-error", hidden: true, dataset: { appServerDown: "" } });
 
   /** @param {PanelOptions} opts */
   constructor(opts) {
@@ -93,7 +96,7 @@ export class AppPanel {
     h("header", { class: "wh-app-head" }, title, this.#statusPill,
       h("span", { class: "wh-app-actions" }, this.#buttons.info, this.#buttons.conversation, this.#buttons.fullscreen,
         this.#buttons.reopen, this.#buttons.close)),
-    this.#errorSlot, this.#notices, this.#awayNote, this.#stageSlot, this.#infoEl, this.#convEl);
+    this.#errorSlot, this.#serverNote, this.#notices, this.#awayNote, this.#stageSlot, this.#infoEl, this.#convEl);
   }
 
   get frameId() { return this.bridge?.frameId ?? this.descriptor?.frameId ?? null; }
@@ -148,7 +151,12 @@ export class AppPanel {
     bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#opts.args });
     this.bridge = bridge;
     const refresh = () => { if (this.bridge === bridge) this.#fromBridge(); };
-    for (const type of ["status", "displaymode", "appinfo"]) bridge.addEventListener(type, refresh);
+    for (const type of ["status", "displaymode", "appinfo", "serverstatus"]) bridge.addEventListener(type, refresh);
+    bridge.addEventListener("downloaded", (ev) => {
+      const d = /** @type {CustomEvent} */ (ev).detail;
+      this.notice(`Saved ${d.name} (${d.size} bytes) from the app.`);
+    });
+    bridge.setServerStatus(this.#serverStatus.status, this.#serverStatus.error);
     bridge.addEventListener("log", () => this.#refreshView(this.#infoEl));
     bridge.addEventListener("problem", () => this.#refreshView(this.#infoEl));
     bridge.addEventListener("linkopened", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url));
@@ -168,6 +176,16 @@ export class AppPanel {
     return bridge;
   }
 
+  /**
+   * The server of this panel's app changed status (`servers/status`).
+   * @param {string} status @param {string | null} [error]
+   */
+  setServerStatus(status, error) {
+    this.#serverStatus = { status: String(status), error: error ?? null };
+    if (this.bridge) this.bridge.setServerStatus(this.#serverStatus.status, this.#serverStatus.error);
+    else this.#fromBridge();
+  }
+
   /** @param {any} result */
   setToolResult(result) {
     if (this.#toolOutcome) return;
@@ -182,9 +200,15 @@ export class AppPanel {
     this.bridge?.setToolCancelled(reason);
   }
 
-  /** @param {{messages?: any[], modelContext?: any}} p */
-  setConversation(p) {
-    this.conversation = { messages: Array.isArray(p.messages) ? p.messages : [], modelContext: p.modelContext ?? null };
+  /**
+   * What changed in the app's conversation: one new message, or the new model context (the backend
+   * sends deltas; `apps/conversation` as a request returns the whole).
+   * @param {{message?: any, modelContext?: any}} p
+   */
+  updateConversation(p) {
+    const messages = p.message ? [...this.conversation.messages, p.message].slice(-200) : this.conversation.messages;
+    const modelContext = "modelContext" in p ? (p.modelContext ?? null) : this.conversation.modelContext;
+    this.conversation = { messages, modelContext };
     const n = this.conversation.messages.length + (this.conversation.modelContext ? 1 : 0);
     this.#buttons.conversation.textContent = n ? `Conversation (${this.conversation.messages.length})` : "Conversation";
     this.#refreshView(this.#convEl);
@@ -248,10 +272,20 @@ export class AppPanel {
 
   #fromBridge() {
     const b = this.bridge;
+    const down = b?.serverDown ?? null;
+    this.#serverNote.hidden = !down || b?.phase === "closed";
+    if (down) this.#serverNote.textContent = `The app cannot reach its server: ${down}. Its requests fail until the server is connected again.`;
+    if (down && b && b.phase !== "closed") this.el.dataset.serverStatus = this.#serverStatus.status;
+    else delete this.el.dataset.serverStatus;
     if (!b) return;
     if (b.phase === "closing") this.#setStatus("closing", "");
     else if (b.phase !== "closed") {
       this.#setStatus(b.status, b.statusMessage);
+      if (down && b.status === "ready") {
+        this.#statusPill.textContent = this.#serverStatus.status === "error" ? "Server error" : "Server disconnected";
+        this.#statusPill.className = "status-pill wh-app-status error";
+        this.#statusPill.title = down;
+      }
       if (b.status === "error") {
         this.#errorSlot.replaceChildren(h("p", { class: "inline-error", dataset: { appError: "" }, text: b.statusMessage }));
       } else {

@@ -1,6 +1,11 @@
 // @ts-check
 // Renders MCP content (tool results, prompt messages, resource contents) as DOM, never as
 // server-supplied markup. Big text is truncated so a 10 MB result cannot freeze the page.
+//
+// Server content never runs on the host origin: HTML, SVG or XML is shown as text, images only
+// through <img> from a data: URL (an SVG in <img> runs no script), and no blob: URL of the page's
+// origin ever carries an active type: downloads are application/octet-stream, media blobs only
+// audio/* or video/*. Opening any URL this module makes cannot run a server's script here.
 
 import { h, prettyJson, formatBytes } from "../html.js";
 
@@ -35,12 +40,18 @@ function fileNameFor(uri, fallback) {
   return cleaned || fallback;
 }
 
+/** Media a blob: URL of the page's origin may carry: passive types only (never HTML, SVG, XML or script). */
+const PASSIVE_MEDIA = /^(audio|video)\/[a-z0-9.+-]+$/i;
+
 /**
- * A download link for in-memory data, built from a Blob object URL.
- * @param {BlobPart} data @param {string} mime @param {string} filename @param {string} [label]
+ * A download link for in-memory data, built from a Blob object URL. The Blob is always
+ * application/octet-stream whatever the content claims, so the URL, opened by its address,
+ * downloads instead of rendering a document on the host's origin.
+ * @param {BlobPart} data @param {string} _mime what the content says it is (not used for the Blob)
+ * @param {string} filename @param {string} [label]
  */
-export function downloadLink(data, mime, filename, label) {
-  const blob = new Blob([data], { type: mime });
+export function downloadLink(data, _mime, filename, label) {
+  const blob = new Blob([data], { type: "application/octet-stream" });
   const url = URL.createObjectURL(blob);
   return h("a", { class: "button small download", href: url, download: filename,
     text: label ?? `Download ${filename} (${formatBytes(blob.size)})` });
@@ -98,7 +109,7 @@ export function contentBlock(block, ctx) {
     body = textView(String(block.text ?? ""));
   } else if (type === "image" && typeof block.data === "string") {
     body = h("img", { class: "content-image", alt: "Image from the server",
-      src: `data:${safeMime(block.mimeType, "image/png")};base64,${block.data.replace(/\s+/g, "")}` });
+      src: `data:${imageMime(block.mimeType)};base64,${block.data.replace(/\s+/g, "")}` });
   } else if (type === "audio" && typeof block.data === "string") {
     body = h("audio", { controls: true, src: `data:${safeMime(block.mimeType, "audio/wav")};base64,${block.data.replace(/\s+/g, "")}` });
   } else if (type === "resource_link") {
@@ -183,10 +194,21 @@ function blobView(b64, mime, filename) {
     return h("p", { class: "inline-error", text: "The blob is not valid base64." });
   }
   const link = downloadLink(bytes, mime, filename);
-  if (mime.startsWith("image/")) {
-    return h("div", { class: "blob" }, h("img", { class: "content-image", alt: filename, src: link.href }), link);
+  if (mime.toLowerCase().startsWith("image/")) {
+    // A data: URL, never a blob: one: opened by its address it gets an opaque origin, not ours.
+    const src = `data:${imageMime(mime)};base64,${b64.replace(/\s+/g, "")}`;
+    return h("div", { class: "blob" }, h("img", { class: "content-image", alt: filename, src }), link);
   }
-  if (mime.startsWith("audio/")) return h("div", { class: "blob" }, h("audio", { controls: true, src: link.href }), link);
-  if (mime.startsWith("video/")) return h("div", { class: "blob" }, h("video", { controls: true, src: link.href }), link);
+  if (PASSIVE_MEDIA.test(mime)) {
+    const media = URL.createObjectURL(new Blob([bytes], { type: mime }));
+    const tag = mime.toLowerCase().startsWith("audio/") ? "audio" : "video";
+    return h("div", { class: "blob" }, h(tag, { controls: true, src: media }), link);
+  }
   return h("div", { class: "blob" }, link);
+}
+
+/** An image MIME type for a data: URL shown in <img> (anything else is treated as PNG). @param {unknown} mime */
+function imageMime(mime) {
+  const m = safeMime(mime, "image/png");
+  return m.toLowerCase().startsWith("image/") ? m : "image/png";
 }
