@@ -87,9 +87,11 @@ def _expansions(value: str, environ: Mapping[str, str]) -> list[str]:
     found = []
     for match in _REF.finditer(value):
         var, default = match.group("var"), match.group("default")
+        if var is None:  # ${user.*} and ${input:*}: per-person values, filled in at connect time
+            continue
         if var in environ:
             found.append(environ[var])
-        elif var is not None and default is not None:
+        elif default is not None:
             found.append(default)
     return found
 
