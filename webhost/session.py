@@ -57,6 +57,10 @@ class BrowserSession:
     def pending(self) -> list[dict[str, Any]]:
         return self.workspace.pending_for(self.id)
 
+    def asked_here(self, request_id: str) -> bool:
+        """Whether this tab was asked this input request (its own, or one asked of all its person's tabs)."""
+        return self.workspace.asked(request_id, self.id)
+
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def close(self) -> None:

@@ -130,6 +130,9 @@ class Workspace:
     def routed_to(self, request_id: str) -> str | None:
         return self._routes.get(request_id)
 
+    def asked(self, request_id: str, tab_id: str) -> bool:
+        return request_id in self._routes and self._routes[request_id] in (tab_id, None)
+
     def pending_for(self, tab_id: str) -> list[dict[str, Any]]:
         """The open input requests a tab should show: its own and those asked of every tab."""
         return [view for view in self.inputs.pending() if self._routes.get(str(view.get("id"))) in (tab_id, None)]
