@@ -5,14 +5,18 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import signal
+import socket
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.abc
+import uvicorn
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -31,11 +35,13 @@ from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.workspace import HostDeps, Workspace
-from webhost.ws import serve_websocket
+from webhost.ws import Tabs, serve_websocket
 
 logger = logging.getLogger(__name__)
 
 PACKAGE_DIR = Path(__file__).parent
+# For the tabs to be told "webhost is stopping" and their sessions ended, before uvicorn closes their sockets.
+STOP_TABS_TIMEOUT = 4.0
 
 
 @dataclass
@@ -49,6 +55,7 @@ class HostState:
     sessions: set[BrowserSession] = field(default_factory=set)
     workspaces: dict[str, Workspace] = field(default_factory=dict)
     task_group: anyio.abc.TaskGroup | None = None
+    tabs: Tabs = field(default_factory=Tabs)
 
     def new_session(self, person: Person, notify: Publish) -> BrowserSession:
         """A tab of this person, on their workspace (opened with their first tab, shared by the rest)."""
@@ -182,12 +189,12 @@ def create_app(
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
         person = person_of(ws.scope)
-        await serve_websocket(ws, lambda notify: host.new_session(person, notify), host.end_session,
+        await serve_websocket(ws, lambda notify: host.new_session(person, notify), host.end_session, host.tabs,
                               config.options.limits)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
-    return AuthGate(SecurityHeaders(RedactWebSocket(app, redactor), page_csp(settings)), policy)
+    return HostApp(AuthGate(SecurityHeaders(RedactWebSocket(app, redactor), page_csp(settings)), policy), host.tabs)
 
 
 def secure_cookies(settings: Settings) -> bool:
@@ -195,6 +202,49 @@ def secure_cookies(settings: Settings) -> bool:
     origin on https, or a TLS deployment's https sandbox origins)."""
     return (settings.secure_cookies or settings.sandbox_scheme == "https"
             or any(origin.lower().startswith("https://") for origin in settings.public_origins))
+
+
+class HostApp:
+    """The host's ASGI app, with its live tabs for `Server` to stop before uvicorn closes their sockets."""
+
+    def __init__(self, app: ASGIApp, tabs: Tabs) -> None:
+        self.app = app
+        self.tabs = tabs
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, stopping gracefully on SIGTERM or SIGINT.
+
+    - Before uvicorn closes the sockets (it sends close 1012 at once, after which nothing can reach the page),
+      every request a tab has in flight is answered with a JSON-RPC error ("webhost is stopping", -32000,
+      `data.method`), the socket is closed with 1001 and the tab's session ended (calls cancelled, server
+      processes stopped), all within `STOP_TABS_TIMEOUT`. uvicorn's own graceful shutdown follows.
+    - The signal is a request to stop, answered by stopping: the process exits with its own status (0). uvicorn
+      re-raises the signal once it is done, so the process died of it (status -15) before anything after `serve()`
+      could run.
+    """
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        app = self.config.app
+        if isinstance(app, HostApp):
+            await app.tabs.stop(STOP_TABS_TIMEOUT)
+        await super().shutdown(sockets)
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+            yield
+            return
+        handled = (signal.SIGINT, signal.SIGTERM)
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
 
 
 def page_csp(settings: Settings) -> str:

@@ -20,7 +20,7 @@ from pydantic_settings import SettingsError
 
 from sandbox_proxy.app import create_sandbox_app
 from webhost import __version__
-from webhost.app import create_app, load_secret
+from webhost.app import Server, create_app, load_secret
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
 from webhost.settings import Settings, env_for, flag_for
@@ -169,12 +169,12 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
     origins = settings.host_origins() + list(config.options.allowed_origins)
     sandbox_app = create_sandbox_app(secret=secret, domain=settings.sandbox_domain, host_origins=origins)
     servers = [
-        uvicorn.Server(uvicorn.Config(host_app, host=settings.host, port=settings.port, log_level=log_level,
+        Server(uvicorn.Config(host_app, host=settings.host, port=settings.port, log_level=log_level,
                                       ws_max_size=16 * 1024 * 1024, lifespan="on", timeout_graceful_shutdown=5,
                                       # Deflating large results costs ~20 ms of event-loop CPU per MB and
                                       # stalls every tab; on loopback it buys nothing (bench/README.md).
                                       ws_per_message_deflate=False)),
-        uvicorn.Server(uvicorn.Config(sandbox_app, host=settings.host, port=settings.sandbox_port,
+        Server(uvicorn.Config(sandbox_app, host=settings.host, port=settings.sandbox_port,
                                       log_level=log_level, lifespan="off")),
     ]
     hide_login_tokens()  # after uvicorn.Config, which (re)configures uvicorn's loggers

@@ -33,28 +33,111 @@ ENCODE_IN_THREAD = 1024 * 1024  # results above this are encoded off the event l
 SessionFactory = Callable[[Publish], BrowserSession]
 
 
+STOPPING_CLOSE_CODE = 1001  # "going away"
+STOPPING_MESSAGE = "webhost is stopping"
+
+
+class Tabs:
+    """The live sockets, so that webhost's shutdown can answer what each tab still waits for."""
+
+    def __init__(self) -> None:
+        self._tabs: set[_Tab] = set()
+        self.stopping = False
+
+    def add(self, tab: _Tab) -> None:
+        self._tabs.add(tab)
+
+    def discard(self, tab: _Tab) -> None:
+        self._tabs.discard(tab)
+
+    @property
+    def sessions(self) -> list[BrowserSession]:
+        return [tab.session for tab in self._tabs]
+
+    async def stop(self, timeout: float) -> None:
+        """Answer every request in flight with "webhost is stopping", close each socket, end its session.
+
+        Bounded by `timeout` overall; what is not done by then is left to the server's own shutdown. Sockets that
+        open after this call are closed at once with the same reason.
+        """
+        self.stopping = True
+        with anyio.move_on_after(timeout):
+            async with anyio.create_task_group() as tg:
+                for tab in list(self._tabs):
+                    tg.start_soon(tab.stop)
+
+
+class _Tab:
+    """One socket's session, outbox and requests in flight (token → request id and method)."""
+
+    def __init__(self, websocket: WebSocket, session: BrowserSession, outbox: Outbox,
+                 scope: anyio.CancelScope) -> None:
+        self.websocket = websocket
+        self.session = session
+        self.outbox = outbox
+        self.scope = scope
+        self.in_flight: dict[int, tuple[Any, str]] = {}
+        self._tokens = 0
+        self.writer_done = anyio.Event()
+        self.done = anyio.Event()
+
+    def begin(self, request_id: Any, method: str) -> int:
+        self._tokens += 1
+        self.in_flight[self._tokens] = (request_id, method)
+        return self._tokens
+
+    async def stop(self) -> None:
+        for request_id, method in self.in_flight.values():
+            _post(self.outbox, {"jsonrpc": "2.0", "id": request_id, "error": {
+                "code": UPSTREAM_ERROR, "message": STOPPING_MESSAGE, "data": {"method": method}}})
+        self.in_flight.clear()
+        self.outbox.close()  # the writer sends what is queued, then ends
+        with anyio.move_on_after(2):
+            await self.writer_done.wait()
+        with anyio.move_on_after(1):
+            try:
+                await self.websocket.close(code=STOPPING_CLOSE_CODE, reason=STOPPING_MESSAGE)
+            except Exception:  # the tab may already be gone
+                pass
+        self.scope.cancel()  # the socket's loop ends its session: calls cancelled, server processes stopped
+        await self.done.wait()
+
+
 async def serve_websocket(
-    websocket: WebSocket, new_session: SessionFactory, end_session: Callable[[BrowserSession], None], limits: Limits
+    websocket: WebSocket,
+    new_session: SessionFactory,
+    end_session: Callable[[BrowserSession], None],
+    tabs: Tabs,
+    limits: Limits,
 ) -> None:
     """Serve one tab: a session for its lifetime, requests in, responses and notifications out."""
     await websocket.accept()
+    if tabs.stopping:
+        await websocket.close(code=STOPPING_CLOSE_CODE, reason=STOPPING_MESSAGE)
+        return
     outbox = Outbox(max_bytes=limits.max_queued_bytes)
 
     def notify(method: str, params: dict[str, Any]) -> None:
         _post(outbox, {"jsonrpc": "2.0", "method": method, "params": params}, method=method)
 
     session = new_session(notify)
+    tab: _Tab | None = None
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_write_loop, websocket, outbox)
+            tab = _Tab(websocket, session, outbox, tg.cancel_scope)
+            tabs.add(tab)
+            tg.start_soon(_write_loop, websocket, outbox, tab.writer_done)
             tg.start_soon(_close_on_overflow, websocket, outbox, tg.cancel_scope)
             try:
-                await _read_loop(websocket, session, tg, outbox, limits)
+                await _read_loop(websocket, tab, tg, limits)
             finally:
                 await session.close()
                 tg.cancel_scope.cancel()
     finally:
         end_session(session)
+        if tab is not None:
+            tabs.discard(tab)
+            tab.done.set()
         outbox.close()
 
 
@@ -69,11 +152,13 @@ def _post(outbox: Outbox, message: dict[str, Any], *, method: str | None = None)
     outbox.post(text, method=method)
 
 
-async def _write_loop(websocket: WebSocket, outbox: Outbox) -> None:
+async def _write_loop(websocket: WebSocket, outbox: Outbox, done: anyio.Event) -> None:
     try:
         await outbox.drain(websocket.send_text)
     except Exception:  # the tab went away; the read loop ends the session
         return
+    finally:
+        done.set()
 
 
 async def _close_on_overflow(websocket: WebSocket, outbox: Outbox, scope: anyio.CancelScope) -> None:
@@ -88,9 +173,8 @@ async def _close_on_overflow(websocket: WebSocket, outbox: Outbox, scope: anyio.
             pass
 
 
-async def _read_loop(
-    websocket: WebSocket, session: BrowserSession, tg: anyio.abc.TaskGroup, outbox: Outbox, limits: Limits
-) -> None:
+async def _read_loop(websocket: WebSocket, tab: _Tab, tg: anyio.abc.TaskGroup, limits: Limits) -> None:
+    outbox = tab.outbox
     while True:
         try:
             message = await websocket.receive()
@@ -113,12 +197,22 @@ async def _read_loop(
         if isinstance(request, dict):
             _post(outbox, request)
             continue
-        tg.start_soon(_handle, session, outbox, limits, *request)
+        tg.start_soon(_handle, tab, limits, *request)
 
 
-async def _handle(
-    session: BrowserSession, outbox: Outbox, limits: Limits, request_id: Any, method: str, params: dict[str, Any]
+async def _handle(tab: _Tab, limits: Limits, request_id: Any, method: str, params: dict[str, Any]) -> None:
+    token = None if request_id is None else tab.begin(request_id, method)
+    try:
+        await _answer(tab, limits, token, request_id, method, params)
+    finally:
+        if token is not None:
+            tab.in_flight.pop(token, None)
+
+
+async def _answer(
+    tab: _Tab, limits: Limits, token: int | None, request_id: Any, method: str, params: dict[str, Any]
 ) -> None:
+    session, outbox = tab.session, tab.outbox
     handler = METHODS.get(method)
     if handler is None:
         if request_id is not None:
@@ -137,6 +231,8 @@ async def _handle(
         response = {"jsonrpc": "2.0", "id": request_id, "result": result}
     if request_id is None:
         return
+    if token not in tab.in_flight:
+        return  # already answered: webhost is stopping
     if "result" in response and not size_at_most(response["result"], min(ENCODE_IN_THREAD, limits.max_result_bytes)):
         await _post_large(outbox, response, limits)
         return

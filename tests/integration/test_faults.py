@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -11,9 +12,11 @@ import anyio
 import pytest
 
 from tests.helpers import (
+    PYTHON,
     RpcError,
     processes_with_marker,
     run_webhost,
+    start_tool_call,
     stdio_server,
     wait_for_no_processes,
 )
@@ -184,3 +187,144 @@ async def test_no_process_is_left_when_webhost_stops(tmp_path: Path) -> None:
                     await anyio.sleep(0.1)
         assert wait_for_no_processes(host.marker) == []
     assert os.environ.get("WEBHOST_TEST_MARKER") != host.marker
+
+
+# A server written by hand (no SDK): on `tools/call` it sends the request named by the tool, waits (bounded) for
+# webhost's answer and returns that answer, or null, as the tool's text.
+ASKS_BADLY = r"""
+import json, select, sys
+ASKS = {
+    "params_not_object": {"method": "sampling/createMessage", "params": "garbage"},
+    "params_a_list": {"method": "elicitation/create", "params": ["garbage"]},
+    "elicit_invalid": {"method": "elicitation/create", "params": {"message": 5, "requestedSchema": "nope"}},
+    "sampling_invalid": {"method": "sampling/createMessage", "params": {"messages": "garbage", "maxTokens": "x"}},
+}
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+def answer_to(request_id, seconds=5.0):
+    while select.select([sys.stdin], [], [], seconds)[0]:
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        message = json.loads(line)
+        if message.get("id") == request_id and "method" not in message:
+            return message
+    return None
+
+for line in sys.stdin:
+    message = json.loads(line)
+    message_id, method = message.get("id"), message.get("method")
+    if message_id is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "asks-badly", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": name, "inputSchema": {"type": "object"}} for name in ASKS]}
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": "ask-1", **ASKS[message["params"]["name"]]})
+        result = {"content": [{"type": "text", "text": json.dumps(answer_to("ask-1"))}]}
+    elif method == "ping":
+        result = {}
+    else:
+        send({"jsonrpc": "2.0", "id": message_id, "error": {"code": -32601, "message": "Method not found"}})
+        continue
+    send({"jsonrpc": "2.0", "id": message_id, "result": result})
+"""
+
+
+async def test_a_malformed_server_request_is_answered_with_invalid_params(tmp_path: Path) -> None:
+    """Today a request whose params are not an object failed JSON-RPC parsing and was never answered."""
+    script = tmp_path / "asks_badly.py"
+    script.write_text(ASKS_BADLY, encoding="utf-8")
+    with run_webhost(tmp_path, {"asks": {"command": PYTHON, "args": [str(script)]}}) as host:
+        async with host.connect() as ws:
+            await ws.wait_connected("asks")
+            for ask in ("params_not_object", "params_a_list", "elicit_invalid", "sampling_invalid"):
+                result = await ws.request("tools/call", {"server": "asks", "name": ask, "arguments": {},
+                                                         "callId": ask}, timeout=15)
+                answer = json.loads(result["content"][0]["text"])
+                assert answer is not None, f"{ask}: webhost left the server's request unanswered"
+                assert answer["id"] == "ask-1" and answer["error"]["code"] == -32602, (ask, answer)
+            assert (await ws.request("tools/list", {"server": "asks"}))["tools"]  # the connection lives on
+
+
+async def test_sigterm_answers_the_calls_in_flight_and_exits_0(tmp_path: Path) -> None:
+    """Today uvicorn closed the sockets at once (1012): the page's pending requests never got an answer."""
+    with run_webhost(tmp_path, {"a": stdio_server("basic")}) as host:
+        async with host.connect() as ws:
+            await ws.wait_connected("a")
+            call = start_tool_call(ws, "a", "slow", "slow-1", {"steps": 100, "delay": 0.2})
+            await ws.wait_notification("progress", timeout=10)  # the call is running upstream
+            host.proc.send_signal(signal.SIGTERM)
+            response = await ws.wait_response(call, timeout=10)
+            assert response["error"] == {"code": -32000, "message": "webhost is stopping",
+                                         "data": {"method": "tools/call"}}
+            with anyio.fail_after(10):
+                while host.proc.poll() is None:
+                    await anyio.sleep(0.05)
+        assert host.proc.returncode == 0, host.log()
+        assert wait_for_no_processes(host.marker) == []
+
+
+# Serves as `faulty.py normal`, but first starts a grandchild that leaves the process group (`setsid()`), records
+# both pids, and never leaves on end of input: after stdin closes it sleeps on.
+STUBBORN_FAMILY = r"""
+import os, runpy, subprocess, sys, time
+pids_file, faulty, escape = sys.argv[1], sys.argv[2], sys.argv[3] == "setsid"
+pids = [os.getpid()]
+if escape:
+    child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(300)"],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pids.append(child.pid)
+with open(pids_file + ".tmp", "w") as out:
+    out.write(" ".join(map(str, pids)))
+os.replace(pids_file + ".tmp", pids_file)
+sys.argv = [faulty, "normal"]
+runpy.run_path(faulty, run_name="__main__")
+while True:
+    time.sleep(1)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+async def _read_pids(path: Path, count: int) -> list[int]:
+    with anyio.fail_after(10):
+        while len(words := (path.read_text().split() if path.exists() else [])) != count:
+            await anyio.sleep(0.02)
+    return [int(word) for word in words]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death supervisor is Linux only")
+async def test_sigkill_of_webhost_takes_its_servers_and_their_escaped_children_along(tmp_path: Path) -> None:
+    """Today the servers were orphaned: one ignoring end of input and a `setsid()` grandchild lived on."""
+    script = tmp_path / "stubborn_family.py"
+    script.write_text(STUBBORN_FAMILY, encoding="utf-8")
+    faulty_py = str(Path(stdio_server("faulty")["args"][0]))
+    servers = {
+        "escapes": {"command": PYTHON, "args": [str(script), str(tmp_path / "escapes.pids"), faulty_py, "setsid"]},
+        "stays": {"command": PYTHON, "args": [str(script), str(tmp_path / "stays.pids"), faulty_py, "-"]},
+    }
+    with run_webhost(tmp_path, servers) as host:
+        async with host.connect() as ws:
+            await ws.wait_connected("escapes")
+            await ws.wait_connected("stays")
+            pids = await _read_pids(tmp_path / "escapes.pids", 2) + await _read_pids(tmp_path / "stays.pids", 1)
+            assert all(_alive(pid) for pid in pids)
+            host.proc.send_signal(signal.SIGKILL)
+            with anyio.fail_after(5):
+                while host.proc.poll() is None:
+                    await anyio.sleep(0.05)
+        with anyio.fail_after(5):
+            while any(_alive(pid) for pid in pids):
+                await anyio.sleep(0.05)
+        assert wait_for_no_processes(host.marker, timeout=5) == []

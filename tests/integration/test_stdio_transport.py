@@ -253,7 +253,11 @@ async def test_a_raising_exit_callback_is_logged_and_shutdown_completes(
     assert "on_exit callback" in caplog.text
 
 
-async def test_exit_is_reported_even_while_a_child_holds_stdout_open(tmp_path: Path) -> None:
+@pytest.mark.parametrize("supervised", [True, False], ids=["supervised", "unsupervised"])
+async def test_exit_is_reported_even_while_a_child_holds_stdout_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, supervised: bool
+) -> None:
+    monkeypatch.setattr(stdio, "SUPERVISE", supervised)
     pids_file = tmp_path / "pids"
     # The grandchild inherits stdout, so the reader sees no EOF: only the exit watcher can tell.
     params = script(
@@ -280,7 +284,8 @@ async def test_exit_is_reported_even_while_a_child_holds_stdout_open(tmp_path: P
         async with stdio_transport(params, on_exit=on_exit):
             await exited.wait()
             pids = await read_pids(pids_file, 2)
-            assert alive(pids[1])
+            # The supervisor kills the leftovers as the server exits; without it they live until shutdown.
+            assert alive(pids[1]) != supervised
     assert exits == [5]
     assert all_gone(pids)
 
@@ -294,3 +299,27 @@ async def test_a_request_that_cannot_be_encoded_fails_alone_and_the_connection_l
             assert refused.value.code == -32602 and "could not encode" in refused.value.error.message
             result = await client.call_tool("echo", {"text": "still here"})
             assert isinstance(result.content[0], TextContent) and result.content[0].text == "still here"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux only")
+async def test_a_grandchild_that_left_the_group_is_gone_after_shutdown(tmp_path: Path) -> None:
+    """The group kill cannot reach a `setsid()` grandchild; the supervisor, its subreaper, can."""
+    pids_file = tmp_path / "pids"
+    params = script(
+        tmp_path,
+        "escaping",
+        """
+        import os, subprocess, sys
+        child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(300)"])
+        with open(sys.argv[1] + ".tmp", "w") as out:
+            out.write(f"{os.getpid()} {child.pid}")
+        os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+        sys.stdin.read()
+        """,
+        str(pids_file),
+    )
+    with anyio.fail_after(GUARD):
+        async with stdio_transport(params):
+            pids = await read_pids(pids_file, 2)
+            assert all(alive(pid) for pid in pids)
+    assert all_gone(pids)

@@ -6,6 +6,11 @@
    `_closed`). `watched_transport` wraps any transport's read stream and sets an event when the
    dispatcher's receive loop leaves it, which it does exactly when the connection is over (end of
    stream, a broken transport, or our own close). No polling, no private fields.
+3. The SDK drops a line that is not a valid JSON-RPC message, so a server→client request whose
+   `params` are not an object (`"params": "garbage"`) was never answered and the server waited
+   forever. Our stdio transport answers such a request itself (INVALID_PARAMS, `stdio.py:
+   _unreadable_request`). A request that is valid JSON-RPC but whose params fail the method's
+   schema is answered by the SDK (INVALID_PARAMS). The SDK's HTTP transports still drop them.
 
 Server-side workarounds (for the demo and test servers, not webhost itself) live in
 `webhost/demo/sdk_fixes.py`.

@@ -1,14 +1,28 @@
-"""webhost's stdio transport for the SDK `Client`: like the SDK's `stdio_client`, with a linear-time line reader."""
+"""webhost's stdio transport for the SDK `Client`: like the SDK's `stdio_client`, with a linear-time line reader.
+
+Processes. Each server runs in its own session and process group, which shutdown terminates whole (SIGTERM, then
+SIGKILL) even after a clean exit of the server. On Linux the server is started through a small supervisor
+(`shim.py`): a child subreaper with a parent-death signal, so that when webhost dies, even of SIGKILL, the server
+and every descendant (including ones that left the group with `setsid()`) are terminated within about
+`FORCE_KILL_TIMEOUT / 2` seconds, and when the server exits its leftover descendants are killed at once. Where
+the supervisor cannot run (macOS, Windows, no `sys.executable`, or `SUPERVISE = False`) the group kill at
+shutdown is all there is: a SIGKILLed webhost leaves its servers behind, and a descendant that called `setsid()`
+escapes the group kill.
+"""
 
 from __future__ import annotations
 
 import codecs
+import json
 import logging
 import os
 import select
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 import anyio
@@ -19,7 +33,7 @@ from mcp import StdioServerParameters
 from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
-from mcp.types import INVALID_PARAMS, ErrorData, JSONRPCError, JSONRPCRequest, jsonrpc_message_adapter
+from mcp.types import INVALID_PARAMS, INVALID_REQUEST, ErrorData, JSONRPCError, JSONRPCRequest, jsonrpc_message_adapter
 from pydantic_core import PydanticSerializationError
 
 __all__ = [
@@ -37,6 +51,9 @@ PROCESS_TERMINATION_TIMEOUT = 2.0  # grace for the server to exit by itself once
 FORCE_KILL_TIMEOUT = 2.0  # from SIGTERM to SIGKILL of the process group
 KILL_REAP_TIMEOUT = 2.0  # for the event loop to see the death after the kill
 WRITER_FLUSH_TIMEOUT = 0.5  # for already-accepted messages to reach stdin before it closes
+
+SUPERVISE = True  # start servers through shim.py on Linux (module attribute so tests can compare)
+SHIM = Path(__file__).with_name("shim.py")
 
 _SHUTDOWN_POLL_INTERVAL = 0.01
 # Only where there is no pidfd (not Linux, or a seccomp profile that forbids pidfd_open).
@@ -115,13 +132,7 @@ async def stdio_transport(
             yield streams
         return
 
-    process = await anyio.open_process(
-        [server.command, *server.args],
-        env=get_default_environment() | (server.env or {}),
-        stderr=errlog,
-        cwd=server.cwd,
-        start_new_session=True,
-    )
+    process = await _spawn(server, errlog)
     # No awaits from the spawn until the task group is entered: a cancellation in the gap would leak the process.
     link = _Link(process, server, on_exit)
     try:
@@ -142,6 +153,59 @@ async def stdio_transport(
         link.release()  # only now: the exit watcher may wait on the pidfd until the task group is done
 
 
+def _supervised() -> bool:
+    return SUPERVISE and sys.platform == "linux" and bool(sys.executable)
+
+
+async def _spawn(server: StdioServerParameters, errlog: IO[str]) -> Process:
+    """Starts the server in a new session; on Linux under the supervisor, which reports whether the exec worked."""
+    env = get_default_environment() | (server.env or {})
+    if not _supervised():
+        return await anyio.open_process([server.command, *server.args], env=env, stderr=errlog, cwd=server.cwd,
+                                        start_new_session=True)
+    status_read, status_write = os.pipe()
+    try:
+        grace = f"{FORCE_KILL_TIMEOUT / 2:g}"
+        process = await anyio.open_process(
+            [sys.executable, "-I", "-S", str(SHIM), str(status_write), str(os.getpid()), grace, server.command,
+             *server.args],
+            env=env, stderr=errlog, cwd=server.cwd, start_new_session=True, pass_fds=(status_write,))
+    except BaseException:
+        os.close(status_read)
+        raise
+    finally:
+        os.close(status_write)
+    try:
+        await _spawn_status(status_read)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with anyio.move_on_after(KILL_REAP_TIMEOUT):
+                await process.aclose()
+        raise
+    finally:
+        os.close(status_read)
+    return process
+
+
+async def _spawn_status(status_read: int) -> None:
+    """Reads the supervisor's `0 PID` or `ERRNO FILENAME`; raises the exec's OSError as a direct spawn would."""
+    chunks = []
+    while True:
+        await anyio.wait_readable(status_read)
+        chunk = os.read(status_read, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    code, _, filename = b"".join(chunks).decode(errors="replace").partition(" ")
+    if not code:
+        raise OSError("the stdio supervisor exited before starting the server")
+    if code != "0":
+        number = int(code)
+        raise OSError(number, os.strerror(number), filename)
+
+
 class _Link:
     """The pipes, streams and exit bookkeeping of one spawned server."""
 
@@ -151,6 +215,8 @@ class _Link:
         self.on_exit = on_exit
         self.read_stream_writer, self.read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         self.write_stream, self.write_stream_reader = anyio.create_memory_object_stream[SessionMessage](0)
+        # The transport's own answers to the server (requests too malformed for the session to see).
+        self._replies = self.write_stream.clone()
         self.writer_done = anyio.Event()
         self.shutting_down = False
         self._pidfd = _open_pidfd(process.pid)
@@ -180,8 +246,12 @@ class _Link:
                             return  # an unterminated last line is dropped, as the SDK does
                         # Lines go out one at a time; no read-ahead while a delivery is blocked.
                         for line in splitter.feed(decoder.decode(data)):
+                            parsed = _parse_line(line)
                             try:
-                                await self.read_stream_writer.send(_parse_line(line))
+                                if isinstance(parsed, _Unreadable):
+                                    await self._answer_unreadable(parsed)
+                                    parsed = parsed.error
+                                await self.read_stream_writer.send(parsed)
                             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                                 return  # the session is gone; only the drain below remains
                 finally:
@@ -212,6 +282,12 @@ class _Link:
         finally:
             self.writer_done.set()
 
+    async def _answer_unreadable(self, unreadable: _Unreadable) -> None:
+        """Answers a server request that is not valid JSON-RPC but has an id, instead of leaving it unanswered."""
+        logger.warning("answering an unreadable %s request from the MCP server with %d", unreadable.method,
+                       unreadable.reply.error.code)
+        await self._replies.send(SessionMessage(unreadable.reply))
+
     async def _refuse(self, session_message: SessionMessage, exc: Exception) -> None:
         message = session_message.message
         logger.warning("could not encode a message for the server: %s", exc)
@@ -239,10 +315,12 @@ class _Link:
         # Unblocks the reader into its drain: a server stuck writing stdout cannot read its stdin.
         self.read_stream.close()
         self.write_stream.close()
+        self._replies.close()
         with anyio.move_on_after(WRITER_FLUSH_TIMEOUT):
             await self.writer_done.wait()
         await self._stop_process()
-        for stream in (self.read_stream, self.write_stream, self.read_stream_writer, self.write_stream_reader):
+        for stream in (self.read_stream, self.write_stream, self._replies, self.read_stream_writer,
+                       self.write_stream_reader):
             await stream.aclose()
         # One pass so the unblocked tasks leave through their except paths before the task group's cancel.
         await anyio.lowlevel.checkpoint()
@@ -304,14 +382,48 @@ def _open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _parse_line(line: str) -> SessionMessage | Exception:
-    """Parses one stdout line, returning a parse error as a value for the session to surface."""
+@dataclass(frozen=True)
+class _Unreadable:
+    """A line that names a request (an id and a method) but is not valid JSON-RPC: answered, then surfaced."""
+
+    method: str
+    reply: JSONRPCError
+    error: Exception
+
+
+def _parse_line(line: str) -> SessionMessage | Exception | _Unreadable:
+    """Parses one stdout line, returning a parse error as a value for the session to surface.
+
+    The SDK drops a line that fails JSON-RPC validation, so a server request whose `params` are not an object
+    (`"params": "garbage"`) would wait forever for its answer; such a request is answered here with INVALID_PARAMS
+    (or INVALID_REQUEST when what is wrong is not the params). Requests that are valid JSON-RPC but whose params
+    fail the method's schema are the SDK's to answer (it does, with INVALID_PARAMS).
+    """
     try:
         message = jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValueError as exc:
         logger.warning("Failed to parse a JSON-RPC message from the MCP server's stdout (%d chars)", len(line))
-        return exc
+        return _unreadable_request(line, exc) or exc
     return SessionMessage(message)
+
+
+def _unreadable_request(line: str, exc: ValueError) -> _Unreadable | None:
+    try:
+        raw = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("method"), str):
+        return None
+    request_id = raw.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return None  # a notification, or an id no answer could carry
+    method: str = raw["method"]
+    if "params" in raw and not isinstance(raw["params"], dict):
+        error = ErrorData(code=INVALID_PARAMS, message=f"Invalid request parameters: {method} params must be an "
+                                                       f"object, not {type(raw['params']).__name__}")
+    else:
+        error = ErrorData(code=INVALID_REQUEST, message=f"Invalid request: {method} is not a valid JSON-RPC request")
+    return _Unreadable(method, JSONRPCError(jsonrpc="2.0", id=request_id, error=error), exc)
 
 
 async def _drain(stdout: ByteReceiveStream) -> None:
