@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.abc
 import uvicorn
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
@@ -27,10 +29,12 @@ from webhost.audit import AuditLimits, AuditLog, AuditUnavailable
 from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
 from webhost.pending import Publish
+from webhost.people import Person, person_of
 from webhost.redact import Redactor
-from webhost.session import BrowserSession, SessionDeps
+from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.upstream.client_factory import TransportFactory, default_transport
+from webhost.workspace import HostDeps, Workspace
 from webhost.ws import Tabs, serve_websocket
 
 logger = logging.getLogger(__name__)
@@ -42,16 +46,42 @@ STOP_TABS_TIMEOUT = 4.0
 
 @dataclass
 class HostState:
-    """The composition root's state: what every session shares, and the live sessions."""
+    """The composition root's state: what every workspace shares, each person's workspace, the live tabs."""
 
     settings: Settings
     config: Config
     audit: AuditLog
-    session_deps: SessionDeps
+    deps: HostDeps
+    sessions: set[BrowserSession] = field(default_factory=set)
+    workspaces: dict[str, Workspace] = field(default_factory=dict)
+    task_group: anyio.abc.TaskGroup | None = None
     tabs: Tabs = field(default_factory=Tabs)
 
-    def new_session(self, notify: Publish) -> BrowserSession:
-        return BrowserSession(self.session_deps, notify)
+    def new_session(self, person: Person, notify: Publish) -> BrowserSession:
+        """A tab of this person, on their workspace (opened with their first tab, shared by the rest)."""
+        assert self.task_group is not None, "the lifespan starts before any tab"
+        workspace = self.workspaces.get(person.id)
+        if workspace is None or workspace.closed:
+            workspace = Workspace(self.deps, person, self.task_group)
+            self.workspaces[person.id] = workspace
+        session = BrowserSession(workspace, notify)
+        self.sessions.add(session)
+        return session
+
+    def end_session(self, session: BrowserSession) -> None:
+        self.sessions.discard(session)
+        session.workspace.detach(session, on_idle=self._forget_workspace)
+
+    def _forget_workspace(self, workspace: Workspace) -> None:
+        if self.workspaces.get(workspace.person.id) is workspace:
+            del self.workspaces[workspace.person.id]
+
+    async def close(self) -> None:
+        for session in list(self.sessions):
+            await session.close()
+        for workspace in list(self.workspaces.values()):
+            await workspace.close()
+        self.workspaces.clear()
 
 
 def load_secret(data_dir: Path) -> bytes:
@@ -110,17 +140,20 @@ def create_app(
     sandbox = Sandbox(secret=secret, domain=settings.sandbox_domain, port=settings.sandbox_port_for_browsers(),
                       scheme=settings.sandbox_scheme, host_origins=host_origins)
     host = HostState(settings=settings, config=config, audit=audit,
-                     session_deps=SessionDeps(config=config, audit=audit, sandbox=sandbox,
-                                              transport_factory=transport_factory))
+                     deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory))
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        for session in host.tabs.sessions:
-            await session.close()
-        host.audit.close()
+        async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
+            host.task_group = task_group
+            try:
+                yield
+            finally:
+                await host.close()
+                host.audit.close()
+                task_group.cancel_scope.cancel()
 
     app = FastAPI(title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None)
@@ -155,7 +188,9 @@ def create_app(
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
-        await serve_websocket(ws, host.new_session, host.tabs, config.options.limits)
+        person = person_of(ws.scope)
+        await serve_websocket(ws, lambda notify: host.new_session(person, notify), host.end_session, host.tabs,
+                              config.options.limits)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))

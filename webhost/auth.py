@@ -18,6 +18,8 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from webhost.people import TOKEN_PERSON, attach
+
 COOKIE_NAME = "webhost_session"
 PUBLIC_PATHS = frozenset({"/healthz"})
 
@@ -100,6 +102,7 @@ class AuthGate:
             await self._login(scope, send, query)
             return
         if self._authenticated(headers):
+            attach(scope, TOKEN_PERSON)  # token mode: whoever holds the token is the deployment's one person
             await self.app(scope, receive, send)
             return
         await self._refuse(scope, send, 401, "Authentication required: open the login URL webhost printed.")

@@ -22,8 +22,9 @@ from webhost.errors import Cancelled, InvalidParams
 
 T = TypeVar("T")
 
-# Which page action caused the upstream request running in this task.
+# Which page action caused the upstream request running in this task, and which tab it runs in.
 current_origin: ContextVar[dict[str, Any] | None] = ContextVar("current_origin", default=None)
+current_tab: ContextVar[str | None] = ContextVar("current_tab", default=None)
 
 
 @dataclass(eq=False)
@@ -34,7 +35,8 @@ class Call:
 
 
 class CallRegistry:
-    def __init__(self, on_end: Callable[[str], None]) -> None:
+    def __init__(self, on_end: Callable[[str], None], *, tab: str | None = None) -> None:
+        self.tab = tab
         self._calls: dict[str, Call] = {}
         self._on_end = on_end  # releases what the call left waiting (its input requests)
         self._url_steps: dict[tuple[str, str], str] = {}
@@ -45,6 +47,7 @@ class CallRegistry:
             raise InvalidParams(f"callId {call_id!r} is already running")
         full_origin = {**origin, "callId": call_id}
         token = current_origin.set(full_origin)
+        tab_token = current_tab.set(self.tab)
         try:
             with anyio.CancelScope() as scope:
                 self._calls[call_id] = Call(call_id, full_origin, scope)
@@ -53,6 +56,7 @@ class CallRegistry:
         finally:
             self._calls.pop(call_id, None)
             current_origin.reset(token)
+            current_tab.reset(tab_token)
             self._on_end(call_id)
 
     def cancel(self, call_id: str) -> bool:
@@ -69,10 +73,17 @@ class CallRegistry:
     def origin_for(self, server: str) -> dict[str, Any] | None:
         """The call that caused a request from `server`: this task's call, else the only one in flight there."""
         origin = current_origin.get()
-        if origin is not None:
+        if origin is not None and current_tab.get() == self.tab:
             return origin
+        return self.only_call_on(server)
+
+    def only_call_on(self, server: str) -> dict[str, Any] | None:
+        """The origin of the one call in flight on `server` (None when there are none, or several)."""
         candidates = [c.origin for c in self._calls.values() if c.origin.get("server") == server]
         return dict(candidates[0]) if len(candidates) == 1 else None
+
+    def busy_on(self, server: str) -> bool:
+        return any(c.origin.get("server") == server for c in self._calls.values())
 
     def tools_in_flight(self, server: str) -> set[str]:
         """Names of the tools being called on `server` right now."""

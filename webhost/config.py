@@ -269,6 +269,7 @@ class WebhostOptions(_Model):
     call_timeout: Seconds = _seconds("call", 120.0)
     human_timeout: Seconds = _seconds("human", 1800.0)
     app_handshake_timeout: Seconds = _seconds("appHandshake", 15.0)
+    idle_timeout: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] = _seconds("idle", 60.0)
     max_input_rounds: int = Field(default=10, validation_alias="maxInputRounds", strict=True, ge=1, le=100)
     roots: tuple[Root, ...] = ()
     data_dir: str | None = Field(default=None, validation_alias="dataDir")

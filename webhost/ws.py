@@ -104,7 +104,11 @@ class _Tab:
 
 
 async def serve_websocket(
-    websocket: WebSocket, new_session: SessionFactory, tabs: Tabs, limits: Limits
+    websocket: WebSocket,
+    new_session: SessionFactory,
+    end_session: Callable[[BrowserSession], None],
+    tabs: Tabs,
+    limits: Limits,
 ) -> None:
     """Serve one tab: a session for its lifetime, requests in, responses and notifications out."""
     await websocket.accept()
@@ -124,13 +128,13 @@ async def serve_websocket(
             tabs.add(tab)
             tg.start_soon(_write_loop, websocket, outbox, tab.writer_done)
             tg.start_soon(_close_on_overflow, websocket, outbox, tg.cancel_scope)
-            session.start(tg)
             try:
                 await _read_loop(websocket, tab, tg, limits)
             finally:
                 await session.close()
                 tg.cancel_scope.cancel()
     finally:
+        end_session(session)
         if tab is not None:
             tabs.discard(tab)
             tab.done.set()

@@ -12,7 +12,7 @@ from tests.helpers import RpcError
 from tests.support.fast import connected_host, connected_tab, error_of, text
 from tests.support.inprocess import in_process_host, sdk_server
 from webhost import __version__
-from webhost.session import MAX_ACTIVITY_DATA
+from webhost.workspace import MAX_ACTIVITY_DATA
 
 pytestmark = pytest.mark.anyio
 

@@ -125,27 +125,43 @@ async def test_a_failed_server_can_be_reconnected_from_the_page(tmp_path: Path) 
             await ws.wait_connected("crashes")
 
 
-async def test_one_session_crashing_its_server_does_not_touch_another_session(tmp_path: Path) -> None:
+async def test_a_crash_reaches_every_tab_of_its_person_and_one_reconnect_serves_them_all(tmp_path: Path) -> None:
+    """One connection per (person, server): the person's tabs share it, so they share its fate too."""
     with run_webhost(tmp_path, {"crashes": faulty("crash_on_call")}) as host:
-        async with host.connect() as alice, host.connect() as bob:
-            await alice.wait_connected("crashes")
-            await bob.wait_connected("crashes")
+        async with host.connect() as first, host.connect() as second:
+            await first.wait_connected("crashes")
+            await second.wait_connected("crashes")
             with pytest.raises(RpcError):
-                await alice.request("tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"},
+                await first.request("tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"},
                                                    "callId": "c"})
-            await alice.wait_status("crashes", "error")
-            assert (await bob.wait_connected("crashes"))["status"] == "connected"
-            tools = await bob.request("tools/list", {"server": "crashes"})
+            await first.wait_status("crashes", "error")
+            await second.wait_status("crashes", "error")
+            await second.request("servers/reconnect", {"server": "crashes"})
+            assert (await first.wait_connected("crashes"))["status"] == "connected"
+            tools = await second.request("tools/list", {"server": "crashes"})
             assert tools["tools"]
 
 
 async def test_no_process_is_left_when_a_tab_closes(tmp_path: Path) -> None:
-    with run_webhost(tmp_path, {"a": stdio_server("basic"), "b": faulty("normal")}) as host:
+    with run_webhost(tmp_path, {"a": stdio_server("basic"), "b": faulty("normal")},
+                     webhost_options={"timeouts": {"idle": 0}}) as host:
         async with host.connect() as ws:
             await ws.wait_connected("a")
             await ws.wait_connected("b")
             assert len(processes_with_marker(host.marker)) >= 2
         assert wait_for_no_processes(host.marker) == []
+
+
+async def test_a_reload_keeps_the_servers_and_the_idle_time_then_reaps_them(tmp_path: Path) -> None:
+    with run_webhost(tmp_path, {"a": stdio_server("basic")}, webhost_options={"timeouts": {"idle": 2}}) as host:
+        async with host.connect() as tab:
+            await tab.wait_connected("a")
+            before = processes_with_marker(host.marker)
+            assert before
+        async with host.connect() as reloaded:  # within the idle time: the same processes serve the new tab
+            assert (await reloaded.wait_connected("a"))["status"] == "connected"
+            assert processes_with_marker(host.marker) == before
+        assert wait_for_no_processes(host.marker) == []  # after the idle time, nothing is left
 
 
 async def test_no_process_is_left_when_a_server_is_disconnected(tmp_path: Path) -> None:

@@ -220,11 +220,13 @@ async def in_process_host(
     webhost_options: dict[str, Any] | None = None,
     legacy: frozenset[str] = frozenset(),
     broken: Mapping[str, Callable[[], Transport]] | None = None,
+    connects: list[ServerConfig] | None = None,
 ) -> AsyncIterator[InProcessHost]:
     """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
 
     `broken` adds servers reached through a transport the test builds (one that fails, hangs or ends).
     An entry named in `entries` but not in `servers` is reached over its real transport (an HTTP URL).
+    `connects`, when given, receives the entry of every connection opened (as the person's connection sees it).
     """
     names = [*servers, *(broken or {}), *(name for name in entries or {} if name not in servers and
                                           name not in (broken or {}))]
@@ -239,6 +241,8 @@ async def in_process_host(
     memory = memory_transports(servers, legacy=legacy)
 
     def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:
+        if connects is not None:
+            connects.append(config)
         if broken and config.name in broken:
             return broken[config.name]()
         return memory(config, stderr, on_exit)

@@ -36,22 +36,30 @@ def server_negotiated_app_elicitation(connection: Connection) -> bool:
 
 
 class InputRequests:
-    """A session's answers to what its servers ask: elicitation (form, URL, app), sampling, roots."""
+    """A tab's answers to what its person's servers ask: elicitation (form, URL, app), sampling, roots.
+
+    `route` is told each request's id before it is published, so the request reaches this tab. A
+    request that belongs to no single tab (a legacy request while several calls run) is asked
+    through an instance with no apps and no calls: it goes to every tab of the person, and the
+    first answer wins.
+    """
 
     def __init__(
         self,
         *,
         broker: InputBroker,
-        apps: AppInstances,
-        calls: CallRegistry,
+        apps: AppInstances | None,
+        calls: CallRegistry | None,
         options: WebhostOptions,
         activity: Activity,
+        route: Callable[[str], None] = lambda request_id: None,
     ) -> None:
         self.broker = broker
         self.apps = apps
         self.calls = calls
         self.options = options
         self.activity = activity
+        self.route = route
 
     async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
         if mode == "url":
@@ -61,10 +69,12 @@ class InputRequests:
     async def _ask(self, connection: Connection, view: dict[str, Any], check: Callable[[dict[str, Any]], Check],
                    *, request_id: str | None = None) -> dict[str, Any]:
         """Ask the person, attributed to the call that caused it; their time does not count as the server's."""
+        request_id = request_id or self.broker.new_id()
+        self.route(request_id)
+        origin = self.calls.origin_for(connection.name) if self.calls is not None else None
         connection.human_clock.begin()
         try:
-            return await self.broker.ask(connection.name, view, check, request_id=request_id,
-                                         origin=self.calls.origin_for(connection.name))
+            return await self.broker.ask(connection.name, view, check, request_id=request_id, origin=origin)
         finally:
             connection.human_clock.end()
 
@@ -116,6 +126,10 @@ class InputRequests:
         if not uri.startswith("ui://") or len(uri) <= len("ui://"):
             view["fallbackReason"] = f"the app hint {uri[:200]!r} is not an absolute ui:// URI"
             return
+        if self.apps is None:
+            view["fallbackReason"] = "the request belongs to no single tab (several calls are running), so no app " \
+                                     "can be bound to it"
+            return
         try:
             _, descriptor = await self.apps.open(connection, uri, purpose="elicitation", input_request_id=request_id,
                                                  origin_tools=self._asking_tools(connection))
@@ -131,6 +145,7 @@ class InputRequests:
         Exact when the call is known; otherwise (a legacy request while several calls run on that
         server) every tool in flight there, so the guard never fails open.
         """
+        assert self.calls is not None
         origin = self.calls.origin_for(connection.name)
         if origin is not None:
             return frozenset({str(origin["name"])}) if origin.get("method") == "tools/call" else frozenset()
@@ -179,16 +194,16 @@ class InputRequests:
             waiting = url_view(url, "Waiting for the server to confirm this step is complete. Choose Done once you "
                                     "have finished in the other tab.", key, phase="waiting")
             request_id = self.broker.new_id()
+            assert self.calls is not None  # the -32042 flow runs inside one of this tab's calls
             with self.calls.url_step(connection.name, key, request_id):
                 done = await self._ask(connection, waiting, _validate_action_only, request_id=request_id)
             if done.get("action") != "accept":
                 raise Cancelled("the URL step was cancelled; the call was not retried")
 
-    def url_step_completed(self, server: str, elicitation_id: str) -> None:
+    def url_step_completed(self, server: str, elicitation_id: str) -> bool:
         """notifications/elicitation/complete: the server finished a URL step a call waits on."""
-        request_id = self.calls.take_url_step(server, elicitation_id)
-        if request_id is not None:
-            self.broker.complete(request_id, {"action": "accept"}, "completed")
+        request_id = self.calls.take_url_step(server, elicitation_id) if self.calls is not None else None
+        return request_id is not None and self.broker.complete(request_id, {"action": "accept"}, "completed")
 
     async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
         answer = await self._ask(connection, sampling_view(params), validate_sampling_answer)

@@ -15,7 +15,8 @@ async def session_info(session: BrowserSession, params: dict[str, Any]) -> dict[
         "version": __version__,
         "sessionId": session.id,
         "sandbox": {"domain": sandbox.domain, "port": sandbox.port, "scheme": sandbox.scheme},
-        "pending": session.inputs.pending(),
+        "pending": session.pending(),
+        "user": session.person.public(),
         "limits": {"humanTimeoutSeconds": options.human_timeout, "callTimeoutSeconds": options.call_timeout,
                    "appHandshakeTimeoutSeconds": options.app_handshake_timeout},
     }

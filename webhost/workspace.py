@@ -1,0 +1,275 @@
+"""One person's servers: a connection per configured server, shared by all of that person's tabs.
+
+The workspace is where a person's servers talk back (`ConnectionEvents`). What concerns the
+person as a whole (server status, list changes, logs, activity) reaches every one of their tabs;
+a server's request for input reaches the tab whose call caused it (exactly, through the call's
+context; by elimination for legacy server→client requests), and when no single tab can be named,
+every tab of that person, where the first answer wins. Two people never share a workspace.
+
+It opens when the person's first tab does, and closes `webhost.timeouts.idle` seconds after their
+last tab closed (so a reload keeps the servers and their state); then every process is reaped.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+
+from webhost.apps.instances import Sandbox
+from webhost.audit import AuditLog
+from webhost.calls import CallRegistry, current_tab
+from webhost.catalogue import Catalogue
+from webhost.config import Config, ServerConfig
+from webhost.elicitation.broker import InputBroker
+from webhost.elicitation.requests import InputRequests
+from webhost.jsonsize import size_at_most
+from webhost.people import Person
+from webhost.upstream.client_factory import TransportFactory, default_transport
+from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
+
+MAX_ACTIVITY_DATA = 64 * 1024
+USER_FIELDS = ("user.id", "user.email", "user.name")
+
+
+@dataclass(frozen=True)
+class HostDeps:
+    """What every workspace and tab of one host shares (built once by the composition root)."""
+
+    config: Config
+    audit: AuditLog
+    sandbox: Sandbox
+    transport_factory: TransportFactory = default_transport
+
+
+class Tab(Protocol):
+    """What the workspace needs of a tab: to tell it things, and to let it answer its own requests."""
+
+    id: str
+    calls: CallRegistry
+    requests: InputRequests
+
+    def notify(self, method: str, params: dict[str, Any]) -> None: ...
+
+
+class Workspace:
+    """Implements ConnectionEvents for one person's connections."""
+
+    def __init__(self, deps: HostDeps, person: Person, task_group: anyio.abc.TaskGroup) -> None:
+        options = deps.config.options
+        self.person = person
+        self.deps = deps
+        self.options = options
+        self.catalogue = Catalogue()
+        self.tabs: dict[str, Tab] = {}
+        self._routes: dict[str, str | None] = {}  # input request id → the tab it was asked in (None: every tab)
+        self.inputs = InputBroker(self._publish_input, human_timeout=options.human_timeout,
+                                  leave_app=self._leave_app)
+        self._any_tab = InputRequests(broker=self.inputs, apps=None, calls=None, options=options,
+                                      activity=self.activity, route=self.route_to(None))
+        self._leave_app_of: dict[str, Callable[[str, str], None]] = {}
+        settings = ConnectionSettings(connect_timeout=options.connect_timeout, call_timeout=options.call_timeout,
+                                      max_input_rounds=options.max_input_rounds)
+        self.connections: Mapping[str, Connection] = {
+            name: Connection(expand_for(cfg, person), self, settings, transport_factory=deps.transport_factory)
+            for name, cfg in deps.config.servers.items()
+        }
+        self._activity_ids = itertools.count(1)
+        self._task_group = task_group
+        self._idle: anyio.CancelScope | None = None
+        self.closed = False
+        for connection in self.connections.values():
+            connection.start(task_group)
+
+    # -- tabs -----------------------------------------------------------------------------------
+
+    def attach(self, tab: Tab, leave_app: Callable[[str, str], None]) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        self.tabs[tab.id] = tab
+        self._leave_app_of[tab.id] = leave_app
+
+    def detach(self, tab: Tab, on_idle: Callable[[Workspace], None]) -> None:
+        """A tab closed: what it was asked is released; with no tab left, the idle countdown starts."""
+        self.tabs.pop(tab.id, None)
+        self._leave_app_of.pop(tab.id, None)
+        self.inputs.release(lambda p: self._routes.get(p.id) == tab.id or (not self.tabs and p.id in self._routes))
+        if not self.tabs:
+            self._task_group.start_soon(self._close_when_idle, on_idle)
+
+    async def _close_when_idle(self, on_idle: Callable[[Workspace], None]) -> None:
+        with anyio.CancelScope() as scope:
+            self._idle = scope
+            await anyio.sleep(self.options.idle_timeout)
+            if not self.tabs:
+                self._idle = None
+                on_idle(self)
+                await self.close()
+
+    async def close(self) -> None:
+        """Release every input request and stop every server process."""
+        self.closed = True
+        self.inputs.release(outcome="released")
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for connection in self.connections.values():
+                    tg.start_soon(connection.stop)
+
+    def route_to(self, tab_id: str | None) -> Callable[[str], None]:
+        def route(request_id: str) -> None:
+            self._routes[request_id] = tab_id
+
+        return route
+
+    def routed_to(self, request_id: str) -> str | None:
+        return self._routes.get(request_id)
+
+    def asked(self, request_id: str, tab_id: str) -> bool:
+        return request_id in self._routes and self._routes[request_id] in (tab_id, None)
+
+    def pending_for(self, tab_id: str) -> list[dict[str, Any]]:
+        """The open input requests a tab should show: its own and those asked of every tab."""
+        return [view for view in self.inputs.pending() if self._routes.get(str(view.get("id"))) in (tab_id, None)]
+
+    def _publish_input(self, method: str, params: dict[str, Any]) -> None:
+        request_id = str(params.get("id"))
+        tab_id = self._routes.get(request_id)
+        targets = [self.tabs[tab_id]] if tab_id in self.tabs else list(self.tabs.values())
+        if method == "elicitation/resolved":
+            self._routes.pop(request_id, None)
+        for tab in targets:
+            tab.notify(method, params)
+
+    def _leave_app(self, frame_id: str, reason: str) -> None:
+        for leave in list(self._leave_app_of.values()):
+            leave(frame_id, reason)
+
+    def _tell_all(self, method: str, params: dict[str, Any]) -> None:
+        for tab in list(self.tabs.values()):
+            tab.notify(method, params)
+
+    # -- servers --------------------------------------------------------------------------------
+
+    async def reconnect(self, connection: Connection) -> None:
+        await connection.stop()
+        self._forget(connection)
+        connection.start(self._task_group)
+
+    async def disconnect(self, connection: Connection) -> None:
+        self._forget(connection)
+        await connection.stop()
+
+    def _forget(self, connection: Connection) -> None:
+        self.inputs.release(lambda p: p.server == connection.name)
+        self.catalogue.forget(connection.name)
+
+    def _requests_for(self, server: str) -> InputRequests:
+        """Whose tab a server's request belongs to: the call's own tab, the one tab busy with that server, or all."""
+        tab_id = current_tab.get()
+        if tab_id is not None and tab_id in self.tabs:
+            return self.tabs[tab_id].requests
+        busy = [tab for tab in self.tabs.values() if tab.calls.busy_on(server)]
+        if len(busy) == 1:
+            return busy[0].requests
+        if not busy and len(self.tabs) == 1:
+            return next(iter(self.tabs.values())).requests
+        return self._any_tab
+
+    # -- ConnectionEvents ---------------------------------------------------------------------
+
+    def status_changed(self, connection: Connection) -> None:
+        if connection.status != "connected":
+            self.inputs.release(lambda p: p.server == connection.name)
+        self._tell_all("servers/status", {"server": connection.state()})
+
+    def activity(self, server: str, **entry: Any) -> None:
+        duration = entry.pop("duration_ms", None)
+        data = entry.pop("data", None)
+        record = {"id": next(self._activity_ids), "ts": time.time(), "server": server, **entry,
+                  "durationMs": None if duration is None else round(duration, 2), "data": _clip(data)}
+        self._tell_all("activity", {"entry": record})
+
+    async def server_notification(self, connection: Connection, method: str, params: dict[str, Any]) -> None:
+        name = connection.name
+        summary = method
+        if method == "notifications/message":
+            self._tell_all("server/log", {"server": name, **params})
+            summary = f"[{params.get('level')}] {_short(params.get('data'))}"
+        elif method.endswith("/list_changed"):
+            kind = method.split("/")[1]
+            self.catalogue.changed(name, kind)
+            self._tell_all("list/changed", {"server": name, "list": kind})
+        elif method == "notifications/resources/updated":
+            self._tell_all("resources/updated", {"server": name, "uri": params.get("uri")})
+        elif method == "notifications/elicitation/complete":
+            elicitation_id = str(params.get("elicitationId"))
+            for tab in list(self.tabs.values()):
+                if tab.requests.url_step_completed(name, elicitation_id):
+                    break
+        if method != "notifications/progress":  # progress is shown on the call itself
+            self.activity(name, direction="in", kind="notification", method=method, summary=summary, data=params)
+
+    async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
+        return await self._requests_for(connection.name).elicit(connection, mode, params)
+
+    async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
+        return await self._requests_for(connection.name).sample(connection, params)
+
+    async def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
+        return self._any_tab.list_roots(connection)
+
+
+def expand_for(config: ServerConfig, person: Person) -> ServerConfig:
+    """The entry as this person's connection uses it: `${user.id}`, `${user.email}`, `${user.name}` filled in."""
+    values = person.expansions()
+
+    def fill(text: str) -> str:
+        for key in USER_FIELDS:
+            text = text.replace("${" + key + "}", values[key])
+        return text
+
+    if not any("${user." in text for text in (config.url or "", *config.env.values(), *config.headers.values())):
+        return config
+    return config.model_copy(update={
+        "url": fill(config.url) if config.url else config.url,
+        "env": {k: fill(v) for k, v in config.env.items()},
+        "headers": {k: fill(v) for k, v in config.headers.items()},
+    })
+
+
+def _short(value: object, limit: int = 200) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _clip(data: object) -> object:
+    """Small data as is; large data as a preview, without encoding a multi-megabyte result twice."""
+    if data is None:
+        return None
+    if size_at_most(data, MAX_ACTIVITY_DATA):
+        return data
+    return {"truncated": True, "preview": _trimmed(data)}
+
+
+def _trimmed(value: object, depth: int = 0) -> object:
+    """A small copy for display: long strings cut, long lists and deep nesting elided."""
+    if isinstance(value, str):
+        return value if len(value) <= 300 else value[:300] + f"… ({len(value)} characters)"
+    if depth > 6:
+        return "…"
+    if isinstance(value, dict):
+        items = list(value.items())
+        trimmed = {str(k): _trimmed(v, depth + 1) for k, v in items[:50]}
+        if len(items) > 50:
+            trimmed["…"] = f"{len(items) - 50} more keys"
+        return trimmed
+    if isinstance(value, list | tuple):
+        head = [_trimmed(v, depth + 1) for v in value[:20]]
+        return head + ([f"… {len(value) - 20} more items"] if len(value) > 20 else [])
+    return value
