@@ -42,13 +42,14 @@ class BrowserSession:
         self.inputs = workspace.inputs
         self.connections: Mapping[str, Connection] = workspace.connections
         self.approvals = ApprovalBroker(notify, timeout=options.human_timeout)
-        self.apps = AppInstances(session_id=self.id, sandbox=deps.sandbox, options=options, audit=deps.audit,
-                                 catalogue=self.catalogue, activity=self.activity, on_close=self._app_closed)
+        self.apps = AppInstances(session_id=self.id, person=self.person, sandbox=deps.sandbox, options=options,
+                                 audit=deps.audit, catalogue=self.catalogue, activity=self.activity,
+                                 on_close=self._app_closed)
         self.calls = CallRegistry(on_end=self._call_ended, tab=self.id)
         self.requests = InputRequests(broker=self.inputs, apps=self.apps, calls=self.calls, options=options,
                                       activity=self.activity, route=workspace.route_to(self.id))
-        self.app_policy = AppPolicy(session_id=self.id, options=options, audit=deps.audit, approvals=self.approvals,
-                                    catalogue=self.catalogue, notify=notify)
+        self.app_policy = AppPolicy(session_id=self.id, person=self.person, options=options, audit=deps.audit,
+                                    approvals=self.approvals, catalogue=self.catalogue, notify=notify)
         workspace.attach(self, self._leave_app)
 
     def activity(self, server: str, **entry: Any) -> None:
