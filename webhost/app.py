@@ -24,6 +24,7 @@ from webhost.apps.instances import Sandbox
 from webhost.audit import AuditLimits, AuditLog, AuditUnavailable, visible_user
 from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
+from webhost.directory import SessionDirectory
 from webhost.errors import PolicyRefused
 from webhost.pending import Publish
 from webhost.people import Person, person_of
@@ -49,6 +50,7 @@ class HostState:
     deps: HostDeps
     sessions: set[BrowserSession] = field(default_factory=set)
     workspaces: dict[str, Workspace] = field(default_factory=dict)
+    directory: SessionDirectory = field(default_factory=SessionDirectory)
     task_group: anyio.abc.TaskGroup | None = None
 
     def new_session(self, person: Person, notify: Publish) -> BrowserSession:
@@ -58,7 +60,7 @@ class HostState:
         if workspace is None or workspace.closed:
             workspace = Workspace(self.deps, person, self.task_group)
             self.workspaces[person.id] = workspace
-        session = BrowserSession(workspace, notify)
+        session = BrowserSession(workspace, notify, self.directory)
         self.sessions.add(session)
         return session
 

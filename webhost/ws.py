@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 MAX_FRAME = 16 * 1024 * 1024
 ENCODE_IN_THREAD = 1024 * 1024  # results above this are encoded off the event loop
 SessionFactory = Callable[[Publish], BrowserSession]
+ENDED_CLOSE_CODE = 4001  # the tab was ended by its person or an admin (sessions/end); the reason says why
 
 
 async def serve_websocket(
@@ -48,6 +49,7 @@ async def serve_websocket(
         async with anyio.create_task_group() as tg:
             tg.start_soon(_write_loop, websocket, outbox)
             tg.start_soon(_close_on_overflow, websocket, outbox, tg.cancel_scope)
+            tg.start_soon(_close_when_ended, websocket, session, tg.cancel_scope)
             try:
                 await _read_loop(websocket, session, tg, outbox, limits)
             finally:
@@ -84,6 +86,17 @@ async def _close_on_overflow(websocket: WebSocket, outbox: Outbox, scope: anyio.
     with anyio.move_on_after(2, shield=True):
         try:
             await websocket.close(code=CLOSE_CODE, reason="the tab was not reading what webhost sent")
+        except Exception:
+            pass
+
+
+async def _close_when_ended(websocket: WebSocket, session: BrowserSession, scope: anyio.CancelScope) -> None:
+    """A tab someone ended (`sessions/end`) is closed with the reason, and its session ends."""
+    await session.ended.wait()
+    scope.cancel()
+    with anyio.move_on_after(2, shield=True):
+        try:
+            await websocket.close(code=ENDED_CLOSE_CODE, reason=session.end_reason)
         except Exception:
             pass
 
