@@ -12,6 +12,7 @@ from typing import Protocol
 from webhost.errors import InvalidParams, PolicyRefused
 from webhost.people import Person
 
+ENDED_CLOSE_CODE = 4001  # the WebSocket close code of a tab someone ended; its reason says who and why
 MAX_REASON_BYTES = 120  # a WebSocket close reason is at most 123 bytes of UTF-8
 
 

@@ -19,6 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from webhost import frames
 from webhost.config import Limits
+from webhost.directory import ENDED_CLOSE_CODE
 from webhost.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UPSTREAM_ERROR, WebhostError
 from webhost.jsonsize import size_at_most
 from webhost.methods import METHODS
@@ -31,7 +32,6 @@ logger = logging.getLogger(__name__)
 MAX_FRAME = 16 * 1024 * 1024
 ENCODE_IN_THREAD = 1024 * 1024  # results above this are encoded off the event loop
 SessionFactory = Callable[[Publish], BrowserSession]
-ENDED_CLOSE_CODE = 4001  # the tab was ended by its person or an admin (sessions/end); the reason says why
 
 
 async def serve_websocket(
