@@ -25,9 +25,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
 from webhost.apps.instances import Sandbox
-from webhost.audit import AuditLimits, AuditLog, AuditUnavailable
+from webhost.audit import AuditLimits, AuditLog, AuditUnavailable, visible_user
 from webhost.auth import AccessPolicy, AuthGate
 from webhost.config import Config
+from webhost.directory import SessionDirectory
+from webhost.errors import PolicyRefused
 from webhost.pending import Publish
 from webhost.people import Person, person_of
 from webhost.redact import Redactor
@@ -54,6 +56,7 @@ class HostState:
     deps: HostDeps
     sessions: set[BrowserSession] = field(default_factory=set)
     workspaces: dict[str, Workspace] = field(default_factory=dict)
+    directory: SessionDirectory = field(default_factory=SessionDirectory)
     task_group: anyio.abc.TaskGroup | None = None
     tabs: Tabs = field(default_factory=Tabs)
 
@@ -64,7 +67,7 @@ class HostState:
         if workspace is None or workspace.closed:
             workspace = Workspace(self.deps, person, self.task_group)
             self.workspaces[person.id] = workspace
-        session = BrowserSession(workspace, notify)
+        session = BrowserSession(workspace, notify, self.directory)
         self.sessions.add(session)
         return session
 
@@ -176,13 +179,21 @@ def create_app(
                                          for s in config.servers.values()]})
 
     @app.get("/api/audit")
-    async def audit_export(format: str = "json", server: str | None = None) -> Response:
-        """Export the audit log (JSON, or CSV with ?format=csv); a database that cannot be read is a 503."""
+    async def audit_export(request: Request, format: str = "json", server: str | None = None,
+                           user: str | None = None) -> Response:
+        """Export the audit log (JSON, or CSV with ?format=csv): the caller's own rows, an admin's everyone's
+        (`?user=ID` narrows to one person); a member asking for another is a 403, an unreadable database a 503."""
+        try:
+            owner = visible_user(person_of(request.scope), user)
+        except PolicyRefused as exc:
+            return JSONResponse({"error": exc.message}, status_code=403)
         try:
             if format == "csv":
-                return PlainTextResponse(redactor.text(host.audit.export_csv(server=server)), media_type="text/csv",
+                return PlainTextResponse(redactor.text(host.audit.export_csv(server=server, user=owner)),
+                                         media_type="text/csv",
                                          headers={"content-disposition": "attachment; filename=webhost-audit.csv"})
-            return JSONResponse({"entries": redactor.value(host.audit.entries(server=server, limit=10_000))})
+            return JSONResponse({"entries": redactor.value(host.audit.entries(server=server, user=owner,
+                                                                              limit=10_000))})
         except AuditUnavailable as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
 

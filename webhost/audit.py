@@ -6,10 +6,12 @@ settings (`webhost.audit`) say is too old or too many.
 
 The log survives what is written into it: every stored `detail` is valid JSON no larger than the
 per-row cap (oversized fields are replaced by `{"truncated": true, "preview": ..., "bytes": N}`),
-rows that do not parse are read back marked unreadable, and each app frame and each person
-(today: each session) has a write budget beyond which rows are counted and coalesced into one
-"rate limited" row. A write that fails (disk full, read-only file) raises `AuditUnavailable`, so
-that callers refuse what they cannot audit.
+rows that do not parse are read back marked unreadable, and each app frame and each person (by
+their id; a row without a person, by its session) has a write budget beyond which rows are counted
+and coalesced into one "rate limited" row. Every row names the person it belongs to (`user_id`,
+`user_name`); a database from before that is migrated in place, its old rows keep no person.
+A write that fails (disk full, read-only file) raises `AuditUnavailable`, so that callers refuse
+what they cannot audit.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from webhost.errors import POLICY_REFUSED, WebhostError
+from webhost.errors import POLICY_REFUSED, PolicyRefused, WebhostError
+from webhost.people import Person
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +45,9 @@ CREATE TABLE IF NOT EXISTS audit (
     kind TEXT NOT NULL,
     decision TEXT,
     summary TEXT,
-    detail TEXT
+    detail TEXT,
+    user_id TEXT,
+    user_name TEXT
 );
 CREATE INDEX IF NOT EXISTS audit_server ON audit(server, id);
 CREATE INDEX IF NOT EXISTS audit_ts ON audit(ts);
@@ -55,10 +60,12 @@ CREATE TABLE IF NOT EXISTS granted_permissions (
 );
 """
 
-COLUMNS = ("id", "ts", "session", "server", "frame", "kind", "decision", "summary", "detail")
+# The person columns came later: they are last, so a CSV reader that counts columns keeps working.
+COLUMNS = ("id", "ts", "session", "server", "frame", "kind", "decision", "summary", "detail", "user_id", "user_name")
+PERSON_COLUMNS = ("user_id", "user_name")
 RATE_LIMITED = "audit.rate-limited"
 MAX_SUMMARY = 500
-MAX_LABEL = 200  # session, server, frame, kind, decision
+MAX_LABEL = 200  # session, server, frame, kind, decision, user_id, user_name
 PREVIEW_CHARS = 1024
 MAX_DEPTH = 32
 COALESCE_SECONDS = 10.0  # at most one "rate limited" row per budget in this time while a flood lasts
@@ -195,6 +202,17 @@ def csv_safe(value: Any) -> Any:
     return value
 
 
+def visible_user(viewer: Person, requested: str | None) -> str | None:
+    """Whose rows `viewer` reads: an admin everyone's (or the one person asked for), anyone else their own.
+
+    Returns the `user` filter for `AuditLog.entries`; a member asking for someone else is refused."""
+    if viewer.is_admin:
+        return requested or None
+    if requested and requested != viewer.id:
+        raise PolicyRefused("only an admin may read another person's audit entries", {"user": requested})
+    return viewer.id
+
+
 # -- write budgets -----------------------------------------------------------------------------
 
 
@@ -223,6 +241,8 @@ class _Budget:
     last_drop: float = 0.0
     first_ts: float = 0.0
     last_ts: float = 0.0
+    # Whose rows the budget counts (from the row that opened it): its "rate limited" row is theirs too.
+    owner: dict[str, str | None] = field(default_factory=dict)
 
 
 def _secure_file(path: Path) -> None:
@@ -264,6 +284,7 @@ class AuditLog:
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.Error as exc:  # readable but not writable: reads still work, writes refuse
             logger.error("audit log %s cannot be written: %s", path, exc)
         self._next_maintenance = self._clock() + MAINTENANCE_SECONDS
@@ -271,6 +292,14 @@ class AuditLog:
             self.apply_retention()
         except AuditUnavailable as exc:
             logger.error("%s", exc.message)
+
+    def _migrate(self) -> None:
+        """A database written before rows named their person gets the columns (its old rows stay, with none)."""
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(audit)").fetchall()}
+        for column in PERSON_COLUMNS:
+            if column not in present:
+                self._db.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT")
+        self._db.execute("CREATE INDEX IF NOT EXISTS audit_user ON audit(user_id, id)")
 
     def close(self) -> None:
         with self._lock:
@@ -286,6 +315,7 @@ class AuditLog:
         self,
         kind: str,
         *,
+        person: Person | None = None,
         session: str | None = None,
         server: str | None = None,
         frame: str | None = None,
@@ -298,6 +328,7 @@ class AuditLog:
             "ts": self._wall_clock(), "session": _label(session), "server": _label(server),
             "frame": _label(frame), "kind": _label(kind) or "?", "decision": _label(decision),
             "summary": str(summary)[:MAX_SUMMARY], "detail": None,
+            "user_id": _label(person.id) if person else None, "user_name": _label(person.name) if person else None,
         }
         fixed = sum(_utf8_length(v) for v in row.values() if isinstance(v, str)) + 64
         if detail is not None:
@@ -307,7 +338,7 @@ class AuditLog:
         with self._lock:
             admitted = self._admit(row, size, now)
             if admitted:
-                self._flush_drops(keys=self._keys(row["session"], row["frame"]))
+                self._flush_drops(keys=self._keys(row))
                 row_id = self._insert(row)
             if now >= self._next_maintenance:
                 self._maintain(now)
@@ -318,8 +349,9 @@ class AuditLog:
     def _insert(self, row: dict[str, Any]) -> int | None:
         try:
             cursor = self._db.execute(
-                "INSERT INTO audit (ts, session, server, frame, kind, decision, summary, detail) "
-                "VALUES (:ts, :session, :server, :frame, :kind, :decision, :summary, :detail)", row)
+                "INSERT INTO audit (ts, session, server, frame, kind, decision, summary, detail, user_id, user_name) "
+                "VALUES (:ts, :session, :server, :frame, :kind, :decision, :summary, :detail, :user_id, :user_name)",
+                row)
         except sqlite3.Error as exc:
             raise self._unavailable(exc) from None
         return cursor.lastrowid
@@ -329,15 +361,18 @@ class AuditLog:
         return AuditUnavailable("the audit log is unavailable (it cannot be written: "
                                 f"{exc}); the action was refused", {"reason": str(exc)})
 
-    def _keys(self, session: str | None, frame: str | None) -> list[tuple[str, str]]:
+    def _keys(self, row: dict[str, Any]) -> list[tuple[str, str]]:
+        """The budgets a row spends: its frame's, and its person's (by id; a row without one, its session's)."""
         keys = []
-        if frame:
-            keys.append(("frame", frame))
-        if session:
-            keys.append(("person", session))
+        if row["frame"]:
+            keys.append(("frame", row["frame"]))
+        if row["user_id"]:
+            keys.append(("person", row["user_id"]))
+        elif row["session"]:
+            keys.append(("session", row["session"]))
         return keys
 
-    def _budget(self, key: tuple[str, str], now: float) -> _Budget:
+    def _budget(self, key: tuple[str, str], now: float, row: dict[str, Any]) -> _Budget:
         budget = self._budgets.get(key)
         if budget is None:
             limits = self.limits
@@ -348,6 +383,7 @@ class AuditLog:
                 budget = _Budget(_Bucket(limits.person_rows_per_second, limits.person_burst, limits.person_burst, now),
                                  _Bucket(limits.person_bytes_per_second, limits.person_burst_bytes,
                                          limits.person_burst_bytes, now))
+            budget.owner = {"session": row["session"], "user_id": row["user_id"], "user_name": row["user_name"]}
             self._budgets[key] = budget
         budget.rows.refill(now)
         if budget.size is not None:
@@ -356,7 +392,7 @@ class AuditLog:
 
     def _admit(self, row: dict[str, Any], size: int, now: float) -> bool:
         """Spend one row (and its bytes) from the frame's and the person's budgets, or count it as dropped."""
-        budgets = [(key, self._budget(key, now)) for key in self._keys(row["session"], row["frame"])]
+        budgets = [(key, self._budget(key, now, row)) for key in self._keys(row)]
         for _key, budget in budgets:
             if budget.rows.tokens < 1 or (budget.size is not None and budget.size.tokens < size):
                 if not budget.dropped:
@@ -385,11 +421,14 @@ class AuditLog:
             if not due:
                 continue
             kind, name = key
+            owner = budget.owner
             self._insert({
-                "ts": budget.last_ts, "session": name if kind == "person" else None,
+                "ts": budget.last_ts, "session": owner.get("session") if kind != "person" else None,
+                "user_id": owner.get("user_id"), "user_name": owner.get("user_name"),
                 "frame": name if kind == "frame" else None, "server": None, "kind": RATE_LIMITED,
                 "decision": "dropped", "summary": f"rate limited: {budget.dropped} rows dropped",
-                "detail": _dumps({"dropped": budget.dropped, "kinds": budget.kinds, "budget": kind,
+                "detail": _dumps({"dropped": budget.dropped, "kinds": budget.kinds,
+                                  "budget": "person" if kind == "session" else kind,
                                   "from": budget.first_ts, "to": budget.last_ts}),
             })
             budget.dropped, budget.kinds = 0, {}
@@ -424,10 +463,14 @@ class AuditLog:
     # -- reading ---------------------------------------------------------------------------------
 
     def entries(
-        self, *, server: str | None = None, limit: int = 500, before: int | None = None
+        self, *, server: str | None = None, user: str | None = None, limit: int = 500, before: int | None = None
     ) -> list[dict[str, Any]]:
+        """The newest rows first; `user` keeps only that person's rows (by id)."""
         query = "SELECT " + ", ".join(COLUMNS) + " FROM audit WHERE 1=1"
         args: list[Any] = []
+        if user is not None:
+            query += " AND user_id = ?"
+            args.append(user)
         if server:
             query += " AND server = ?"
             args.append(server)
@@ -448,11 +491,11 @@ class AuditLog:
             result.append(entry)
         return result
 
-    def export_csv(self, *, server: str | None = None) -> str:
+    def export_csv(self, *, server: str | None = None, user: str | None = None) -> str:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(COLUMNS)
-        for entry in reversed(self.entries(server=server, limit=10_000)):
+        for entry in reversed(self.entries(server=server, user=user, limit=10_000)):
             writer.writerow([csv_safe(json.dumps(entry[c]) if c == "detail" else entry[c]) for c in COLUMNS])
         return buffer.getvalue()
 

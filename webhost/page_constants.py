@@ -18,6 +18,7 @@ from webhost import errors
 from webhost.apps import instances, permissions, proxy_token
 from webhost.apps.instances import APP_RESOURCE_ERROR
 from webhost.config import WebhostOptions
+from webhost.directory import ENDED_CLOSE_CODE
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_FILE = ROOT / "webhost" / "static" / "js" / "constants.js"
@@ -55,6 +56,7 @@ def page_constants() -> dict[str, Any]:
         "SANDBOX_TOKENS": _sandbox_tokens(),
         "DEFAULT_SANDBOX": proxy_token.DEFAULT_INNER_SANDBOX,
         "APP_MAX_IN_FLIGHT": instances.MAX_IN_FLIGHT,
+        "SESSION_ENDED_CLOSE_CODE": ENDED_CLOSE_CODE,
         "DEFAULT_LIMITS": {
             "humanTimeoutSeconds": defaults.human_timeout,
             "callTimeoutSeconds": defaults.call_timeout,

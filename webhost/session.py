@@ -10,13 +10,17 @@ shown in another; another person's never are, since people never share a workspa
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
+
+import anyio
 
 from webhost.approvals import ApprovalBroker
 from webhost.apps.instances import AppInstance, AppInstances
 from webhost.apps.policy import AppPolicy
 from webhost.calls import CallRegistry
+from webhost.directory import SessionDirectory
 from webhost.elicitation.requests import InputRequests
 from webhost.errors import InvalidParams
 from webhost.pending import Publish
@@ -28,12 +32,17 @@ from webhost.workspace import Workspace
 class BrowserSession:
     """One tab of one person."""
 
-    def __init__(self, workspace: Workspace, notify: Publish) -> None:
+    def __init__(self, workspace: Workspace, notify: Publish, directory: SessionDirectory) -> None:
         deps = workspace.deps
         options = deps.config.options
         self.id = "s-" + secrets.token_urlsafe(8)
+        self.started = time.time()
         self.workspace = workspace
         self.person: Person = workspace.person
+        self.directory = directory
+        # Set when someone ends this tab (`sessions/end`): the browser edge closes the socket with the reason.
+        self.ended = anyio.Event()
+        self.end_reason = ""
         self.notify = notify
         self.options = options
         self.audit = deps.audit
@@ -42,14 +51,16 @@ class BrowserSession:
         self.inputs = workspace.inputs
         self.connections: Mapping[str, Connection] = workspace.connections
         self.approvals = ApprovalBroker(notify, timeout=options.human_timeout)
-        self.apps = AppInstances(session_id=self.id, sandbox=deps.sandbox, options=options, audit=deps.audit,
-                                 catalogue=self.catalogue, activity=self.activity, on_close=self._app_closed)
+        self.apps = AppInstances(session_id=self.id, person=self.person, sandbox=deps.sandbox, options=options,
+                                 audit=deps.audit, catalogue=self.catalogue, activity=self.activity,
+                                 on_close=self._app_closed)
         self.calls = CallRegistry(on_end=self._call_ended, tab=self.id)
         self.requests = InputRequests(broker=self.inputs, apps=self.apps, calls=self.calls, options=options,
                                       activity=self.activity, route=workspace.route_to(self.id))
-        self.app_policy = AppPolicy(session_id=self.id, options=options, audit=deps.audit, approvals=self.approvals,
-                                    catalogue=self.catalogue, notify=notify)
+        self.app_policy = AppPolicy(session_id=self.id, person=self.person, options=options, audit=deps.audit,
+                                    approvals=self.approvals, catalogue=self.catalogue, notify=notify)
         workspace.attach(self, self._leave_app)
+        directory.add(self)
 
     def activity(self, server: str, **entry: Any) -> None:
         self.workspace.activity(server, **entry)
@@ -63,8 +74,18 @@ class BrowserSession:
 
     # -- lifecycle ----------------------------------------------------------------------------
 
+    def servers_connected(self) -> list[str]:
+        return sorted(name for name, c in self.connections.items() if c.status == "connected")
+
+    def end(self, reason: str) -> None:
+        """Ask the browser edge to close this tab's socket with `reason` (the page shows it)."""
+        if not self.ended.is_set():
+            self.end_reason = reason
+            self.ended.set()
+
     async def close(self) -> None:
         """Release this tab's approvals and app frames and cancel its calls; the workspace decides the servers."""
+        self.directory.remove(self)
         self.approvals.release()
         self.apps.close_all(reason="session closed")
         self.calls.cancel_all()

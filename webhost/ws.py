@@ -19,6 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from webhost import frames
 from webhost.config import Limits
+from webhost.directory import ENDED_CLOSE_CODE
 from webhost.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UPSTREAM_ERROR, WebhostError
 from webhost.jsonsize import size_at_most
 from webhost.methods import METHODS
@@ -128,6 +129,7 @@ async def serve_websocket(
             tabs.add(tab)
             tg.start_soon(_write_loop, websocket, outbox, tab.writer_done)
             tg.start_soon(_close_on_overflow, websocket, outbox, tg.cancel_scope)
+            tg.start_soon(_close_when_ended, websocket, session, tg.cancel_scope)
             try:
                 await _read_loop(websocket, tab, tg, limits)
             finally:
@@ -169,6 +171,17 @@ async def _close_on_overflow(websocket: WebSocket, outbox: Outbox, scope: anyio.
     with anyio.move_on_after(2, shield=True):
         try:
             await websocket.close(code=CLOSE_CODE, reason="the tab was not reading what webhost sent")
+        except Exception:
+            pass
+
+
+async def _close_when_ended(websocket: WebSocket, session: BrowserSession, scope: anyio.CancelScope) -> None:
+    """A tab someone ended (`sessions/end`) is closed with the reason, and its session ends."""
+    await session.ended.wait()
+    scope.cancel()
+    with anyio.move_on_after(2, shield=True):
+        try:
+            await websocket.close(code=ENDED_CLOSE_CODE, reason=session.end_reason)
         except Exception:
             pass
 

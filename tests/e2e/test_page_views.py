@@ -385,3 +385,40 @@ def test_answered_app_input_request_is_torn_down_before_its_card_goes(demo_page:
     expect(page.locator(f'[data-frame-id="{frame_id}"]')).to_have_count(0)
     expect(page.locator(".inbox")).to_be_hidden()
     no_console_errors(page)
+
+
+# ---- the sessions view (admins) and the person column ------------------------------------------------------------
+
+
+def test_an_admin_sees_the_person_column_and_the_live_sessions_and_an_ended_tab_says_why(
+    demo_page: Page, demo: Webhost
+) -> None:
+    page = demo_page
+    call_dashboard(page)
+    page.locator('[data-testid="open-audit"]').click()
+    rows = audit_rows(page)
+    expect(rows.first).to_be_visible()
+    expect(page.locator('[data-testid="audit-log"] .audit-list.with-user')).to_be_visible()  # token mode: an admin
+    expect(rows.and_(page.locator('[data-audit-user="token"]')).first.locator(".audit-user")).to_have_text("webhost")
+
+    sessions = page.locator('[data-testid="open-sessions"]')
+    expect(sessions).to_be_visible()
+    sessions.click()
+    view = page.locator('[data-testid="sessions-view"]')
+    expect(view).to_have_attribute("aria-busy", "false")
+    session_id = page.evaluate("document.documentElement.dataset.sessionId")
+    mine = view.locator(f'[data-session-id="{session_id}"]')
+    expect(mine).to_have_attribute("data-current", "true")
+    expect(mine).to_have_attribute("data-role", "admin")
+    expect(mine.locator(".session-servers")).to_contain_text("demo")
+
+    mine.locator('[data-session-action="end"]').click()
+    banner = page.locator('[data-testid="connection-banner"]')
+    expect(banner).to_have_attribute("data-ended", "true")
+    expect(banner).to_contain_text("This session was ended: ended from the Sessions view (by webhost)")
+    page.wait_for_timeout(1500)  # no automatic reconnect after an ended session
+    expect(page.locator("html")).to_have_attribute("data-connection", "closed")
+    banner.get_by_role("button", name="Reconnect").click()
+    expect(page.locator("html")).to_have_attribute("data-connection", "open")
+    expect(banner).to_be_hidden()
+    no_console_errors(page)

@@ -24,11 +24,13 @@ from mcp.client._memory import InMemoryTransport
 from mcp.server import MCPServer
 from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest
-from starlette.types import ASGIApp, Message
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tests.helpers import SERVERS, WsClient
-from webhost.app import create_app
+from webhost.app import HostApp, create_app
+from webhost.auth import AuthGate
 from webhost.config import ServerConfig, load_config
+from webhost.people import Person, attach
 from webhost.settings import Settings
 from webhost.upstream.client_factory import Transport, default_transport
 from webhost.upstream.stderr import StderrPipe
@@ -37,6 +39,29 @@ TOKEN = "t-in-process-token"
 HOST = "127.0.0.1:8700"
 ORIGIN = f"http://{HOST}"
 SECRET = b"in-process-secret-0123456789abcdef0123456789abcdef"
+PERSON_HEADER = "x-test-person"
+
+
+def person_header(person: Person) -> dict[str, str]:
+    """The test-only header `ChosenPeople` reads: `id|name|role`."""
+    return {PERSON_HEADER: f"{person.id}|{person.name}|{person.role}"}
+
+
+class ChosenPeople:
+    """Tests only, never in webhost: behind the gate (so the token is still required), a request carrying
+    `x-test-person: id|name|role` belongs to that person instead of the token's. Lets two people share
+    one in-process host before a sign-in mode does it for real."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            raw = dict(scope.get("headers", [])).get(PERSON_HEADER.encode())
+            if raw is not None:
+                person_id, name, role = raw.decode().split("|")
+                attach(scope, Person(id=person_id, name=name, role="admin" if role == "admin" else "member"))
+        await self.app(scope, receive, send)
 
 
 def sdk_server(name: str) -> MCPServer:
@@ -118,7 +143,9 @@ class AsgiWsClient(WsClient):
         self._to_client, self._from_app = anyio.create_memory_object_stream[Message](buffer)
         self.accepted: bool | None = None
         self.close_code: int | None = None
+        self.close_reason: str | None = None
         self.app_done = anyio.Event()
+        self.closed = anyio.Event()  # webhost closed the socket (close_code and close_reason say how)
         self.reading = anyio.Event()  # cleared by pause(): a tab that stops reading (with buffer=0, webhost blocks)
         self.reading.set()
 
@@ -173,6 +200,8 @@ class AsgiWsClient(WsClient):
                 break
             if message["type"] == "websocket.close":
                 self.close_code = message.get("code")
+                self.close_reason = message.get("reason")
+                self.closed.set()
                 break
             text = message.get("text")
             if text is None:
@@ -202,13 +231,18 @@ class InProcessHost:
         self.app = app
         self.settings = settings
 
-    def http(self, *, token: str | None = TOKEN, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+    def http(self, *, token: str | None = TOKEN, headers: Mapping[str, str] | None = None,
+             person: Person | None = None) -> httpx.AsyncClient:
+        """An HTTP client; `person` (with `in_process_host(..., people=True)`) makes its requests that person's."""
         auth = {"authorization": f"Bearer {token}"} if token else {}
+        chosen = person_header(person) if person else {}
         return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=ORIGIN,
-                                 headers={**auth, **(headers or {})})
+                                 headers={**auth, **chosen, **(headers or {})})
 
-    def tab(self, *, buffer: float = math.inf, **headers: str) -> AsgiWsClient:
-        return AsgiWsClient(self.app, headers=headers, buffer=buffer)
+    def tab(self, *, buffer: float = math.inf, person: Person | None = None, **headers: str) -> AsgiWsClient:
+        """A tab; `person` (with `in_process_host(..., people=True)`) makes it that person's."""
+        chosen = person_header(person) if person else {}
+        return AsgiWsClient(self.app, headers={**chosen, **headers}, buffer=buffer)
 
 
 @asynccontextmanager
@@ -221,12 +255,14 @@ async def in_process_host(
     legacy: frozenset[str] = frozenset(),
     broken: Mapping[str, Callable[[], Transport]] | None = None,
     connects: list[ServerConfig] | None = None,
+    people: bool = False,
 ) -> AsyncIterator[InProcessHost]:
     """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
 
     `broken` adds servers reached through a transport the test builds (one that fails, hangs or ends).
     An entry named in `entries` but not in `servers` is reached over its real transport (an HTTP URL).
     `connects`, when given, receives the entry of every connection opened (as the person's connection sees it).
+    `people=True` lets each tab and HTTP client choose its person (`host.tab(person=...)`, `ChosenPeople`).
     """
     names = [*servers, *(broken or {}), *(name for name in entries or {} if name not in servers and
                                           name not in (broken or {}))]
@@ -248,6 +284,10 @@ async def in_process_host(
         return memory(config, stderr, on_exit)
 
     app = create_app(settings, config, secret=SECRET, transport_factory=factory)
+    if people:
+        gate = app.app if isinstance(app, HostApp) else app
+        assert isinstance(gate, AuthGate), "the gate is the outermost layer; the chosen person goes right behind it"
+        gate.app = ChosenPeople(gate.app)
     host = InProcessHost(app, settings)
     async with _lifespan(app):
         yield host

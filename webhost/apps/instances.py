@@ -31,6 +31,7 @@ from webhost.audit import AuditLog, AuditUnavailable
 from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
 from webhost.errors import PolicyRefused, WebhostError
+from webhost.people import Person
 from webhost.upstream.connection import Connection
 
 logger = logging.getLogger(__name__)
@@ -101,6 +102,7 @@ class AppInstances:
         self,
         *,
         session_id: str,
+        person: Person,
         sandbox: Sandbox,
         options: WebhostOptions,
         audit: AuditLog,
@@ -109,6 +111,7 @@ class AppInstances:
         on_close: Callable[[AppInstance], None],
     ) -> None:
         self._session_id = session_id
+        self._person = person
         self._sandbox = sandbox
         self._options = options
         self._audit = audit
@@ -128,8 +131,8 @@ class AppInstances:
         instance.closed = True
         self._on_close(instance)
         try:
-            self._audit.record("app.close", session=self._session_id, server=instance.server, frame=frame_id,
-                               summary=reason)
+            self._audit.record("app.close", person=self._person, session=self._session_id, server=instance.server,
+                               frame=frame_id, summary=reason)
         except AuditUnavailable as exc:  # closing always completes; the frame can do nothing more
             logger.error("%s (close of %s not recorded)", exc.message, frame_id)
 
@@ -177,7 +180,7 @@ class AppInstances:
         )
         # Audited before the frame exists: an app that cannot be audited is not opened.
         self._audit.record(
-            "app.open", session=self._session_id, server=connection.name, frame=instance.frame_id,
+            "app.open", person=self._person, session=self._session_id, server=connection.name, frame=instance.frame_id,
             summary=f"{uri} ({'default CSP' if csp.is_default else 'CSP from metadata'})",
             detail={"resourceUri": uri, "purpose": purpose, "csp": header, "effectiveCsp": csp.effective,
                     "rejected": csp.rejected, "requestedPermissions": sorted(requested),

@@ -26,6 +26,7 @@ from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
 from webhost.errors import Cancelled, InvalidParams, PolicyRefused, WebhostError
 from webhost.pending import Publish
+from webhost.people import Person
 from webhost.upstream.connection import Connection
 
 MAX_MESSAGES = 200
@@ -48,6 +49,7 @@ class AppPolicy:
         self,
         *,
         session_id: str,
+        person: Person,
         options: WebhostOptions,
         audit: AuditLog,
         approvals: ApprovalBroker,
@@ -55,6 +57,7 @@ class AppPolicy:
         notify: Publish,
     ) -> None:
         self.session_id = session_id
+        self.person = person
         self.options = options
         self.audit = audit
         self.approvals = approvals
@@ -69,8 +72,8 @@ class AppPolicy:
     ) -> dict[str, Any]:
         handler = HANDLERS.get(method)
         if handler is None:
-            self.audit.record("app.refused", session=self.session_id, server=instance.server,
-                              frame=instance.frame_id, decision="refused", summary=f"unsupported method {method}"[:200])
+            self.audit.record("app.refused", **self._base(instance), decision="refused",
+                              summary=f"unsupported method {method}"[:200])
             raise PolicyRefused(f"apps may not call {method!r} through webhost", {"method": method})
         key = None if request_id is None else (instance.frame_id, request_id)
         if key is not None and key in self._running:
@@ -96,7 +99,9 @@ class AppPolicy:
         return True
 
     def _base(self, instance: AppInstance) -> dict[str, Any]:
-        return {"session": self.session_id, "server": instance.server, "frame": instance.frame_id}
+        """The columns every row about this frame carries: whose tab, which server, which frame."""
+        return {"person": self.person, "session": self.session_id, "server": instance.server,
+                "frame": instance.frame_id}
 
 
 async def call_tool(
@@ -227,8 +232,8 @@ async def message(
 ) -> dict[str, Any]:
     entry = {"role": params.get("role") if params.get("role") in ("user", "assistant") else "user",
              "content": _content_list(params)[:50], "ts": time.time()}
-    policy.audit.record("app.message", session=policy.session_id, server=instance.server, frame=instance.frame_id,
-                        decision="recorded", summary=_text_of(entry["content"])[:300], detail=entry)
+    policy.audit.record("app.message", **policy._base(instance), decision="recorded",
+                        summary=_text_of(entry["content"])[:300], detail=entry)
     instance.messages = [*instance.messages, entry][-MAX_MESSAGES:]
     # Only what changed: re-sending the whole conversation each time grows traffic with its square.
     policy.notify("apps/conversation", {"frameId": instance.frame_id, "message": entry,
@@ -241,8 +246,7 @@ async def update_model_context(
 ) -> dict[str, Any]:
     context = {"content": _content_list(params)[:50], "structuredContent": params.get("structuredContent"),
                "ts": time.time()}
-    policy.audit.record("app.model-context", session=policy.session_id, server=instance.server,
-                        frame=instance.frame_id, decision="recorded",
+    policy.audit.record("app.model-context", **policy._base(instance), decision="recorded",
                         summary=_text_of(context["content"])[:300], detail=context)
     instance.model_context = context  # each update replaces the previous one, as a model would see it
     policy.notify("apps/conversation", {"frameId": instance.frame_id, "modelContext": context,

@@ -7,6 +7,7 @@ from typing import Any
 from webhost.apps.instances import AppInstance
 from webhost.apps.meta import tool_resource_uri
 from webhost.apps.permissions import PERMISSIONS
+from webhost.audit import visible_user
 from webhost.errors import InvalidParams
 from webhost.session import BrowserSession
 
@@ -67,9 +68,9 @@ async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str
     detail = _params.optional_object(params, "detail")
     summary = str(detail.get("summary", kind))[:300]
     if kind in ("violation", "csp-violation", "error"):
-        session.audit.record(f"app.{kind}", session=session.id, server=instance.server,
-                                  frame=instance.frame_id, decision="blocked" if kind != "error" else None,
-                                  summary=summary, detail=detail)
+        session.audit.record(f"app.{kind}", person=session.person, session=session.id, server=instance.server,
+                             frame=instance.frame_id, decision="blocked" if kind != "error" else None,
+                             summary=summary, detail=detail)
     problem = kind in ("violation", "csp-violation", "error")
     session.activity(instance.server, direction="in", kind="error" if problem else "notification",
                      method=f"app/{kind}", summary=summary, data=detail)
@@ -95,16 +96,20 @@ async def set_permission(session: BrowserSession, params: dict[str, Any]) -> dic
         raise InvalidParams(f"unknown permission {permission!r}")
     granted = params.get("granted") is True
     session.audit.set_permission(connection.name, permission, granted)
-    session.audit.record("app.permission", session=session.id, server=connection.name,
-                              decision="granted" if granted else "revoked", summary=permission)
+    session.audit.record("app.permission", person=session.person, session=session.id, server=connection.name,
+                         decision="granted" if granted else "revoked", summary=permission)
     return {"server": connection.name, "permission": permission, "granted": granted}
 
 
 async def list_audit(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The caller's own rows; an admin's view is everyone's (`user` narrows it to one person)."""
     server = params.get("server") if isinstance(params.get("server"), str) else None
+    requested = params.get("user") if isinstance(params.get("user"), str) else None
     raw_limit = params.get("limit")
     limit = raw_limit if isinstance(raw_limit, int) else 500
-    return {"entries": session.audit.entries(server=server, limit=limit)}
+    user = visible_user(session.person, requested)
+    return {"entries": session.audit.entries(server=server, user=user, limit=limit),
+            "everyone": session.person.is_admin and user is None}
 
 
 async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

@@ -47,7 +47,7 @@ function main() {
     cards: () => [...servers.cards.values()],
     onActive: (server, kind, key) => {
       servers?.setActive(server, kind, key);
-      for (const [id, k] of [["open-apps", "apps"], ["open-audit", "audit"]]) {
+      for (const [id, k] of [["open-apps", "apps"], ["open-audit", "audit"], ["open-sessions", "sessions"]]) {
         if (kind === k) byId(id).setAttribute("aria-current", "page");
         else byId(id).removeAttribute("aria-current");
       }
@@ -84,6 +84,7 @@ function main() {
       rpc.request("session/info", {}).then((info) => {
         document.documentElement.dataset.sessionId = String(info?.sessionId ?? "");
         if (info?.limits && typeof info.limits === "object") limits = { ...limits, ...info.limits };
+        byId("open-sessions").hidden = info?.user?.role !== "admin"; // the live sessions are an admin's view
       }).catch(() => { /* shown by the banner if the socket is gone */ });
     }
     if (state === "closed") inbox.clear();
@@ -97,6 +98,7 @@ function main() {
 function wireHeader(inboxEl, workspace) {
   byId("open-apps").addEventListener("click", () => workspace.open("apps", ""));
   byId("open-audit").addEventListener("click", () => workspace.open("audit", ""));
+  byId("open-sessions").addEventListener("click", () => workspace.open("sessions", ""));
   const toggle = byId("theme-toggle");
   const label = () => {
     const next = getTheme() === "dark" ? "light" : "dark";

@@ -3,7 +3,7 @@
 // Each socket is its own backend session, so after a reconnect every piece of server state
 // the page shows must be fetched again: listeners on "open" do that.
 
-import { ERRORS } from "./constants.js";
+import { ERRORS, SESSION_ENDED_CLOSE_CODE } from "./constants.js";
 
 export class RpcError extends Error {
   /**
@@ -23,6 +23,7 @@ export class RpcError extends Error {
 export const CONNECTION_LOST = ERRORS.CONNECTION_LOST;
 
 /** @typedef {"connecting" | "open" | "closed"} ConnState */
+/** @typedef {{attempt: number, retryInMs: number, everOpened: boolean, endedReason: string | null}} ConnInfo */
 
 export class RpcClient {
   #url;
@@ -33,7 +34,7 @@ export class RpcClient {
   #pending = new Map();
   /** @type {Map<string, Set<(params: any) => void>>} */
   #handlers = new Map();
-  /** @type {Set<(state: ConnState, info: {attempt: number, retryInMs: number, everOpened: boolean}) => void>} */
+  /** @type {Set<(state: ConnState, info: ConnInfo) => void>} */
   #stateListeners = new Set();
   /** @type {ConnState} */
   #state = "closed";
@@ -42,6 +43,8 @@ export class RpcClient {
   /** @type {ReturnType<typeof setTimeout> | null} */
   #retryTimer = null;
   #retryInMs = 0;
+  /** Why webhost ended this tab's session (sessions/end), or null; no automatic reconnect then. @type {string | null} */
+  #endedReason = null;
 
   /** @param {string} [url] */
   constructor(url) {
@@ -60,14 +63,22 @@ export class RpcClient {
     this.#ws = ws;
     ws.addEventListener("open", () => {
       this.#attempt = 0;
+      this.#endedReason = null;
       this.#everOpened = true;
       this.#setState("open");
     });
     ws.addEventListener("message", (ev) => this.#onMessage(ev.data));
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (ev) => {
       if (this.#ws !== ws) return;
       this.#ws = null;
       this.#failPending();
+      if (ev.code === SESSION_ENDED_CLOSE_CODE) {
+        // Someone ended this session on purpose: say why and wait for the person to reconnect.
+        this.#endedReason = ev.reason || "This session was ended.";
+        this.#retryInMs = 0;
+        this.#setState("closed");
+        return;
+      }
       this.#scheduleRetry();
     });
     // "error" is always followed by "close"; nothing to do here.
@@ -116,7 +127,7 @@ export class RpcClient {
 
   /**
    * Observe connection state; called immediately with the current state.
-   * @param {(state: ConnState, info: {attempt: number, retryInMs: number, everOpened: boolean}) => void} listener
+   * @param {(state: ConnState, info: ConnInfo) => void} listener
    */
   onState(listener) {
     this.#stateListeners.add(listener);
@@ -125,7 +136,8 @@ export class RpcClient {
   }
 
   #info() {
-    return { attempt: this.#attempt, retryInMs: this.#retryInMs, everOpened: this.#everOpened };
+    return { attempt: this.#attempt, retryInMs: this.#retryInMs, everOpened: this.#everOpened,
+      endedReason: this.#endedReason };
   }
 
   /** @param {ConnState} state */

@@ -3,6 +3,8 @@
 // [data-audit-entry] per row (data-kind, data-decision, data-server), with the detail JSON on
 // demand. Filter by server, Refresh, and the JSON / CSV exports (GET /api/audit; the session
 // cookie authenticates a plain link).
+// A member sees their own rows; an admin everyone's (audit/list answers `everyone: true`), and then
+// each row shows its person (`.audit-user`, and `data-audit-user` on the row).
 //
 // Everything in an entry comes from apps and servers: it is shown with textContent only.
 
@@ -60,7 +62,9 @@ export class AuditView {
       /** @type {any[]} */
       const entries = Array.isArray(r?.entries) ? r.entries : [];
       this.#options(entries);
-      replaceChildren(this.#list, entries.map((e) => this.#row(e)));
+      const everyone = r?.everyone === true;
+      this.#list.classList.toggle("with-user", everyone);
+      replaceChildren(this.#list, entries.map((e) => this.#row(e, everyone)));
       this.#status.textContent = entries.length
         ? `${entries.length === LIMIT ? `The ${LIMIT} most recent entries` : `${entries.length} ${entries.length === 1 ? "entry" : "entries"}`}${server ? ` for ${server}` : ""}.`
         : `Nothing audited yet${server ? ` for ${server}` : ""}. App tool calls, links, messages and decisions appear here.`;
@@ -95,16 +99,22 @@ export class AuditView {
     this.#csv.href = `/api/audit?format=csv${q ? `&${q}` : ""}`;
   }
 
-  /** @param {any} e an audit entry {id, ts, session, server, frame, kind, decision, summary, detail} */
-  #row(e) {
+  /**
+   * @param {any} e an audit entry {id, ts, session, server, frame, kind, decision, summary, detail, user_id, user_name}
+   * @param {boolean} everyone whether the list holds everyone's rows (an admin's view): show each row's person
+   */
+  #row(e, everyone) {
     const kind = String(e?.kind ?? "");
     const decision = e?.decision === null || e?.decision === undefined ? "" : String(e.decision);
     const server = e?.server ? String(e.server) : "";
+    const userId = e?.user_id ? String(e.user_id) : "";
+    const person = e?.user_name ? String(e.user_name) : userId;
     const ts = typeof e?.ts === "number" ? new Date(e.ts * 1000) : null;
     const details = h("details", { class: "audit-entry" });
     details.append(h("summary", {},
       h("time", { class: "audit-time", datetime: ts ? ts.toISOString() : "",
         text: ts ? ts.toLocaleString([], { hour12: false }) : "—", title: ts ? ts.toISOString() : "" }),
+      everyone ? h("span", { class: "audit-user", text: person || "—", title: userId }) : null,
       h("span", { class: "audit-server", text: server || "—", title: server }),
       h("span", { class: "audit-kind", text: kind }),
       h("span", { class: `audit-decision ${decision ? decisionClass(decision) : "none"}`, text: decision || "—" }),
@@ -114,6 +124,7 @@ export class AuditView {
       if (!details.open || details.childElementCount > 1) return;
       const facts = h("dl", { class: "facts" },
         h("dt", { text: "Entry" }), h("dd", { text: String(e?.id ?? "") }),
+        userId ? [h("dt", { text: "Person" }), h("dd", { text: person === userId ? userId : `${person} (${userId})` })] : null,
         e?.frame ? [h("dt", { text: "Frame" }), h("dd", {}, h("code", { text: String(e.frame) }))] : null,
         e?.session ? [h("dt", { text: "Session" }), h("dd", {}, h("code", { text: String(e.session) }))] : null);
       details.append(h("div", { class: "audit-detail" }, facts,
@@ -121,7 +132,7 @@ export class AuditView {
           ? h("p", { class: "muted", text: "No detail." })
           : textView(prettyJson(e.detail), { className: "json", filename: `audit-${e?.id ?? "entry"}.json` })));
     });
-    return h("li", { dataset: { auditEntry: String(e?.id ?? ""), kind, decision, server } }, details);
+    return h("li", { dataset: { auditEntry: String(e?.id ?? ""), kind, decision, server, auditUser: userId } }, details);
   }
 }
 

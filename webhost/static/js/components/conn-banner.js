@@ -1,5 +1,6 @@
 // @ts-check
-// The "disconnected / reconnecting" banner driven by the RPC client's connection state.
+// The "disconnected / reconnecting" banner driven by the RPC client's connection state; a session
+// someone ended (sessions/end) shows why, with data-ended="true", and waits for "Reconnect".
 
 import { h } from "../html.js";
 
@@ -23,6 +24,14 @@ export function connectionBanner(rpc) {
     }
     el.hidden = state === "connecting" && !info.everOpened && info.attempt === 0;
     retry.hidden = state !== "closed";
+    retry.textContent = info.endedReason ? "Reconnect" : "Retry now";
+    if (state === "closed" && info.endedReason) {
+      // Ended on purpose (sessions/end): no countdown, the person decides when to come back.
+      el.dataset.ended = "true";
+      text.textContent = `This session was ended: ${info.endedReason}`;
+      return;
+    }
+    delete el.dataset.ended;
     if (state === "connecting") {
       text.textContent = info.everOpened ? "Reconnecting to webhost…" : "Connecting to webhost…";
       return;

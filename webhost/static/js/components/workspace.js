@@ -1,6 +1,6 @@
 // @ts-check
 // The main area: shows one open item (tool, resource, template, prompt, server details, the audit
-// log, the apps overview).
+// log, the apps overview, the live sessions).
 //
 // Tool views are kept per tool, and they stay IN THE DOCUMENT when you look at something else:
 // a detached iframe loses its browsing context, so detaching a tool view would kill its MCP App
@@ -18,6 +18,7 @@ import { promptView } from "./prompt-view.js";
 import { ServerDetails } from "./server-details.js";
 import { AuditView } from "./audit-view.js";
 import { AppsView } from "./apps-view.js";
+import { SessionsView } from "./sessions-view.js";
 
 /**
  * @typedef {object} WorkspaceContext
@@ -30,7 +31,7 @@ import { AppsView } from "./apps-view.js";
  * @property {(server: string | null, kind: string | null, key: string | null) => void} onActive
  */
 
-/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps"} ViewKind */
+/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions"} ViewKind */
 
 export class Workspace {
   #ctx;
@@ -96,6 +97,9 @@ export class Workspace {
     } else if (kind === "audit") {
       view = new AuditView(ctx.rpc, () => ctx.cards().map((c) => c.name));
       el = view.el;
+    } else if (kind === "sessions") {
+      view = new SessionsView(ctx.rpc);
+      el = view.el;
     } else if (kind === "apps") {
       view = new AppsView({
         apps: ctx.apps,
@@ -112,7 +116,7 @@ export class Workspace {
     }
     this.#show(el, kind === "tool" ? undefined : view);
     this.#open = { kind, server, key, view };
-    ctx.onActive(kind === "audit" || kind === "apps" ? null : server, kind, key);
+    ctx.onActive(kind === "audit" || kind === "apps" || kind === "sessions" ? null : server, kind, key);
     this.el.parentElement?.scrollTo({ top: 0 });
     // Stacked layout: the sidebar sits above the workspace, so bring the opened item into view.
     if (matchMedia("(max-width: 900px)").matches) this.el.scrollIntoView({ block: "start" });
