@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 from tests.helpers import RpcError
@@ -52,7 +51,9 @@ async def test_an_app_has_at_most_32_requests_in_flight_and_each_finished_one_fr
                                                    "params": {"name": "count_slowly",
                                                               "arguments": {"steps": 1, "delay": 1}}})
                 for _ in range(32)]
-        await anyio.sleep(0.3)
+        for _ in range(32):  # each of the 32 reached the server (and so holds its slot)
+            await tab.wait_notification("activity", lambda p: p["entry"]["summary"] == "count_slowly (from app)"
+                                        and p["entry"]["kind"] == "request")
         with pytest.raises(RpcError, match="too many requests in flight") as refused:
             await tab.request("apps/request", {"frameId": frame["frameId"], "method": "ui/message", "params": {}})
         assert refused.value.data == {"limit": 32}

@@ -6,7 +6,6 @@ import base64
 from collections.abc import AsyncIterator
 from typing import Any
 
-import anyio
 import pytest
 
 from tests.helpers import RpcError, WsClient, connected, run_webhost, stdio_server
@@ -59,7 +58,8 @@ async def test_progress_notifications_carry_the_call_id(ws: WsClient) -> None:
 
 async def test_a_call_can_be_cancelled_and_the_server_keeps_working(ws: WsClient) -> None:
     pending = ws.start_request("tools/call", {"server": "basic", "name": "hang", "arguments": {}, "callId": "c-h"})
-    await anyio.sleep(0.3)
+    await ws.wait_notification("activity", lambda p: p["entry"]["method"] == "tools/call"
+                               and p["entry"]["summary"] == "hang" and p["entry"]["kind"] == "request")
     assert (await ws.request("tools/cancel", {"callId": "c-h"}))["cancelled"] is True
     response = await ws.wait_response(pending, timeout=10)
     assert response["error"]["code"] == -32800

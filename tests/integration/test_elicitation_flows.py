@@ -190,7 +190,8 @@ async def test_another_session_never_sees_the_request(host: Any) -> None:
         request = await alice.wait_notification("elicitation/request")
         with pytest.raises(RpcError):
             await bob.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": {}})
-        await anyio.sleep(0.2)
+        # A round trip on bob's socket: anything sent to bob before it would have arrived first.
+        assert (await bob.request("session/info"))["pending"] == []
         assert not [n for n in bob.notifications if n["method"] == "elicitation/request"]
         await alice.request("elicitation/respond", {"id": request["id"], "action": "decline"})
         assert (await result_text(alice, pending))["action"] == "decline"
