@@ -21,14 +21,29 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
 from webhost.apps.instances import Sandbox
+from webhost.apps.origins import derive_key
 from webhost.audit import AuditLimits, AuditLog, AuditUnavailable
-from webhost.auth import AccessPolicy, AuthGate
-from webhost.config import Config
+from webhost.auth import AccessPolicy, AuthGate, same_origin_path
+from webhost.auth.gate import SIGN_IN_PATH, SIGN_OUT_PATH
+from webhost.auth.oidc import OidcClient
+from webhost.auth.proxy import TrustedProxies
+from webhost.auth.signin import (
+    CALLBACK_PATH,
+    SESSION_COOKIE,
+    SIGNED_OUT_PATH,
+    STATE_COOKIE,
+    OidcSettings,
+    OidcSignIn,
+    signed_out_page,
+)
+from webhost.config import AuthOptions, Config
 from webhost.pending import Publish
 from webhost.people import Person, person_of
 from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
+from webhost.storage.db import Storage
+from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.workspace import HostDeps, Workspace
 from webhost.ws import serve_websocket
@@ -136,9 +151,16 @@ def create_app(
                      deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory))
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
+    auth = config.options.auth
+    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
+    storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir)) \
+        if auth.mode == "oidc" else None
+    oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies) if storage is not None else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if storage is not None:
+            await storage.start()  # applies the migrations
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
             try:
@@ -146,6 +168,8 @@ def create_app(
             finally:
                 await host.close()
                 host.audit.close()
+                if storage is not None:
+                    await storage.close()
                 task_group.cancel_scope.cancel()
 
     app = FastAPI(title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
@@ -161,6 +185,9 @@ def create_app(
         return templates.TemplateResponse(
             request, "index.html", {"version": __version__, "static_url": "/static"},
         )
+
+    if oidc is not None:
+        add_sign_in_routes(app, oidc, policy)
 
     @app.get("/api/servers")
     async def servers() -> JSONResponse:
@@ -186,8 +213,39 @@ def create_app(
                               config.options.limits)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
-    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
-    return AuthGate(SecurityHeaders(RedactWebSocket(app, redactor), page_csp(settings)), policy)
+    proxy = TrustedProxies(auth.trusted_proxies, auth.user_header or "", auth.groups_header, auth.admins,
+                           auth.admin_groups) if auth.mode == "proxy" else None
+    # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
+    gate = AuthGate(RedactWebSocket(app, redactor), policy, oidc=oidc, proxy=proxy,
+                    admin_token=auth.mode == "token" or settings.token_from_env)
+    return SecurityHeaders(gate, page_csp(settings))
+
+
+def oidc_sign_in(auth: AuthOptions, storage: Storage, secret: bytes, secure: bool) -> OidcSignIn:
+    client = OidcClient(auth.issuer or "", auth.client_id or "", auth.client_secret, auth.scopes)
+    settings = OidcSettings(user_claim=auth.user_claim, name_claim=auth.name_claim, groups_claim=auth.groups_claim,
+                            admins=auth.admins, admin_groups=auth.admin_groups, session_hours=auth.session_hours)
+    return OidcSignIn(client, storage, derive_key(secret, "web-session/v1"), settings, secure_cookies=secure)
+
+
+def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy) -> None:
+    """oidc mode's pages (the gate lets them through without a session; contract §5, docs/api.md)."""
+
+    @app.get(SIGN_IN_PATH)
+    async def sign_in(request: Request, next: str = "/") -> Response:
+        return await oidc.begin(policy.origin_for(request.headers.get("host")), same_origin_path(next))
+
+    @app.get(CALLBACK_PATH)
+    async def callback(request: Request) -> Response:
+        return await oidc.finish(dict(request.query_params), request.cookies.get(STATE_COOKIE))
+
+    @app.post(SIGN_OUT_PATH)
+    async def sign_out(request: Request) -> Response:
+        return await oidc.sign_out(policy.origin_for(request.headers.get("host")), request.cookies.get(SESSION_COOKIE))
+
+    @app.get(SIGNED_OUT_PATH)
+    async def signed_out() -> Response:
+        return signed_out_page()
 
 
 def secure_cookies(settings: Settings) -> bool:
@@ -241,7 +299,8 @@ class RedactWebSocket:
 
 
 class SecurityHeaders:
-    """Adds the page policy and anti-framing headers to every HTTP response of the host app."""
+    """Adds the page policy and anti-framing headers to every HTTP response of the host app (the
+    gate's refusals and sign-in pages too)."""
 
     def __init__(self, app: ASGIApp, csp: str) -> None:
         self.app = app
@@ -259,8 +318,10 @@ class SecurityHeaders:
             return
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            if message["type"] == "http.response.start":  # a header the response set itself wins
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(name, value) for name, value in self.headers if name not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
