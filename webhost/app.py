@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,8 +141,10 @@ def create_app(
     *,
     secret: bytes | None = None,
     transport_factory: TransportFactory = default_transport,
+    clock: Callable[[], float] = time.time,
 ) -> ASGIApp:
-    """The host app; `transport_factory` lets tests reach servers over in-memory streams."""
+    """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
+    is the time webhost checks the provider's ID tokens against (tests skew it)."""
     secret = secret or load_secret(settings.data_dir)
     audit = AuditLog(settings.data_dir / "audit.sqlite3", AuditLimits(**config.options.audit.model_dump()))
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
@@ -155,7 +158,7 @@ def create_app(
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
     storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir)) \
         if auth.mode == "oidc" else None
-    oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies) if storage is not None else None
+    oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies, clock) if storage is not None else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -221,8 +224,9 @@ def create_app(
     return SecurityHeaders(gate, page_csp(settings))
 
 
-def oidc_sign_in(auth: AuthOptions, storage: Storage, secret: bytes, secure: bool) -> OidcSignIn:
-    client = OidcClient(auth.issuer or "", auth.client_id or "", auth.client_secret, auth.scopes)
+def oidc_sign_in(auth: AuthOptions, storage: Storage, secret: bytes, secure: bool,
+                 clock: Callable[[], float] = time.time) -> OidcSignIn:
+    client = OidcClient(auth.issuer or "", auth.client_id or "", auth.client_secret, auth.scopes, clock=clock)
     settings = OidcSettings(user_claim=auth.user_claim, name_claim=auth.name_claim, groups_claim=auth.groups_claim,
                             admins=auth.admins, admin_groups=auth.admin_groups, session_hours=auth.session_hours)
     return OidcSignIn(client, storage, derive_key(secret, "web-session/v1"), settings, secure_cookies=secure)

@@ -105,11 +105,13 @@ async def _without_discover(inner: InMemoryTransport) -> AsyncIterator[Any]:
 class AsgiWsClient(WsClient):
     """The same JSON-RPC client as the subprocess suites use, over an ASGI WebSocket in this process."""
 
-    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str] | None = None, buffer: float = math.inf) -> None:
+    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str | None] | None = None, buffer: float = math.inf,
+                 client: tuple[str, int] = ("127.0.0.1", 50000)) -> None:
         super().__init__(url="ws://" + HOST + "/ws", token=TOKEN, origin=ORIGIN)
         base = {"host": HOST, "origin": ORIGIN, "authorization": f"Bearer {TOKEN}"}
         self._headers = {**base, **(headers or {})}
         self._app = app
+        self._client = client
         self._to_app: MemoryObjectSendStream[Message]
         self._from_client: MemoryObjectReceiveStream[Message]
         self._to_app, self._from_client = anyio.create_memory_object_stream[Message](math.inf)
@@ -124,7 +126,7 @@ class AsgiWsClient(WsClient):
 
     async def __aenter__(self) -> AsgiWsClient:
         scope = {"type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": "/ws", "raw_path": b"/ws",
-                 "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8700),
+                 "query_string": b"", "root_path": "", "client": self._client, "server": ("127.0.0.1", 8700),
                  "subprotocols": [], "state": {},
                  "headers": [(k.lower().encode(), v.encode()) for k, v in self._headers.items() if v is not None]}
         self._tg = anyio.create_task_group()
@@ -202,13 +204,17 @@ class InProcessHost:
         self.app = app
         self.settings = settings
 
-    def http(self, *, token: str | None = TOKEN, headers: Mapping[str, str] | None = None) -> httpx.AsyncClient:
+    def http(self, *, token: str | None = TOKEN, headers: Mapping[str, str] | None = None,
+             client: tuple[str, int] = ("127.0.0.1", 123)) -> httpx.AsyncClient:
+        """An HTTP client; `client` is the address webhost sees the request come from (proxy mode)."""
         auth = {"authorization": f"Bearer {token}"} if token else {}
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=ORIGIN,
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app, client=client), base_url=ORIGIN,
                                  headers={**auth, **(headers or {})})
 
-    def tab(self, *, buffer: float = math.inf, **headers: str) -> AsgiWsClient:
-        return AsgiWsClient(self.app, headers=headers, buffer=buffer)
+    def tab(self, *, buffer: float = math.inf, client: tuple[str, int] = ("127.0.0.1", 50000),
+            **headers: str | None) -> AsgiWsClient:
+        """A page's WebSocket; a header given as None is left out (e.g. `authorization=None`)."""
+        return AsgiWsClient(self.app, headers=headers, buffer=buffer, client=client)
 
 
 @asynccontextmanager
@@ -220,6 +226,7 @@ async def in_process_host(
     webhost_options: dict[str, Any] | None = None,
     legacy: frozenset[str] = frozenset(),
     broken: Mapping[str, Callable[[], Transport]] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> AsyncIterator[InProcessHost]:
     """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
 
@@ -243,7 +250,8 @@ async def in_process_host(
             return broken[config.name]()
         return memory(config, stderr, on_exit)
 
-    app = create_app(settings, config, secret=SECRET, transport_factory=factory)
+    app = create_app(settings, config, secret=SECRET, transport_factory=factory,
+                     **({"clock": clock} if clock is not None else {}))
     host = InProcessHost(app, settings)
     async with _lifespan(app):
         yield host

@@ -165,11 +165,18 @@ class OidcClient:
         except ExpiredTokenError:
             raise _bad_token("it has expired: check that the clocks of webhost and the provider agree "
                              "(clock skew)") from None
+        except InvalidClaimError as exc:
+            if exc.claim in ("iat", "nbf"):
+                raise _bad_token("it is not valid yet: check that the clocks of webhost and the provider agree "
+                                 "(clock skew)") from None
+            if exc.claim == "iss":
+                raise _bad_token(f"it was issued by {claims.get('iss')!r}, not {self.issuer!r}") from None
+            raise _bad_token(f"its {exc.claim!r} claim is not valid") from None
+        except MissingClaimError as exc:
+            raise _bad_token(f"it lacks a claim ({exc.description})") from None
         except InvalidTokenError:
             raise _bad_token("it is not valid yet: check that the clocks of webhost and the provider agree "
                              "(clock skew)") from None
-        except (MissingClaimError, InvalidClaimError) as exc:
-            raise _bad_token(f"{exc}") from None
         if str(claims.get("iss", "")).rstrip("/") != self.issuer:
             raise _bad_token(f"it was issued by {claims.get('iss')!r}, not {self.issuer!r}")
         audience = claims.get("aud")
