@@ -186,7 +186,7 @@ def create_app(
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request) -> Any:
         return templates.TemplateResponse(
-            request, "index.html", {"version": __version__, "static_url": "/static"},
+            request, "index.html", {"version": __version__, "static_url": "/static", "auth_mode": auth.mode},
         )
 
     if oidc is not None:

@@ -113,7 +113,7 @@ class AuthGate:
         if not self.policy.host_ok(headers.get("host")):
             await self._refuse(scope, send, 421, "This host name is not served here (Host check).")
             return
-        if not self.policy.origin_ok(headers.get("origin")):
+        if not self.policy.origin_ok(headers.get("origin")) and not self._sign_out_from_our_page(scope, headers):
             await self._refuse(scope, send, 403, "Cross-origin request refused (Origin check).")
             return
         path = scope.get("path", "")
@@ -139,6 +139,12 @@ class AuthGate:
             await self.app(scope, receive, send)
             return
         await self._refuse(scope, send, 401, "Authentication required: open the login URL webhost printed.")
+
+    def _sign_out_from_our_page(self, scope: Scope, headers: dict[str, str]) -> bool:
+        """The page's sign-out form: the page's `no-referrer` policy makes the browser send `Origin: null`
+        with it, so the browser's own Sec-Fetch-Site says where it came from instead."""
+        return (self.oidc is not None and scope.get("path") == SIGN_OUT_PATH and headers.get("origin") == "null"
+                and headers.get("sec-fetch-site") == "same-origin")
 
     async def _admit(self, person: Person, scope: Scope, receive: Receive, send: Send) -> None:
         attach(scope, person)

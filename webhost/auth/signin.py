@@ -191,14 +191,19 @@ class OidcSignIn:
             session = await self.storage.session(session_id, self.clock())
             id_token = session.id_token if session else None
             await self.storage.revoke_session(session_id, self.clock())
-        location = SIGNED_OUT_PATH
         endpoint = await self.client.end_session_endpoint()
+        response: Response
         if endpoint:
             params = {"client_id": self.client.client_id, "post_logout_redirect_uri": origin + SIGNED_OUT_PATH}
             if id_token:
                 params["id_token_hint"] = id_token
             location = endpoint + ("&" if "?" in endpoint else "?") + urlencode(params)
-        response = RedirectResponse(location, status_code=303, headers=NO_STORE)
+            # A page that navigates on, not a redirect: the page CSP's form-action 'self' also covers
+            # where a form's response redirects, and the provider is another origin.
+            response = HTMLResponse(page_html(200, "Signed out", "Signed out of webhost; now ending your session "
+                                              "with the identity provider.", next_url=location), headers=NO_STORE)
+        else:
+            response = RedirectResponse(SIGNED_OUT_PATH, status_code=303, headers=NO_STORE)
         response.headers.append("set-cookie", self.clear_session_cookie())
         return response
 
