@@ -121,10 +121,11 @@ def run_webhost(
     webhost_options: dict[str, Any] | None = None,
     extra_args: list[str] | None = None,
     env: dict[str, str] | None = None,
+    port: int | None = None,
 ) -> Iterator[Webhost]:
-    """Start `python -m webhost serve` on free ports; `servers=None` runs the embedded demo."""
+    """Start `python -m webhost serve` on free ports (or on `port`); `servers=None` runs the embedded demo."""
     marker = secrets.token_hex(8)
-    port, sandbox_port = free_port(), free_port()
+    port, sandbox_port = port or free_port(), free_port()
     token = "t-" + secrets.token_urlsafe(16)
     data_dir = tmp_path / f"data-{marker}"
     args = [PYTHON, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),

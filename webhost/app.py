@@ -8,7 +8,8 @@ import secrets
 import signal
 import socket
 import threading
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +26,22 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
 from webhost.apps.instances import Sandbox
+from webhost.apps.origins import derive_key
 from webhost.audit import AuditLimits, AuditLog, AuditUnavailable, visible_user
-from webhost.auth import AccessPolicy, AuthGate
-from webhost.config import Config
+from webhost.auth import AccessPolicy, AuthGate, same_origin_path
+from webhost.auth.gate import SIGN_IN_PATH, SIGN_OUT_PATH
+from webhost.auth.oidc import OidcClient
+from webhost.auth.proxy import TrustedProxies
+from webhost.auth.signin import (
+    CALLBACK_PATH,
+    SESSION_COOKIE,
+    SIGNED_OUT_PATH,
+    STATE_COOKIE,
+    OidcSettings,
+    OidcSignIn,
+    signed_out_page,
+)
+from webhost.config import AuthOptions, Config
 from webhost.directory import SessionDirectory
 from webhost.errors import PolicyRefused
 from webhost.pending import Publish
@@ -35,6 +49,8 @@ from webhost.people import Person, person_of
 from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
+from webhost.storage.db import Storage
+from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.workspace import HostDeps, Workspace
 from webhost.ws import Tabs, serve_websocket
@@ -135,8 +151,10 @@ def create_app(
     *,
     secret: bytes | None = None,
     transport_factory: TransportFactory = default_transport,
+    clock: Callable[[], float] = time.time,
 ) -> ASGIApp:
-    """The host app; `transport_factory` lets tests reach servers over in-memory streams."""
+    """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
+    is the time webhost checks the provider's ID tokens against (tests skew it)."""
     secret = secret or load_secret(settings.data_dir)
     audit = AuditLog(settings.data_dir / "audit.sqlite3", AuditLimits(**config.options.audit.model_dump()))
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
@@ -146,9 +164,16 @@ def create_app(
                      deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory))
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
+    auth = config.options.auth
+    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
+    storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir)) \
+        if auth.mode == "oidc" else None
+    oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies, clock) if storage is not None else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if storage is not None:
+            await storage.start()  # applies the migrations
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
             try:
@@ -156,6 +181,8 @@ def create_app(
             finally:
                 await host.close()
                 host.audit.close()
+                if storage is not None:
+                    await storage.close()
                 task_group.cancel_scope.cancel()
 
     app = FastAPI(title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
@@ -169,8 +196,11 @@ def create_app(
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request) -> Any:
         return templates.TemplateResponse(
-            request, "index.html", {"version": __version__, "static_url": "/static"},
+            request, "index.html", {"version": __version__, "static_url": "/static", "auth_mode": auth.mode},
         )
+
+    if oidc is not None:
+        add_sign_in_routes(app, oidc, policy)
 
     @app.get("/api/servers")
     async def servers() -> JSONResponse:
@@ -204,8 +234,40 @@ def create_app(
                               config.options.limits)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
-    policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
-    return HostApp(AuthGate(SecurityHeaders(RedactWebSocket(app, redactor), page_csp(settings)), policy), host.tabs)
+    proxy = TrustedProxies(auth.trusted_proxies, auth.user_header or "", auth.groups_header, auth.admins,
+                           auth.admin_groups) if auth.mode == "proxy" else None
+    # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
+    gate = AuthGate(RedactWebSocket(app, redactor), policy, oidc=oidc, proxy=proxy,
+                    admin_token=auth.mode == "token" or settings.token_from_env)
+    return HostApp(SecurityHeaders(gate, page_csp(settings)), host.tabs)
+
+
+def oidc_sign_in(auth: AuthOptions, storage: Storage, secret: bytes, secure: bool,
+                 clock: Callable[[], float] = time.time) -> OidcSignIn:
+    client = OidcClient(auth.issuer or "", auth.client_id or "", auth.client_secret, auth.scopes, clock=clock)
+    settings = OidcSettings(user_claim=auth.user_claim, name_claim=auth.name_claim, groups_claim=auth.groups_claim,
+                            admins=auth.admins, admin_groups=auth.admin_groups, session_hours=auth.session_hours)
+    return OidcSignIn(client, storage, derive_key(secret, "web-session/v1"), settings, secure_cookies=secure)
+
+
+def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy) -> None:
+    """oidc mode's pages (the gate lets them through without a session; contract §5, docs/api.md)."""
+
+    @app.get(SIGN_IN_PATH)
+    async def sign_in(request: Request, next: str = "/") -> Response:
+        return await oidc.begin(policy.origin_for(request.headers.get("host")), same_origin_path(next))
+
+    @app.get(CALLBACK_PATH)
+    async def callback(request: Request) -> Response:
+        return await oidc.finish(dict(request.query_params), request.cookies.get(STATE_COOKIE))
+
+    @app.post(SIGN_OUT_PATH)
+    async def sign_out(request: Request) -> Response:
+        return await oidc.sign_out(policy.origin_for(request.headers.get("host")), request.cookies.get(SESSION_COOKIE))
+
+    @app.get(SIGNED_OUT_PATH)
+    async def signed_out() -> Response:
+        return signed_out_page()
 
 
 def secure_cookies(settings: Settings) -> bool:
@@ -302,7 +364,8 @@ class RedactWebSocket:
 
 
 class SecurityHeaders:
-    """Adds the page policy and anti-framing headers to every HTTP response of the host app."""
+    """Adds the page policy and anti-framing headers to every HTTP response of the host app (the
+    gate's refusals and sign-in pages too)."""
 
     def __init__(self, app: ASGIApp, csp: str) -> None:
         self.app = app
@@ -320,8 +383,10 @@ class SecurityHeaders:
             return
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            if message["type"] == "http.response.start":  # a header the response set itself wins
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(name, value) for name, value in self.headers if name not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -177,7 +177,9 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
     sandbox_app = create_sandbox_app(secret=secret, domain=settings.sandbox_domain, host_origins=origins)
     servers = [
         Server(uvicorn.Config(host_app, host=settings.host, port=settings.port, log_level=log_level,
-                                      ws_max_size=16 * 1024 * 1024, lifespan="on", timeout_graceful_shutdown=5,
+                                      # The ASGI client is the TCP peer: proxy mode's trustedProxies check it.
+                                      proxy_headers=False, ws_max_size=16 * 1024 * 1024, lifespan="on",
+                                      timeout_graceful_shutdown=5,
                                       # Deflating large results costs ~20 ms of event-loop CPU per MB and
                                       # stalls every tab; on loopback it buys nothing (bench/README.md).
                                       ws_per_message_deflate=False)),

@@ -8,6 +8,7 @@ pydantic's first error into the one line a person reads.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -34,6 +35,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from webhost.redact import Redactor, redact_url, url_secrets
+from webhost.storage.urls import database_url_problem
 
 Transport = Literal["stdio", "http", "sse"]
 Decision = Literal["allow", "ask", "deny"]
@@ -263,6 +265,72 @@ class Limits(_Model):
     max_queued_bytes: int = Field(default=64 * MiB, validation_alias="maxQueuedBytes", strict=True, ge=MiB)
 
 
+AuthMode = Literal["token", "oidc", "proxy"]
+_HEADER_PATTERN = r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$"
+
+
+def _network(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        raise _invalid(f"{value!r} is not an IP address or CIDR (like \"127.0.0.1/32\" or \"10.0.0.0/8\")") from None
+    return value
+
+
+class AuthOptions(_Model):
+    """`webhost.auth`: how people get in (contract §5). One shape for the three modes; `_complete`
+    checks that each mode has what it needs."""
+
+    mode: AuthMode = "token"
+    issuer: Expanded | None = None
+    client_id: Expanded | None = Field(default=None, validation_alias="clientId")
+    client_secret: Expanded | None = Field(default=None, validation_alias="clientSecret", repr=False)
+    scopes: tuple[str, ...] = ("openid", "email", "profile")
+    user_claim: str = Field(default="sub", validation_alias="userClaim")
+    name_claim: str = Field(default="name", validation_alias="nameClaim")
+    groups_claim: str = Field(default="groups", validation_alias="groupsClaim")
+    session_hours: float = Field(default=12.0, validation_alias="sessionHours", strict=True, gt=0, le=24 * 366,
+                                 allow_inf_nan=False)
+    user_header: Annotated[str, StringConstraints(pattern=_HEADER_PATTERN)] | None = Field(
+        default=None, validation_alias="userHeader")
+    groups_header: Annotated[str, StringConstraints(pattern=_HEADER_PATTERN)] | None = Field(
+        default=None, validation_alias="groupsHeader")
+    trusted_proxies: tuple[Annotated[str, AfterValidator(_network)], ...] = Field(
+        default=(), validation_alias="trustedProxies")
+    admins: frozenset[str] = frozenset()
+    admin_groups: frozenset[str] = Field(default=frozenset(), validation_alias="adminGroups")
+
+    @model_validator(mode="after")
+    def _complete(self) -> AuthOptions:
+        if self.mode == "oidc":
+            for key, value in (("issuer", self.issuer), ("clientId", self.client_id)):
+                if not value:
+                    raise _invalid(f"mode \"oidc\" needs \"{key}\"")
+            parts = urlsplit(self.issuer or "")
+            if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+                raise _invalid("\"issuer\" must be an absolute https:// URL (the provider's issuer identifier)")
+            if "openid" not in self.scopes:
+                raise _invalid("\"scopes\" must include \"openid\"")
+        if self.mode == "proxy":
+            if not self.user_header:
+                raise _invalid("mode \"proxy\" needs \"userHeader\" (the header the proxy puts the person in)")
+            if not self.trusted_proxies:
+                raise _invalid("mode \"proxy\" needs \"trustedProxies\" (the proxy's addresses or CIDRs)")
+        return self
+
+    @property
+    def secret_values(self) -> frozenset[str]:
+        return frozenset({self.client_secret} if self.client_secret else set())
+
+
+def _database(value: str | None) -> str | None:
+    if value is not None:
+        problem = database_url_problem(value)
+        if problem:
+            raise _invalid(problem)
+    return value
+
+
 class WebhostOptions(_Model):
     allowed_origins: tuple[Origin, ...] = Field(default=(), validation_alias="allowedOrigins")
     connect_timeout: Seconds = _seconds("connect", 30.0)
@@ -276,6 +344,8 @@ class WebhostOptions(_Model):
     servers: Mapping[str, ServerPolicy] = Field(default_factory=dict)
     limits: Limits = Limits()
     audit: AuditOptions = AuditOptions()
+    auth: AuthOptions = AuthOptions()
+    database: Annotated[Expanded | None, AfterValidator(_database)] = Field(default=None, repr=False)
     # Only so that a "timeouts" that is not an object is an error; the values are the fields above.
     timeouts: Mapping[str, Any] = Field(default_factory=dict, repr=False, exclude=True)
 
@@ -298,7 +368,8 @@ class Config(_Model):
 
     def redactor(self) -> Redactor:
         """Masks every server's secret values (`ServerConfig.secret_values`) in what goes to the browser."""
-        return Redactor(value for server in self.servers.values() for value in server.secret_values)
+        return Redactor([*(value for server in self.servers.values() for value in server.secret_values),
+                         *self.options.auth.secret_values])
 
 
 # Messages for pydantic's own errors (wrong type, missing, not one of the choices), by where they
@@ -335,6 +406,22 @@ _MESSAGES = {
     "webhost.audit.personBurst": "must be a positive integer",
     "webhost.audit.personBytesPerSecond": "must be a positive number",
     "webhost.audit.personBurstBytes": "must be an integer of at least 1048576",
+    "webhost.auth": "must be an object with \"mode\": \"token\", \"oidc\" or \"proxy\"",
+    "webhost.auth.mode": "must be \"token\", \"oidc\" or \"proxy\"",
+    "webhost.auth.issuer": "must be a string (the provider's issuer URL)",
+    "webhost.auth.clientId": "must be a string",
+    "webhost.auth.clientSecret": "must be a string (usually \"${VARIABLE}\")",
+    "webhost.auth.scopes": "must be a list of strings",
+    "webhost.auth.userClaim": "must be a string (a claim name)",
+    "webhost.auth.nameClaim": "must be a string (a claim name)",
+    "webhost.auth.groupsClaim": "must be a string (a claim name)",
+    "webhost.auth.sessionHours": "must be a positive number of hours (at most a year)",
+    "webhost.auth.userHeader": "must be an HTTP header name",
+    "webhost.auth.groupsHeader": "must be an HTTP header name",
+    "webhost.auth.trustedProxies": "must be a list of IP addresses or CIDRs",
+    "webhost.auth.admins": "must be a list of person ids or emails",
+    "webhost.auth.adminGroups": "must be a list of group names",
+    "webhost.database": "must be a string URL",
     "webhost.servers": "must be an object keyed by server name",
     "webhost.servers.*": "must be an object",
     "webhost.servers.*.appToolCalls": "must be \"allow\", \"ask\" or \"deny\"",

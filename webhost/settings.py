@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from webhost.storage.urls import database_url_problem
+
 ENV_PREFIX = "WEBHOST_"
 Port = Annotated[int, Field(ge=0, le=65535)]
 
@@ -45,6 +47,10 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default=Path(".webhost-data"), description="Folder for the deployment secret and the audit log. "
         "Overrides the configuration file's dataDir.")
+    database_url: str | None = Field(
+        default=None, description="Database for people and sessions (a sqlite+aiosqlite:///PATH URL; "
+        "PostgreSQL is not supported yet). Overrides the configuration file's database. Without either, SQLite "
+        "in the data folder. Environment only (a URL may hold a password).", json_schema_extra={"flag": None})
     secure_cookies: bool = Field(default=False, description="Mark the session cookie Secure (behind TLS).")
     allow_remote: bool = Field(
         default=False, description="Confirm listening on a non-loopback interface (e.g. --host 0.0.0.0).")
@@ -61,6 +67,14 @@ class Settings(BaseSettings):
             value = [part for part in value.split(",") if part.strip()]
         if isinstance(value, list | tuple):
             return tuple(str(origin).strip().rstrip("/") for origin in value)
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _usable_database(cls, value: str | None) -> str | None:
+        problem = database_url_problem(value) if value else None
+        if problem:
+            raise ValueError(problem)
         return value
 
     @property

@@ -95,7 +95,8 @@ async def exchange(tab: AsgiWsClient, frames: list[object], first_id: int) -> No
         if isinstance(item, dict) and item.get("jsonrpc") == "2.0" and isinstance(item.get("method"), str):
             request_id = first_id + n
             item = {**item, "id": request_id}
-            if item["method"] in ("tools/call", "resources/read", "prompts/get") and isinstance(item.get("params"), dict):
+            calls = ("tools/call", "resources/read", "prompts/get")
+            if item["method"] in calls and isinstance(item.get("params"), dict):
                 item["params"] = {**item["params"], "callId": f"fz-{request_id}"}
             sent.append(request_id)
         await tab.send_raw(item if isinstance(item, str) else json.dumps(item))

@@ -27,7 +27,7 @@ from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tests.helpers import SERVERS, WsClient
-from webhost.app import HostApp, create_app
+from webhost.app import create_app
 from webhost.auth import AuthGate
 from webhost.config import ServerConfig, load_config
 from webhost.people import Person, attach
@@ -130,11 +130,13 @@ async def _without_discover(inner: InMemoryTransport) -> AsyncIterator[Any]:
 class AsgiWsClient(WsClient):
     """The same JSON-RPC client as the subprocess suites use, over an ASGI WebSocket in this process."""
 
-    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str] | None = None, buffer: float = math.inf) -> None:
+    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str | None] | None = None, buffer: float = math.inf,
+                 client: tuple[str, int] = ("127.0.0.1", 50000)) -> None:
         super().__init__(url="ws://" + HOST + "/ws", token=TOKEN, origin=ORIGIN)
         base = {"host": HOST, "origin": ORIGIN, "authorization": f"Bearer {TOKEN}"}
         self._headers = {**base, **(headers or {})}
         self._app = app
+        self._client = client
         self._to_app: MemoryObjectSendStream[Message]
         self._from_client: MemoryObjectReceiveStream[Message]
         self._to_app, self._from_client = anyio.create_memory_object_stream[Message](math.inf)
@@ -151,7 +153,7 @@ class AsgiWsClient(WsClient):
 
     async def __aenter__(self) -> AsgiWsClient:
         scope = {"type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": "/ws", "raw_path": b"/ws",
-                 "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8700),
+                 "query_string": b"", "root_path": "", "client": self._client, "server": ("127.0.0.1", 8700),
                  "subprotocols": [], "state": {},
                  "headers": [(k.lower().encode(), v.encode()) for k, v in self._headers.items() if v is not None]}
         self._tg = anyio.create_task_group()
@@ -232,17 +234,20 @@ class InProcessHost:
         self.settings = settings
 
     def http(self, *, token: str | None = TOKEN, headers: Mapping[str, str] | None = None,
-             person: Person | None = None) -> httpx.AsyncClient:
-        """An HTTP client; `person` (with `in_process_host(..., people=True)`) makes its requests that person's."""
+             person: Person | None = None, client: tuple[str, int] = ("127.0.0.1", 123)) -> httpx.AsyncClient:
+        """An HTTP client; `person` (with `in_process_host(..., people=True)`) makes its requests that person's;
+        `client` is the address webhost sees the request come from (proxy mode)."""
         auth = {"authorization": f"Bearer {token}"} if token else {}
         chosen = person_header(person) if person else {}
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=ORIGIN,
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app, client=client), base_url=ORIGIN,
                                  headers={**auth, **chosen, **(headers or {})})
 
-    def tab(self, *, buffer: float = math.inf, person: Person | None = None, **headers: str) -> AsgiWsClient:
-        """A tab; `person` (with `in_process_host(..., people=True)`) makes it that person's."""
-        chosen = person_header(person) if person else {}
-        return AsgiWsClient(self.app, headers={**chosen, **headers}, buffer=buffer)
+    def tab(self, *, buffer: float = math.inf, person: Person | None = None,
+            client: tuple[str, int] = ("127.0.0.1", 50000), **headers: str | None) -> AsgiWsClient:
+        """A page's WebSocket; `person` (with `people=True`) makes it that person's; a header given as None is
+        left out (e.g. `authorization=None`)."""
+        chosen: dict[str, str | None] = dict(person_header(person)) if person else {}
+        return AsgiWsClient(self.app, headers={**chosen, **headers}, buffer=buffer, client=client)
 
 
 @asynccontextmanager
@@ -256,6 +261,7 @@ async def in_process_host(
     broken: Mapping[str, Callable[[], Transport]] | None = None,
     connects: list[ServerConfig] | None = None,
     people: bool = False,
+    clock: Callable[[], float] | None = None,
 ) -> AsyncIterator[InProcessHost]:
     """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
 
@@ -283,14 +289,24 @@ async def in_process_host(
             return broken[config.name]()
         return memory(config, stderr, on_exit)
 
-    app = create_app(settings, config, secret=SECRET, transport_factory=factory)
+    app = create_app(settings, config, secret=SECRET, transport_factory=factory,
+                     **({"clock": clock} if clock is not None else {}))
     if people:
-        gate = app.app if isinstance(app, HostApp) else app
-        assert isinstance(gate, AuthGate), "the gate is the outermost layer; the chosen person goes right behind it"
+        gate = _gate_of(app)
         gate.app = ChosenPeople(gate.app)
     host = InProcessHost(app, settings)
     async with _lifespan(app):
         yield host
+
+
+def _gate_of(app: Any) -> AuthGate:
+    """The access gate inside the host app's wrappers (the chosen person goes right behind it)."""
+    layer = app
+    for _ in range(5):
+        if isinstance(layer, AuthGate):
+            return layer
+        layer = getattr(layer, "app", None)
+    raise AssertionError("no AuthGate found in the host app")
 
 
 @asynccontextmanager

@@ -6,6 +6,7 @@
 import { RpcClient } from "./rpc.js";
 import { initTheme, toggleTheme, getTheme, onThemeChange } from "./theme.js";
 import { DEFAULT_LIMITS } from "./constants.js";
+import { showUser } from "./user.js";
 import { connectionBanner } from "./components/conn-banner.js";
 import { ActivityLog } from "./components/activity-log.js";
 import { Inbox } from "./components/inbox.js";
@@ -85,6 +86,7 @@ function main() {
         document.documentElement.dataset.sessionId = String(info?.sessionId ?? "");
         if (info?.limits && typeof info.limits === "object") limits = { ...limits, ...info.limits };
         byId("open-sessions").hidden = info?.user?.role !== "admin"; // the live sessions are an admin's view
+        showUser(byId("signed-in"), info?.user);
       }).catch(() => { /* shown by the banner if the socket is gone */ });
     }
     if (state === "closed") inbox.clear();

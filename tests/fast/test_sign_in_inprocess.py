@@ -1,0 +1,210 @@
+"""Signing in (contract §5), in-process: oidc mode against the real test provider (npm `oidc-provider`,
+a subprocess shared by this module), proxy mode with trusted and untrusted addresses, and every bad
+input: each refusal is a clear page with the reason and opens no session."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.helpers import free_port
+from tests.support.inprocess import ORIGIN, InProcessHost, in_process_host, sdk_server
+from tests.support.oidc import Provider, run_provider, through_provider
+from webhost.auth.signin import SESSION_COOKIE
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[Provider]:
+    with run_provider([ORIGIN]) as running:
+        yield running
+
+
+def web(host: InProcessHost) -> httpx.AsyncClient:
+    """A browser-like client: no token, asks for HTML, keeps cookies."""
+    return host.http(token=None, headers={"accept": "text/html"})
+
+
+async def sign_in(client: httpx.AsyncClient, login: str, **kwargs: Any) -> httpx.Response:
+    start = await client.get("/")
+    assert start.status_code == 303 and start.headers["location"].startswith("http://localhost:"), start.text
+    back = await through_provider(start.headers["location"], login, **kwargs)
+    return await client.get(back)
+
+
+def basic_host(tmp_path: Path, options: dict[str, Any], **kwargs: Any) -> Any:
+    return in_process_host(tmp_path, {"basic": sdk_server("basic")}, webhost_options=options, **kwargs)
+
+
+async def test_signing_in_opens_a_session_for_that_person_with_their_role(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
+        done = await sign_in(browser, "ada")
+        assert done.status_code == 200 and 'http-equiv="refresh"' in done.text and "Ada Lovelace" in done.text
+        cookie = done.headers.get_list("set-cookie")
+        session = next(c for c in cookie if c.startswith(SESSION_COOKIE + "="))
+        assert "HttpOnly" in session and "SameSite=Strict" in session and "Max-Age=43200" in session
+        page = await browser.get("/")
+        assert page.status_code == 200 and "<html" in page.text
+        async with host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={browser.cookies[SESSION_COOKIE]}") as tab:
+            info = await tab.request("session/info")
+        assert info["user"] == {"id": "ada", "name": "Ada Lovelace", "email": "ada@example.com", "role": "admin"}
+
+
+async def test_two_people_each_get_their_own_person_and_sign_out_revokes(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options(admins=["carol@example.com"])) as host, \
+            web(host) as bob, web(host) as carol:
+        assert (await sign_in(bob, "bob")).status_code == 200
+        assert (await sign_in(carol, "carol")).status_code == 200
+        users = []
+        for client in (bob, carol):
+            async with host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={client.cookies[SESSION_COOKIE]}") as tab:
+                users.append((await tab.request("session/info"))["user"])
+        assert [(u["id"], u["name"], u["role"]) for u in users] == [("bob", "Bob Builder", "member"),
+                                                                   ("carol", "Carol Danvers", "admin")]
+        old = bob.cookies[SESSION_COOKIE]
+        # as the page's form sends it: its no-referrer policy makes the Origin "null"
+        out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})
+        refresh = f'http-equiv="refresh" content="0;url={provider.issuer}/session/end?'
+        assert out.status_code == 200 and refresh in out.text
+        assert "id_token_hint=" in out.text
+        assert any(c.startswith(f"{SESSION_COOKIE}=;") or c.startswith(f'{SESSION_COOKIE}="";')
+                   for c in out.headers.get_list("set-cookie"))
+        async with host.http(token=None, headers={"cookie": f"{SESSION_COOKIE}={old}"}) as replay:
+            refused = await replay.get("/api/servers")
+        assert refused.status_code == 401 and "session has ended" in refused.json()["error"]
+        with pytest.raises(ConnectionRefusedError):
+            async with host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={old}"):
+                pass
+        assert (await carol.get("/api/servers")).status_code == 200  # carol's session is hers alone
+
+
+async def test_a_session_survives_a_restart_of_webhost(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
+        await sign_in(browser, "bob")
+        cookie = browser.cookies[SESSION_COOKIE]
+    async with basic_host(tmp_path, provider.options()) as host, \
+            host.http(token=None, headers={"cookie": f"{SESSION_COOKIE}={cookie}"}) as again:
+        assert (await again.get("/api/servers")).status_code == 200
+    assert (tmp_path / "data" / "webhost.sqlite3").exists()
+
+
+async def test_without_a_session_pages_redirect_and_the_api_and_websocket_are_refused(
+        tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, host.http(token=None) as script:
+        assert (await script.get("/api/servers")).status_code == 401
+        with pytest.raises(ConnectionRefusedError):
+            async with host.tab(authorization=None):
+                pass
+        async with host.http() as admin:  # WEBHOST_TOKEN stays an admin credential for scripts
+            assert (await admin.get("/api/servers")).status_code == 200
+        start = await script.get("/", headers={"accept": "text/html"})
+        location = httpx.URL(start.headers["location"])
+        assert location.params["code_challenge_method"] == "S256" and location.params["nonce"]
+        assert location.params["redirect_uri"] == f"{ORIGIN}/auth/callback"
+        state = next(c for c in start.headers.get_list("set-cookie") if c.startswith("webhost_sign_in="))
+        assert "SameSite=Lax" in state and "Path=/auth/callback" in state and "HttpOnly" in state
+
+
+async def test_a_tampered_session_cookie_is_refused_with_a_page(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
+        await sign_in(browser, "bob")
+        good = browser.cookies[SESSION_COOKIE]
+        forged = good[:-3] + ("AAA" if not good.endswith("AAA") else "BBB")
+        headers = {"accept": "text/html", "cookie": f"{SESSION_COOKIE}={forged}"}
+        async with host.http(token=None, headers=headers) as bad:
+            page = await bad.get("/")
+        assert page.status_code == 401 and "not one this webhost signed" in page.text
+        assert "Traceback" not in page.text and f"{SESSION_COOKIE}=;" in page.headers["set-cookie"].replace('""', "")
+
+
+async def test_a_denied_consent_is_a_403_page_and_no_session(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
+        page = await sign_in(browser, "bob", deny=True)
+        assert page.status_code == 403 and "access_denied" in page.text and "Sign in again" in page.text
+        assert SESSION_COOKIE not in browser.cookies
+
+
+async def test_a_replayed_or_forged_callback_is_refused(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
+        start = await browser.get("/")
+        back = await through_provider(start.headers["location"], "bob")
+        state_cookie = browser.cookies["webhost_sign_in"]
+        assert (await browser.get(back)).status_code == 200
+        async with host.http(token=None, headers={"accept": "text/html",
+                                                  "cookie": f"webhost_sign_in={state_cookie}"}) as replay:
+            again = await replay.get(back)
+            forged = await replay.get("/auth/callback?code=x&state=not-a-state-webhost-made")
+        assert again.status_code == 403 and "already been completed" in again.text
+        assert forged.status_code == 403 and "unknown state" in forged.text
+        for response in (again, forged):
+            assert SESSION_COOKIE + "=" not in response.headers.get("set-cookie", "").replace(f"{SESSION_COOKIE}=;", "")
+
+
+async def test_a_callback_from_another_browser_is_refused(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as browser, web(host) as other:
+        start = await browser.get("/")
+        back = await through_provider(start.headers["location"], "bob")
+        page = await other.get(back)
+        assert page.status_code == 403 and "not started in this browser" in page.text
+        assert SESSION_COOKIE not in other.cookies
+
+
+async def test_a_wrong_client_secret_is_a_502_page(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options(clientSecret="not-the-secret")) as host, web(host) as browser:
+        page = await sign_in(browser, "bob")
+        assert page.status_code == 502 and "invalid_client" in page.text and "clientSecret" in page.text
+        assert SESSION_COOKIE not in browser.cookies
+
+
+async def test_clock_skew_refuses_the_id_token(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options(), clock=lambda: time.time() + 7200) as host, \
+            web(host) as browser:
+        page = await sign_in(browser, "bob")
+        assert page.status_code == 401 and "clock skew" in page.text and "expired" in page.text
+        assert SESSION_COOKIE not in browser.cookies
+
+
+async def test_an_unreachable_issuer_is_a_502_page(tmp_path: Path) -> None:
+    options = {"auth": {"mode": "oidc", "issuer": f"http://127.0.0.1:{free_port()}", "clientId": "webhost"}}
+    async with basic_host(tmp_path, options) as host, web(host) as browser:
+        page = await browser.get("/")
+        assert page.status_code == 502 and "discovery document" in page.text and "not reachable" in page.text
+        assert "Traceback" not in page.text
+
+
+# -- proxy mode ------------------------------------------------------------------------------------
+
+PROXY = {"auth": {"mode": "proxy", "userHeader": "X-Forwarded-Email", "groupsHeader": "X-Forwarded-Groups",
+                  "trustedProxies": ["10.0.0.0/8", "127.0.0.1/32"], "admins": ["ada@example.com"]}}
+
+
+async def test_proxy_mode_believes_the_header_only_from_trusted_proxies(tmp_path: Path) -> None:
+    async with basic_host(tmp_path, PROXY) as host:
+        named = {"x-forwarded-email": "bob@example.com"}
+        async with host.http(token=None, headers=named, client=("10.1.2.3", 4000)) as trusted:
+            assert (await trusted.get("/api/servers")).status_code == 200
+        async with host.http(token=None, headers=named, client=("192.0.2.7", 4000)) as elsewhere:
+            refused = await elsewhere.get("/api/servers")
+            assert refused.status_code == 403 and "trustedProxies" in refused.json()["error"]
+        async with host.http(token=None, client=("10.1.2.3", 4000)) as anonymous:
+            assert (await anonymous.get("/api/servers")).status_code == 401
+        with pytest.raises(ConnectionRefusedError):
+            async with host.tab(authorization=None, client=("192.0.2.7", 4000), **named):
+                pass
+
+
+async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Path) -> None:
+    async with basic_host(tmp_path, PROXY) as host:
+        async with host.tab(authorization=None, client=("127.0.0.1", 4000), **{
+                "x-forwarded-email": "ada@example.com", "x-forwarded-groups": "a, b"}) as ada, \
+                host.tab(authorization=None, client=("10.0.0.9", 4000),
+                         **{"x-forwarded-email": "bob@example.com"}) as bob:
+            assert (await ada.request("session/info"))["user"] == {
+                "id": "ada@example.com", "name": "ada@example.com", "email": "ada@example.com", "role": "admin"}
+            assert (await bob.request("session/info"))["user"]["role"] == "member"

@@ -1,0 +1,133 @@
+// A real OpenID provider for webhost's sign-in tests (the npm `oidc-provider` package), loopback only.
+//
+//   node oidc-provider.mjs --port PORT --redirect URI [--redirect URI ...] [--post-logout URI ...]
+//
+// Issuer http://localhost:PORT (listening on 127.0.0.1 and ::1). One client, `webhost` with secret
+// `webhost-secret`, registered for the given redirect URIs. Three people (password = "<id>-pw"):
+// ada (admin: group webhost-admins), bob and carol (members). Its own sign-in page is one form
+// (login, password) that signs in and consents at once, and a Deny button (access_denied).
+// Prints "ready" on stdout once it listens.
+import crypto from "node:crypto";
+import http from "node:http";
+import Provider from "oidc-provider";
+
+const args = process.argv.slice(2);
+const values = (flag) => args.flatMap((arg, i) => (arg === flag ? [args[i + 1]] : []));
+const port = Number(values("--port")[0]);
+if (!port) throw new Error("--port is required");
+const issuer = `http://localhost:${port}`;
+
+const people = {
+  ada: { name: "Ada Lovelace", email: "ada@example.com", groups: ["webhost-admins", "staff"] },
+  bob: { name: "Bob Builder", email: "bob@example.com", groups: ["staff"] },
+  carol: { name: "Carol Danvers", email: "carol@example.com", groups: [] },
+};
+
+const key = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
+const provider = new Provider(issuer, {
+  clients: [{
+    client_id: "webhost",
+    client_secret: "webhost-secret",
+    redirect_uris: values("--redirect"),
+    post_logout_redirect_uris: values("--post-logout"),
+    grant_types: ["authorization_code"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "client_secret_basic",
+  }],
+  async findAccount(ctx, id) {
+    const person = people[id];
+    if (!person) return undefined;
+    return {
+      accountId: id,
+      async claims() {
+        return { sub: id, name: person.name, email: person.email, email_verified: true, groups: person.groups };
+      },
+    };
+  },
+  claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
+  scopes: ["openid", "email", "profile", "groups"],
+  pkce: { required: () => true },
+  jwks: { keys: [{ ...key, kid: "test-key-1", alg: "RS256", use: "sig" }] },
+  cookies: { keys: [crypto.randomBytes(32).toString("hex")] },
+  interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
+  features: {
+    devInteractions: { enabled: false },
+    rpInitiatedLogout: {
+      enabled: true,
+      async logoutSource(ctx, form) {
+        ctx.body = `<!doctype html><html><head><title>Sign out</title></head><body><h1>Sign out of the provider?</h1>${form}
+<button type="submit" form="op.logoutForm" name="logout" value="yes" data-action="provider-sign-out">Yes, sign out</button></body></html>`;
+      },
+    },
+  },
+});
+
+const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function signInPage(uid, error) {
+  return `<!doctype html><html><head><title>Test provider: sign in</title></head><body>
+<h1>Sign in to the test provider</h1>${error ? `<p data-testid="provider-error">${escape(error)}</p>` : ""}
+<form method="post" action="/interaction/${escape(uid)}/login">
+<label>Login <input name="login" autocomplete="username"></label>
+<label>Password <input name="password" type="password" autocomplete="current-password"></label>
+<button type="submit" data-action="provider-sign-in">Sign in</button></form>
+<form method="post" action="/interaction/${escape(uid)}/abort"><button type="submit" data-action="provider-deny">Deny</button></form>
+</body></html>`;
+}
+
+async function readForm(req) {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  return new URLSearchParams(body);
+}
+
+async function interaction(req, res) {
+  const [, , uid, action] = new URL(req.url, issuer).pathname.split("/");
+  const details = await provider.interactionDetails(req, res);
+  if (details.uid !== uid) throw new Error("interaction mismatch");
+  if (req.method === "GET") {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage(uid));
+    return;
+  }
+  const form = await readForm(req);
+  if (action === "abort") {
+    await provider.interactionFinished(req, res, { error: "access_denied", error_description: "End-User aborted interaction" },
+      { mergeWithLastSubmission: false });
+    return;
+  }
+  const login = form.get("login") ?? "";
+  if (!people[login] || form.get("password") !== `${login}-pw`) {
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage(uid, "Wrong login or password."));
+    return;
+  }
+  const grant = new provider.Grant({ accountId: login, clientId: details.params.client_id });
+  grant.addOIDCScope(String(details.params.scope));
+  const grantId = await grant.save();
+  await provider.interactionFinished(req, res, { login: { accountId: login }, consent: { grantId } },
+    { mergeWithLastSubmission: false });
+}
+
+const callback = provider.callback();
+const handler = (req, res) => {
+  if (req.url.startsWith("/interaction/")) {
+    interaction(req, res).catch((error) => {
+      res.writeHead(400, { "content-type": "text/plain" }).end(`interaction failed: ${error.message}`);
+    });
+    return;
+  }
+  callback(req, res);
+};
+
+let listening = 0;
+for (const host of ["127.0.0.1", "::1"]) {
+  const server = http.createServer(handler);
+  server.on("error", (error) => {
+    if (host === "::1") return; // no IPv6 loopback here: 127.0.0.1 serves localhost
+    throw error;
+  });
+  server.listen(port, host, () => {
+    listening += 1;
+    if (host === "127.0.0.1") console.log("ready");
+  });
+}
+process.on("SIGTERM", () => process.exit(0));

@@ -1,0 +1,173 @@
+"""The database: people, web sessions and pending sign-ins, behind a small async API.
+
+SQLAlchemy 2 Core on an async engine (aiosqlite now; the queries are portable SQL so PostgreSQL can
+follow). The schema belongs to the Alembic migrations in `migrations/`, applied by `Storage.start`;
+`metadata` below mirrors it for the queries. Secrets never rest here in the clear: a session and a
+sign-in state are stored as the SHA-256 of the random value the browser holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from webhost.people import Person
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+metadata = sa.MetaData()
+people = sa.Table(
+    "people", metadata,
+    sa.Column("id", sa.String(255), primary_key=True),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("email", sa.String(320)),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("groups", sa.JSON, nullable=False),
+    sa.Column("first_seen", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False),
+)
+web_sessions = sa.Table(
+    "web_sessions", metadata,
+    sa.Column("id_hash", sa.String(64), primary_key=True),
+    sa.Column("person_id", sa.String(255), sa.ForeignKey("people.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Column("revoked_at", sa.Float),
+    sa.Column("id_token", sa.Text),
+    sa.Index("web_sessions_person", "person_id"),
+)
+sign_ins = sa.Table(
+    "sign_ins", metadata,
+    sa.Column("state_hash", sa.String(64), primary_key=True),
+    sa.Column("nonce", sa.String(128), nullable=False),
+    sa.Column("code_verifier", sa.String(128), nullable=False),
+    sa.Column("redirect_uri", sa.Text, nullable=False),
+    sa.Column("next_path", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("used_at", sa.Float),
+)
+
+
+def digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """A sign-in the browser started: what the callback needs to finish it."""
+
+    nonce: str
+    code_verifier: str
+    redirect_uri: str
+    next_path: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class WebSession:
+    person: Person
+    expires_at: float
+    id_token: str | None
+
+
+class Storage:
+    """One database for the deployment's people and sessions; `start` applies the migrations."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: AsyncEngine = create_async_engine(url)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+
+    async def start(self) -> None:
+        if self.engine.dialect.name == "sqlite":
+            database = self.engine.url.database
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        async with self.engine.begin() as connection:
+            await connection.run_sync(_upgrade)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    async def save_person(self, person: Person, now: float) -> None:
+        values = {"name": person.name, "email": person.email, "role": person.role, "groups": list(person.groups),
+                  "last_seen": now}
+        async with self.engine.begin() as db:
+            updated = await db.execute(people.update().where(people.c.id == person.id).values(**values))
+            if updated.rowcount == 0:
+                await db.execute(people.insert().values(id=person.id, first_seen=now, **values))
+
+    async def create_session(self, session_id: str, person: Person, *, now: float, expires_at: float,
+                             id_token: str | None) -> None:
+        await self.save_person(person, now)
+        async with self.engine.begin() as db:
+            await db.execute(web_sessions.insert().values(id_hash=digest(session_id), person_id=person.id,
+                                                          created_at=now, expires_at=expires_at, id_token=id_token))
+
+    async def session(self, session_id: str, now: float) -> WebSession | None:
+        """The live session with this id (not expired, not revoked), with its person."""
+        query = (sa.select(web_sessions.c.expires_at, web_sessions.c.id_token, people)
+                 .join(people, people.c.id == web_sessions.c.person_id)
+                 .where(web_sessions.c.id_hash == digest(session_id), web_sessions.c.revoked_at.is_(None),
+                        web_sessions.c.expires_at > now))
+        async with self.engine.connect() as db:
+            row = (await db.execute(query)).mappings().first()
+        if row is None:
+            return None
+        person = Person(id=row["id"], name=row["name"], email=row["email"],
+                        role="admin" if row["role"] == "admin" else "member",
+                        groups=tuple(row["groups"] or ()))
+        return WebSession(person=person, expires_at=row["expires_at"], id_token=row["id_token"])
+
+    async def revoke_session(self, session_id: str, now: float) -> None:
+        async with self.engine.begin() as db:
+            await db.execute(web_sessions.update().where(web_sessions.c.id_hash == digest(session_id),
+                                                         web_sessions.c.revoked_at.is_(None)).values(revoked_at=now))
+            await db.execute(web_sessions.delete().where(web_sessions.c.expires_at < now - 86400))
+
+    async def start_sign_in(self, state: str, sign_in: SignIn) -> None:
+        async with self.engine.begin() as db:
+            await db.execute(sign_ins.delete().where(sign_ins.c.created_at < sign_in.created_at - 86400))
+            await db.execute(sign_ins.insert().values(state_hash=digest(state), nonce=sign_in.nonce,
+                                                      code_verifier=sign_in.code_verifier,
+                                                      redirect_uri=sign_in.redirect_uri,
+                                                      next_path=sign_in.next_path, created_at=sign_in.created_at))
+
+    async def take_sign_in(self, state: str, now: float) -> SignIn | str:
+        """Use up a sign-in (once: a second callback with the same state gets "reused"); "unknown" if
+        there was never one."""
+        key = digest(state)
+        async with self.engine.begin() as db:
+            row = (await db.execute(sa.select(sign_ins).where(sign_ins.c.state_hash == key))).mappings().first()
+            if row is None:
+                return "unknown"
+            used = await db.execute(sign_ins.update().where(sign_ins.c.state_hash == key,
+                                                            sign_ins.c.used_at.is_(None)).values(used_at=now))
+            if used.rowcount != 1:
+                return "reused"
+        return SignIn(nonce=row["nonce"], code_verifier=row["code_verifier"], redirect_uri=row["redirect_uri"],
+                      next_path=row["next_path"], created_at=row["created_at"])
+
+
+def _upgrade(connection: sa.Connection) -> None:
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
