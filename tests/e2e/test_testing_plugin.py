@@ -7,6 +7,7 @@ name what was on the page.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import tomllib
 
@@ -59,8 +60,10 @@ def test_a_server_authors_tests_pass_and_a_failure_names_the_page(pytester: pyte
     pytester.makepyfile(test_mine=INNER.replace("BASIC_PY", repr(str(SERVERS / "basic.py"))))
     # This worktree's webhost, not whichever one the venv's editable install points at.
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    result = pytester.runpytest_subprocess("-p", "webhost.testing.plugin", "-p", "no:cacheprovider", "-q",
-                                           timeout=170)
+    # Installed (pip install webhost[testing]) the entry point loads the plugin; from a bare checkout, -p does.
+    installed = any(ep.value == "webhost.testing.plugin" for ep in importlib.metadata.entry_points(group="pytest11"))
+    load = [] if installed else ["-p", "webhost.testing.plugin"]
+    result = pytester.runpytest_subprocess(*load, "-p", "no:cacheprovider", "-q", timeout=170)
     result.assert_outcomes(passed=2, failed=1)
     text = result.stdout.str()
     assert "test_fails_and_says_what_the_page_shows" in text
