@@ -193,7 +193,12 @@ class Workspace:
         data = entry.pop("data", None)
         record = {"id": next(self._activity_ids), "ts": time.time(), "server": server, **entry,
                   "durationMs": None if duration is None else round(duration, 2), "data": _clip(data)}
-        self._tell_all("activity", {"entry": record})
+        # What a tab's own request caused goes to that tab; the servers' own news to every tab of the person.
+        tab = self.tabs.get(current_tab.get() or "")
+        if tab is not None:
+            tab.notify("activity", {"entry": record})
+        else:
+            self._tell_all("activity", {"entry": record})
 
     async def server_notification(self, connection: Connection, method: str, params: dict[str, Any]) -> None:
         name = connection.name

@@ -18,6 +18,7 @@ import anyio.abc
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from webhost import frames
+from webhost.calls import current_tab
 from webhost.config import Limits
 from webhost.directory import ENDED_CLOSE_CODE
 from webhost.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UPSTREAM_ERROR, WebhostError
@@ -215,9 +216,11 @@ async def _read_loop(websocket: WebSocket, tab: _Tab, tg: anyio.abc.TaskGroup, l
 
 async def _handle(tab: _Tab, limits: Limits, request_id: Any, method: str, params: dict[str, Any]) -> None:
     token = None if request_id is None else tab.begin(request_id, method)
+    in_tab = current_tab.set(tab.session.id)  # what this request causes upstream is this tab's (its activity)
     try:
         await _answer(tab, limits, token, request_id, method, params)
     finally:
+        current_tab.reset(in_tab)
         if token is not None:
             tab.in_flight.pop(token, None)
 

@@ -95,3 +95,21 @@ async def test_user_values_expand_in_the_entry_for_each_person(tmp_path: Path) -
         user = (await tab.request("session/info"))["user"]
         assert user["role"] == "admin"
     assert dict(connects[0].env) == {"WHO": user["id"], "NAME": user["name"]}
+
+
+async def test_a_calls_activity_goes_to_its_own_tab_and_the_servers_news_to_every_tab(tmp_path: Path) -> None:
+    """With many tabs, each call's request and response entries would otherwise be sent to every one of them."""
+    async with in_process_host(tmp_path, {"demo": demo_server}) as host, host.tab() as caller, host.tab() as other:
+        await caller.wait_connected("demo")
+        await other.wait_connected("demo")
+        await caller.request("tools/call", {"server": "demo", "name": "get_weather", "arguments": {"city": "Oslo"},
+                                            "callId": "c-weather"})
+        def calls(tab: object) -> list[dict[str, object]]:
+            return [n["params"]["entry"] for n in tab.notifications  # type: ignore[attr-defined]
+                    if n["method"] == "activity" and n["params"]["entry"]["method"] == "tools/call"]
+        assert {e["kind"] for e in calls(caller)} == {"request", "response"}
+        await other.request("session/info")  # a round trip: anything sent to `other` before it has arrived
+        assert calls(other) == []
+        await caller.request("servers/reconnect", {"server": "demo"})
+        for tab in (caller, other):  # the server's own news (its status) reaches both
+            await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "status")

@@ -4,17 +4,21 @@ input: each refusal is a clear page with the reason and opens no session."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
 
 from tests.helpers import free_port
 from tests.support.inprocess import ORIGIN, InProcessHost, in_process_host, sdk_server
-from tests.support.oidc import Provider, run_provider, through_provider
+from tests.support.oidc import CLIENT_ID, CLIENT_SECRET, Provider, run_provider, through_provider
 from webhost.auth.signin import SESSION_COOKIE
 
 pytestmark = pytest.mark.anyio
@@ -208,3 +212,35 @@ async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Pat
             assert (await ada.request("session/info"))["user"] == {
                 "id": "ada@example.com", "name": "ada@example.com", "email": "ada@example.com", "role": "admin"}
             assert (await bob.request("session/info"))["user"]["role"] == "member"
+
+
+async def provider_access_token(provider: Provider, login: str) -> str:
+    """What a script does: its own code flow with PKCE at the provider, for an access token."""
+    async with httpx.AsyncClient(timeout=10) as http:
+        metadata = (await http.get(f"{provider.issuer}/.well-known/openid-configuration")).json()
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        query = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": f"{ORIGIN}/auth/callback",
+                 "scope": "openid email profile groups", "state": secrets.token_urlsafe(8),
+                 "nonce": secrets.token_urlsafe(8), "code_challenge": challenge, "code_challenge_method": "S256"}
+        back = await through_provider(f"{metadata['authorization_endpoint']}?{urlencode(query)}", login)
+        code = parse_qs(urlsplit(back).query)["code"][0]
+        tokens = await http.post(metadata["token_endpoint"], auth=(CLIENT_ID, CLIENT_SECRET), data={
+            "grant_type": "authorization_code", "code": code, "redirect_uri": f"{ORIGIN}/auth/callback",
+            "code_verifier": verifier})
+        assert tokens.status_code == 200, tokens.text
+        token: str = tokens.json()["access_token"]
+        return token
+
+
+async def test_a_script_may_use_an_access_token_from_the_provider(tmp_path: Path, provider: Provider) -> None:
+    token = await provider_access_token(provider, "bob")
+    async with basic_host(tmp_path, provider.options()) as host:
+        async with host.http(token=token) as script:
+            assert (await script.get("/api/audit")).status_code == 200
+        async with host.tab(authorization=f"Bearer {token}") as tab:
+            info = await tab.request("session/info")
+        assert info["user"]["id"] == "bob" and info["user"]["role"] == "member"
+        async with host.http(token="not-a-token-the-provider-issued") as stranger:
+            refused = await stranger.get("/api/audit")
+        assert refused.status_code == 401 and "access token" in refused.text

@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from webhost.auth.oidc import OidcError
 from webhost.auth.pages import page_html
 from webhost.auth.proxy import TrustedProxies
 from webhost.auth.signin import CALLBACK_PATH, SIGNED_OUT_PATH, OidcSignIn, Tampered
@@ -170,6 +171,19 @@ class AuthGate:
 
     async def _oidc(self, oidc: OidcSignIn, scope: Scope, receive: Receive, send: Send,
                     headers: dict[str, str]) -> None:
+        authorization = headers.get("authorization", "")
+        if authorization[:7].lower() == "bearer ":  # a script with an access token from the provider
+            try:
+                person = await oidc.person_for_access_token(authorization[7:].strip())
+            except OidcError as exc:
+                await self._refuse(scope, send, exc.status, exc.message)
+                return
+            if person is None:
+                await self._refuse(scope, send, 401, "The identity provider did not accept this access token "
+                                   "(expired, revoked or issued by another provider).")
+                return
+            await self._admit(person, scope, receive, send)
+            return
         cookie = _cookie(headers)
         if cookie is not None:
             try:

@@ -209,6 +209,11 @@ class OidcClient:
                                 f"The provider's keys at {uri} cannot be read ({exc}).") from None
         return self._keys
 
+    async def access_token_claims(self, access_token: str) -> dict[str, Any]:
+        """The claims the provider's userinfo endpoint gives for an access token ({} when it refuses it)."""
+        userinfo = (await self.metadata()).get("userinfo_endpoint")
+        return await self._userinfo(userinfo, access_token) if isinstance(userinfo, str) else {}
+
     async def _userinfo(self, url: str, access_token: str) -> dict[str, Any]:
         try:
             async with self._http() as http:

@@ -15,6 +15,7 @@ once, so a replayed callback is refused.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable
@@ -35,6 +36,8 @@ STATE_COOKIE = "webhost_sign_in"
 CALLBACK_PATH = "/auth/callback"
 SIGNED_OUT_PATH = "/auth/signed-out"
 SIGN_IN_SECONDS = 600
+BEARER_CACHE_SECONDS = 60
+MAX_CACHED_BEARERS = 1000
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class OidcSignIn:
         self.clock = clock
         self._sessions = URLSafeTimedSerializer(key, salt="webhost/session-cookie")
         self._states = URLSafeTimedSerializer(key, salt="webhost/sign-in-state")
+        self._bearers: dict[str, tuple[float, Person | None]] = {}  # sha256(access token) → (until, person)
 
     @property
     def session_seconds(self) -> int:
@@ -76,6 +80,27 @@ class OidcSignIn:
             return None
         session = await self.storage.session(session_id, self.clock())
         return session.person if session else None
+
+    async def person_for_access_token(self, access_token: str) -> Person | None:
+        """A script's `Authorization: Bearer` with an access token the provider issued: the person its
+        userinfo names (asked at most once a minute per token, so scripts do not hammer the provider)."""
+        key = hashlib.sha256(access_token.encode()).hexdigest()
+        now = self.clock()
+        cached = self._bearers.get(key)
+        if cached is not None and cached[0] > now:
+            return cached[1]
+        claims = await self.client.access_token_claims(access_token)
+        found = person_claims(claims, user_claim=self.settings.user_claim, name_claim=self.settings.name_claim,
+                              groups_claim=self.settings.groups_claim) if claims else None
+        person = None
+        if found is not None:
+            person_id, name, email, groups = found
+            role = role_for(person_id, email, groups, self.settings.admins, self.settings.admin_groups)
+            person = Person(id=person_id, name=name, email=email, role=role, groups=groups)
+        if len(self._bearers) >= MAX_CACHED_BEARERS:
+            self._bearers.clear()
+        self._bearers[key] = (now + BEARER_CACHE_SECONDS, person)
+        return person
 
     def _session_id(self, cookie: str) -> str | None:
         try:
