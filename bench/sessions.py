@@ -425,10 +425,18 @@ class KindResult:
     notes: list[str] = field(default_factory=list)
 
 
-def server_entry(kind: str, url: str | None) -> dict[str, Any]:
+def server_entry(kind: str, url: str | None, person_env: bool) -> dict[str, Any]:
     if kind == "http":
         return {"type": "http", "url": url}
-    return {"command": PYTHON, "args": [str(SERVERS / "basic.py")], "env": {"BENCH_PERSON": "${user.id}"}}
+    entry: dict[str, Any] = {"command": PYTHON, "args": [str(SERVERS / "basic.py")]}
+    if person_env:  # so that the process count can be grouped by person
+        entry["env"] = {"BENCH_PERSON": "${user.id}"}
+    return entry
+
+
+def last_line(log: str) -> str:
+    lines = log.strip().splitlines()
+    return lines[-1][:200] if lines else "(no output)"
 
 
 async def detect_proxy(host: Webhost, plan: Plan) -> str | None:
@@ -445,27 +453,60 @@ async def detect_proxy(host: Webhost, plan: Plan) -> str | None:
     return f"webhost started but ignored \"auth\" (every tab is {first.get('id')!r})"
 
 
-async def run_kind(kind: str, plan: Plan, mode: str, url: str | None) -> tuple[KindResult | None, str]:
-    """Run one kind; returns the result and the mode actually used (proxy detection may fall back)."""
+@dataclass
+class Choice:
+    """What this webhost supports, learnt on the first kind and kept for the next."""
+
+    mode: str  # "proxy" (try it) or "token"
+    person_env: bool | None = None  # ${user.id} in a stdio entry's env; None: not tried yet
+
+
+@contextlib.asynccontextmanager
+async def start(kind: str, url: str | None, options: dict[str, Any], plan: Plan,
+                choice: Choice) -> AsyncIterator[Webhost]:
+    """webhost with this kind's server; in stdio, without the BENCH_PERSON env if this webhost cannot expand it."""
     server = f"basic_{kind}"
-    servers = {server: server_entry(kind, url)}
-    if mode == "proxy":
+    person_env = kind == "stdio" and choice.person_env is not False
+    try:
+        host_cm = run_webhost({server: server_entry(kind, url, person_env)}, options, plan.webhost_root)
+        host = host_cm.__enter__()
+    except EarlyExit as exc:
+        if not person_env or (exc.code == 2 and "auth" in exc.log):
+            raise
+        print(f"*** webhost does not start with BENCH_PERSON=${{user.id}} in the stdio entry's env (exit {exc.code}: "
+              f"{last_line(exc.log)}): server processes are counted without grouping them by person ***")
+        choice.person_env = False
+        host_cm = run_webhost({server: server_entry(kind, url, False)}, options, plan.webhost_root)
+        host = host_cm.__enter__()
+    else:
+        if kind == "stdio":
+            choice.person_env = person_env
+    try:
+        yield host
+    finally:
+        host_cm.__exit__(None, None, None)
+
+
+async def run_kind(kind: str, plan: Plan, choice: Choice, url: str | None) -> KindResult:
+    """Run one kind; proxy detection may fall back to token mode (and `choice` remembers it)."""
+    server = f"basic_{kind}"
+    if choice.mode == "proxy":
         try:
-            with run_webhost(servers, {"auth": PROXY_AUTH}, plan.webhost_root) as host:
+            async with start(kind, url, {"auth": PROXY_AUTH}, plan, choice) as host:
                 why = await detect_proxy(host, plan)
                 if why is None:
-                    return await measure(host, kind, server, plan, "proxy"), "proxy"
+                    return await measure(host, kind, server, plan, "proxy")
         except EarlyExit as exc:
             if exc.code != 2:
                 raise
-            why = "webhost exits 2 on this config: " + exc.log.strip().splitlines()[-1][:200]
+            why = f"webhost exits 2 on \"auth\": {last_line(exc.log)}"
         if plan.mode == "proxy":
             raise SystemExit(f"sessions: proxy mode is not available: {why}")
         print(f"*** proxy mode not available ({why}): falling back to token mode, where every tab is the same "
               f"person: {plan.people} people x {plan.tabs} tabs become 1 person x {plan.sessions} tabs ***")
-        mode = "token"
-    with run_webhost(servers, {}, plan.webhost_root) as host:
-        return await measure(host, kind, server, plan, mode), mode
+        choice.mode = "token"
+    async with start(kind, url, {}, plan, choice) as host:
+        return await measure(host, kind, server, plan, "token")
 
 
 async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) -> KindResult:
@@ -503,6 +544,9 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
                 for tab in tabs:
                     tg.start_soon(tab.wait_connected, server, deadline_left)
         connect_seconds = time.perf_counter() - started
+        async with anyio.create_task_group() as tg:  # one untimed call each: every connection's first call
+            for tab in tabs:
+                tg.start_soon(timed, [], [], lambda tab=tab: tab.echo(server))
         await anyio.sleep(1.0)
         rss_connected = rss_kib(pid)
         processes_connected = server_processes(pid)
@@ -554,6 +598,8 @@ def table(headers: Sequence[str], body: Sequence[Sequence[str]]) -> None:
 def describe_processes(by_person: dict[str, int]) -> str:
     if not by_person:
         return "0 basic.py processes in webhost's tree"
+    if "?" in by_person:
+        return f"{sum(by_person.values())} basic.py process(es), not grouped by person (no BENCH_PERSON)"
     counts = sorted(by_person.values())
     return (f"{sum(counts)} basic.py process(es) for {len(by_person)} person(s): "
             f"{counts[0]}-{counts[-1]} per person")
@@ -620,14 +666,12 @@ async def main() -> int:
     print(f"sessions: {environment()}")
     print(f"plan: {plan.people} people x {plan.tabs} tabs = {plan.sessions} sessions (+1 probe), {plan.duration:g} s "
           f"of load per kind, baseline {plan.baseline:g} s before and after, kinds {','.join(plan.kinds)}")
-    mode = "token" if plan.mode == "token" else "proxy"
+    choice = Choice("token" if plan.mode == "token" else "proxy")
     results: list[KindResult] = []
     for kind in plan.kinds:
         with contextlib.ExitStack() as stack:
             url = stack.enter_context(http_server()) if kind == "http" else None
-            result, mode = await run_kind(kind, plan, mode, url)
-            if result is not None:
-                results.append(result)
+            results.append(await run_kind(kind, plan, choice, url))
     for result in results:
         report(result)
     print(f"\n{load_average()} at the end of the run")
