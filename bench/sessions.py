@@ -56,7 +56,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import anyio
 import httpx
 import websockets
-from _common import PYTHON, ROOT, SERVERS, Summary, Webhost, environment, load_average, parse_args
+from _common import (
+    PYTHON,
+    ROOT,
+    SERVERS,
+    Summary,
+    Webhost,
+    environment,
+    load_average,
+    parse_args,
+    process_cpu_seconds,
+)
 from websockets.asyncio.client import ClientConnection
 
 ECHO_TEXT = "hello, webhost"
@@ -422,7 +432,9 @@ class KindResult:
     processes_loaded: dict[str, int]
     connect_seconds: float
     frames_per_call: float
-    notes: list[str] = field(default_factory=list)
+    calls_per_second: float
+    webhost_cpu: float | None  # CPU seconds per second of load (1.0 = one core busy)
+    client_cpu: float
 
 
 def server_entry(kind: str, url: str | None, person_env: bool) -> dict[str, Any]:
@@ -557,6 +569,7 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
         frames0 = sum(t.frames for t in tabs)
         client_lag: list[float] = []
         during = Samples()
+        cpu_webhost, cpu_client, wall = process_cpu_seconds(pid), time.process_time(), time.perf_counter()
 
         async def run_probe() -> None:
             nonlocal during
@@ -567,6 +580,10 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
                 tg.start_soon(load, tab, server, plan.duration, loaded)
             tg.start_soon(run_probe)
             tg.start_soon(loop_lag, plan.duration, client_lag)
+        wall = time.perf_counter() - wall
+        cpu_end = process_cpu_seconds(pid)
+        webhost_cpu = None if cpu_end is None or cpu_webhost is None else (cpu_end - cpu_webhost) / wall
+        client_cpu = (time.process_time() - cpu_client) / wall
         calls = len(loaded.echo) + len(loaded.failures)
         frames_per_call = (sum(t.frames for t in tabs) - frames0) / max(1, calls)
         processes_loaded = server_processes(pid)
@@ -576,7 +593,7 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
     people = plan.people + 1 if mode == "proxy" else 1
     return KindResult(kind, mode, plan.sessions, people, before, during, after, loaded, client_lag, rss_before,
                       rss_connected, rss_loaded, processes_connected, processes_loaded, connect_seconds,
-                      frames_per_call)
+                      frames_per_call, calls / wall, webhost_cpu, client_cpu)
 
 
 # ---- printing -------------------------------------------------------------------------------------------------
@@ -656,7 +673,10 @@ def report(result: KindResult) -> None:
         lag = Summary.of(result.client_lag)
         print(f"this process's own loop lag during the load (10 ms sleeps): p50 {lag.median_ms:.2f} ms, "
               f"p99 {lag.p99_ms:.2f} ms, max {max(result.client_lag) * 1000:.1f} ms")
-    print(f"frames received per load call: {result.frames_per_call:.1f}")
+    webhost_cpu = "n/a" if result.webhost_cpu is None else f"{100 * result.webhost_cpu:.0f} %"
+    print(f"during the load: {result.calls_per_second:.0f} calls/s completed (asked: {n}/s); CPU of one core: "
+          f"webhost {webhost_cpu}, this process (the {n + 1} pages) {100 * result.client_cpu:.0f} %; "
+          f"frames received per call: {result.frames_per_call:.1f} (every tab of a person gets each call's activity)")
     sys.stdout.flush()
 
 
