@@ -45,7 +45,7 @@ from webhost.config import AuthOptions, Config
 from webhost.directory import SessionDirectory
 from webhost.errors import PolicyRefused
 from webhost.pending import Publish
-from webhost.people import Person, person_of
+from webhost.people import Person, person_of, sign_in_key, sign_in_of
 from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
@@ -76,14 +76,14 @@ class HostState:
     task_group: anyio.abc.TaskGroup | None = None
     tabs: Tabs = field(default_factory=Tabs)
 
-    def new_session(self, person: Person, notify: Publish) -> BrowserSession:
+    def new_session(self, person: Person, notify: Publish, sign_in: str | None = None) -> BrowserSession:
         """A tab of this person, on their workspace (opened with their first tab, shared by the rest)."""
         assert self.task_group is not None, "the lifespan starts before any tab"
         workspace = self.workspaces.get(person.id)
         if workspace is None or workspace.closed:
             workspace = Workspace(self.deps, person, self.task_group)
             self.workspaces[person.id] = workspace
-        session = BrowserSession(workspace, notify, self.directory)
+        session = BrowserSession(workspace, notify, self.directory, sign_in=sign_in)
         self.sessions.add(session)
         return session
 
@@ -200,7 +200,7 @@ def create_app(
         )
 
     if oidc is not None:
-        add_sign_in_routes(app, oidc, policy)
+        add_sign_in_routes(app, oidc, policy, host.directory)
 
     @app.get("/api/servers")
     async def servers() -> JSONResponse:
@@ -229,8 +229,8 @@ def create_app(
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
-        person = person_of(ws.scope)
-        await serve_websocket(ws, lambda notify: host.new_session(person, notify), host.end_session, host.tabs,
+        person, sign_in = person_of(ws.scope), sign_in_of(ws.scope)
+        await serve_websocket(ws, lambda notify: host.new_session(person, notify, sign_in), host.end_session, host.tabs,
                               config.options.limits)
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
@@ -250,7 +250,7 @@ def oidc_sign_in(auth: AuthOptions, storage: Storage, secret: bytes, secure: boo
     return OidcSignIn(client, storage, derive_key(secret, "web-session/v1"), settings, secure_cookies=secure)
 
 
-def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy) -> None:
+def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy, directory: SessionDirectory) -> None:
     """oidc mode's pages (the gate lets them through without a session; contract §5, docs/api.md)."""
 
     @app.get(SIGN_IN_PATH)
@@ -263,7 +263,10 @@ def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy) -> 
 
     @app.post(SIGN_OUT_PATH)
     async def sign_out(request: Request) -> Response:
-        return await oidc.sign_out(policy.origin_for(request.headers.get("host")), request.cookies.get(SESSION_COOKIE))
+        cookie = request.cookies.get(SESSION_COOKIE)
+        if cookie:
+            directory.end_sign_in(sign_in_key(cookie), "signed out")
+        return await oidc.sign_out(policy.origin_for(request.headers.get("host")), cookie)
 
     @app.get(SIGNED_OUT_PATH)
     async def signed_out() -> Response:

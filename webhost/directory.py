@@ -28,6 +28,9 @@ class LiveTab(Protocol):
     @property
     def started(self) -> float: ...
 
+    @property
+    def sign_in(self) -> str | None: ...
+
     def servers_connected(self) -> list[str]: ...
 
     def end(self, reason: str) -> None: ...
@@ -61,6 +64,14 @@ class SessionDirectory:
             raise InvalidParams("no such live session", {"sessionId": session_id})
         tab.end(reason.encode("utf-8")[:MAX_REASON_BYTES].decode("utf-8", "ignore"))
         return tab
+
+
+    def end_sign_in(self, sign_in: str, reason: str) -> int:
+        """Signing out ends every tab opened with that web session (a revoked session keeps no socket)."""
+        ended = [tab for tab in self._tabs.values() if tab.sign_in == sign_in]
+        for tab in ended:
+            tab.end(reason)
+        return len(ended)
 
 
 def describe(tab: LiveTab) -> dict[str, object]:

@@ -7,11 +7,13 @@ everything below reads it from there and never from anything the browser sends.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Role = Literal["admin", "member"]
 SCOPE_KEY = "person"
+SIGN_IN_KEY = "sign_in"
 
 # The one person of a deployment in token mode (the token is the credential, not an identity).
 TOKEN_PERSON_ID = "token"
@@ -50,6 +52,21 @@ def person_of(scope: Any) -> Person:
     return person
 
 
-def attach(scope: Any, person: Person) -> None:
-    """The gate's side: this request is this person's."""
-    scope.setdefault("state", {})[SCOPE_KEY] = person
+def attach(scope: Any, person: Person, *, sign_in: str | None = None) -> None:
+    """The gate's side: this request is this person's (`sign_in`: a key of the web session it came with)."""
+    state = scope.setdefault("state", {})
+    state[SCOPE_KEY] = person
+    if sign_in is not None:
+        state[SIGN_IN_KEY] = sign_in
+
+
+def sign_in_of(scope: Any) -> str | None:
+    """The key of the web session a request came with (oidc mode), so signing out can end its tabs."""
+    state = scope.get("state")
+    value = state.get(SIGN_IN_KEY) if isinstance(state, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def sign_in_key(cookie: str) -> str:
+    """What identifies one web session among the tabs: a digest of its cookie, never the cookie itself."""
+    return hashlib.sha256(cookie.encode("utf-8")).hexdigest()

@@ -32,11 +32,13 @@ from webhost.workspace import Workspace
 class BrowserSession:
     """One tab of one person."""
 
-    def __init__(self, workspace: Workspace, notify: Publish, directory: SessionDirectory) -> None:
+    def __init__(self, workspace: Workspace, notify: Publish, directory: SessionDirectory, *,
+                 sign_in: str | None = None) -> None:
         deps = workspace.deps
         options = deps.config.options
         self.id = "s-" + secrets.token_urlsafe(8)
         self.started = time.time()
+        self.sign_in = sign_in  # the web session it was opened with (oidc mode): signing out ends the tab
         self.workspace = workspace
         self.person: Person = workspace.person
         self.directory = directory

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import anyio
 import httpx
 import pytest
 
@@ -244,3 +245,21 @@ async def test_a_script_may_use_an_access_token_from_the_provider(tmp_path: Path
         async with host.http(token="not-a-token-the-provider-issued") as stranger:
             refused = await stranger.get("/api/audit")
         assert refused.status_code == 401 and "access token" in refused.text
+
+
+async def test_signing_out_closes_the_tabs_open_with_that_session(tmp_path: Path, provider: Provider) -> None:
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as bob, web(host) as other_bob:
+        assert (await sign_in(bob, "bob")).status_code == 200
+        assert (await sign_in(other_bob, "bob")).status_code == 200  # the same person in another browser
+        cookie, other = bob.cookies[SESSION_COOKIE], other_bob.cookies[SESSION_COOKIE]
+        async with host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={cookie}") as tab, \
+                host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={other}") as elsewhere:
+            await tab.wait_connected("basic")
+            await elsewhere.wait_connected("basic")
+            out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})
+            assert out.status_code == 200
+            with anyio.fail_after(10):
+                await tab.closed.wait()
+            assert tab.close_code == 4001 and "signed out" in str(tab.close_reason)
+            # The other browser's session was not signed out: its tab goes on.
+            assert (await elsewhere.request("session/info"))["user"]["id"] == "bob"

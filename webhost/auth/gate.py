@@ -24,7 +24,7 @@ from webhost.auth.oidc import OidcError
 from webhost.auth.pages import page_html
 from webhost.auth.proxy import TrustedProxies
 from webhost.auth.signin import CALLBACK_PATH, SIGNED_OUT_PATH, OidcSignIn, Tampered
-from webhost.people import TOKEN_PERSON, Person, attach
+from webhost.people import TOKEN_PERSON, Person, attach, sign_in_key
 
 COOKIE_NAME = "webhost_session"
 PUBLIC_PATHS = frozenset({"/healthz"})
@@ -194,7 +194,8 @@ class AuthGate:
                                    clear=oidc.clear_session_cookie())
                 return
             if person is not None:
-                await self._admit(person, scope, receive, send)
+                attach(scope, person, sign_in=sign_in_key(cookie))
+                await self.app(scope, receive, send)
                 return
         navigation = (scope["type"] == "http" and scope.get("method") == "GET"
                       and "text/html" in headers.get("accept", ""))
