@@ -118,6 +118,9 @@ async def serve_websocket(
     outbox = Outbox(max_bytes=limits.max_queued_bytes)
 
     def notify(method: str, params: dict[str, Any]) -> None:
+        if method == "activity" and "entry" in params:
+            _post_entry(outbox, params["entry"])
+            return
         _post(outbox, {"jsonrpc": "2.0", "method": method, "params": params}, method=method)
 
     session = new_session(notify)
@@ -150,6 +153,16 @@ def _post(outbox: Outbox, message: dict[str, Any], *, method: str | None = None)
             _post(outbox, frames.error(message["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
         return
     outbox.post(text, method=method)
+
+
+def _post_entry(outbox: Outbox, entry: dict[str, Any]) -> None:
+    """One activity entry, encoded now (later changes to the data it shares with a result cannot reach it)
+    and sent in the next coalesced `activity` frame; one that JSON cannot carry is dropped, as before."""
+    try:
+        text = json.dumps(entry, separators=(",", ":"), allow_nan=False)
+    except (ValueError, RecursionError):
+        return
+    outbox.post_entry(text)
 
 
 async def _write_loop(websocket: WebSocket, outbox: Outbox, done: anyio.Event) -> None:
