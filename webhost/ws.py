@@ -8,7 +8,6 @@ and refused past `webhost.limits.maxResultBytes`.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +16,7 @@ import anyio
 import anyio.abc
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from webhost import frames
+from webhost import frames, jsontext
 from webhost.config import Limits
 from webhost.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UPSTREAM_ERROR, WebhostError
 from webhost.jsonsize import size_at_most
@@ -146,7 +145,7 @@ async def serve_websocket(
 
 def _post(outbox: Outbox, message: dict[str, Any], *, method: str | None = None) -> None:
     try:
-        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        text = jsontext.dumps(message)
     except (ValueError, RecursionError):
         # A value JSON cannot carry (NaN from a server): send it as an error rather than drop the reply.
         if "id" in message:
@@ -159,7 +158,7 @@ def _post_entry(outbox: Outbox, entry: dict[str, Any]) -> None:
     """One activity entry, encoded now (later changes to the data it shares with a result cannot reach it)
     and sent in the next coalesced `activity` frame; one that JSON cannot carry is dropped, as before."""
     try:
-        text = json.dumps(entry, separators=(",", ":"), allow_nan=False)
+        text = jsontext.dumps(entry)
     except (ValueError, RecursionError):
         return
     outbox.post_entry(text)
@@ -255,7 +254,7 @@ async def _answer(
 async def _post_large(outbox: Outbox, response: dict[str, Any], limits: Limits) -> None:
     """Encode a big result in a worker thread (every other tab keeps its event loop), within the cap."""
     try:
-        text = await anyio.to_thread.run_sync(lambda: json.dumps(response, separators=(",", ":"), allow_nan=False))
+        text = await anyio.to_thread.run_sync(lambda: jsontext.dumps(response))
     except (ValueError, RecursionError):
         _post(outbox, frames.error(response["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
         return
