@@ -176,6 +176,16 @@ def stop_webhost(host: Webhost) -> None:
             host.proc.wait(timeout=5)
 
 
+def notifications_of(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """A received notification as the tests read it: webhost coalesces activity entries into one `activity`
+    frame holding `{"entries": [...]}` (webhost/outbox.py); each entry is recorded as its own
+    `activity` notification with `{"entry": ...}`, in order, so tests look entries up one by one."""
+    if message.get("method") == "activity" and isinstance(message.get("params", {}).get("entries"), list):
+        return [{"jsonrpc": "2.0", "method": "activity", "params": {"entry": entry}}
+                for entry in message["params"]["entries"]]
+    return [message]
+
+
 class RpcError(Exception):
     def __init__(self, error: dict[str, Any]) -> None:
         super().__init__(f"{error.get('code')}: {error.get('message')}")
@@ -220,7 +230,7 @@ class WsClient:
                 if "id" in message and ("result" in message or "error" in message):
                     self._responses[message["id"]] = message
                 else:
-                    self.notifications.append(message)
+                    self.notifications.extend(notifications_of(message))
                 self._changed.set()
                 self._changed = anyio.Event()
 

@@ -6,6 +6,11 @@ requests, approvals, list changes) always queue. Notifications that are a runnin
 of the budget; the tab is then told how many it lost (`outbox/dropped`) as soon as it catches up.
 When even the must-keep frames exceed the budget, the tab is closed with a reason instead of
 holding the memory: nobody else's session waits on a slow tab.
+
+Activity entries are coalesced: each is encoded when it is posted, held for at most `BATCH_WINDOW`,
+and sent as one `activity` notification carrying a list (`{"entries": [...]}`). Any other frame
+posted meanwhile sends the held entries first, so the order the page sees is the order of posting:
+a tool call's request and response entries travel together just before its result.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ import anyio
 DROPPABLE = frozenset({"activity", "progress", "server/log", "apps/progress"})
 SOFT_SHARE = 0.25  # past this share of the budget, commentary is dropped
 CLOSE_CODE = 1013  # "try again later"
+BATCH_METHOD = "activity"
+BATCH_WINDOW = 0.02  # seconds an activity entry may wait for company
+BATCH_MAX = 64  # entries per frame
 
 
 class Outbox:
@@ -30,18 +38,44 @@ class Outbox:
         self._dropped: Counter[str] = Counter()
         self.closed = False
         self.overflowed = anyio.Event()  # set when the tab must be closed
+        self._batch: list[str] = []  # encoded activity entries not yet in a frame
+        self._batch_bytes = 0
+        self._batch_due = 0.0
 
     @property
     def queued_bytes(self) -> int:
         return self._bytes
 
+    def post_entry(self, entry: str) -> None:
+        """Hold one encoded activity entry for the next `activity` frame (sent within `BATCH_WINDOW`)."""
+        if self.closed:
+            return
+        if not self._batch:
+            self._batch_due = anyio.current_time() + BATCH_WINDOW
+            self._ready.set()  # the writer learns the deadline
+        self._batch.append(entry)
+        self._batch_bytes += len(entry)
+        if len(self._batch) >= BATCH_MAX or self._batch_bytes >= self.max_bytes * SOFT_SHARE / 4:
+            self._flush_batch()
+
+    def _flush_batch(self) -> None:
+        if not self._batch:
+            return
+        entries, self._batch, self._batch_bytes = self._batch, [], 0
+        text = '{"jsonrpc":"2.0","method":"' + BATCH_METHOD + '","params":{"entries":[' + ",".join(entries) + "]}}"
+        self._queue_frame(text, BATCH_METHOD, len(entries))
+
     def post(self, text: str, *, method: str | None = None) -> None:
         """Queue one encoded frame (`method` names a notification; None for a response)."""
         if self.closed:
             return
+        self._flush_batch()  # entries posted before this frame go before it
+        self._queue_frame(text, method, 1)
+
+    def _queue_frame(self, text: str, method: str | None, count: int) -> None:
         size = len(text)
         if method in DROPPABLE and self._bytes + size > self.max_bytes * SOFT_SHARE:
-            self._dropped[method] += 1
+            self._dropped[method] += count
             return
         if self._bytes + size > self.max_bytes:
             self.closed = True
@@ -55,6 +89,7 @@ class Outbox:
         self._ready.set()
 
     def close(self) -> None:
+        self._flush_batch()
         self.closed = True
         self._ready.set()
 
@@ -73,4 +108,10 @@ class Outbox:
             if self.closed:
                 return
             self._ready = anyio.Event()
+            if self._batch:
+                with anyio.move_on_after(self._batch_due - anyio.current_time()):
+                    await self._ready.wait()
+                if self._batch and anyio.current_time() >= self._batch_due:
+                    self._flush_batch()
+                continue
             await self._ready.wait()

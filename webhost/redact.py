@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
+from webhost import jsontext
+
 MASK = "***"
 # Shorter values are not treated as secrets: masking "1" or "on" in every string would garble
 # everything the page shows, and such a value protects nothing.
@@ -98,4 +100,4 @@ class Redactor:
             decoded = json.loads(text)
         except ValueError:
             return self.text(text)
-        return json.dumps(self.value(decoded), separators=(",", ":"), allow_nan=False)
+        return jsontext.dumps(self.value(decoded))

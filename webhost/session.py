@@ -55,7 +55,7 @@ class BrowserSession:
         self.approvals = ApprovalBroker(notify, timeout=options.human_timeout)
         self.apps = AppInstances(session_id=self.id, person=self.person, sandbox=deps.sandbox, options=options,
                                  audit=deps.audit, catalogue=self.catalogue, activity=self.activity,
-                                 on_close=self._app_closed)
+                                 on_close=self._app_closed, prefetch=workspace.app_prefetch)
         self.calls = CallRegistry(on_end=self._call_ended, tab=self.id)
         self.requests = InputRequests(broker=self.inputs, apps=self.apps, calls=self.calls, options=options,
                                       activity=self.activity, route=workspace.route_to(self.id))

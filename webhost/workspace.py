@@ -22,6 +22,7 @@ import anyio
 import anyio.abc
 
 from webhost.apps.instances import Sandbox
+from webhost.apps.prefetch import AppPrefetch
 from webhost.audit import AuditLog
 from webhost.calls import CallRegistry, current_tab
 from webhost.catalogue import Catalogue
@@ -66,6 +67,7 @@ class Workspace:
         self.deps = deps
         self.options = options
         self.catalogue = Catalogue()
+        self.app_prefetch = AppPrefetch()  # app resources read ahead of apps/open (webhost/apps/prefetch.py)
         self.tabs: dict[str, Tab] = {}
         self._routes: dict[str, str | None] = {}  # input request id → the tab it was asked in (None: every tab)
         self.inputs = InputBroker(self._publish_input, human_timeout=options.human_timeout,
@@ -168,6 +170,7 @@ class Workspace:
     def _forget(self, connection: Connection) -> None:
         self.inputs.release(lambda p: p.server == connection.name)
         self.catalogue.forget(connection.name)
+        self.app_prefetch.invalidate(connection.name)
 
     def _requests_for(self, server: str) -> InputRequests:
         """Whose tab a server's request belongs to: the call's own tab, the one tab busy with that server, or all."""
@@ -186,6 +189,7 @@ class Workspace:
     def status_changed(self, connection: Connection) -> None:
         if connection.status != "connected":
             self.inputs.release(lambda p: p.server == connection.name)
+            self.app_prefetch.invalidate(connection.name)
         self._tell_all("servers/status", {"server": connection.state()})
 
     def activity(self, server: str, **entry: Any) -> None:
@@ -209,8 +213,11 @@ class Workspace:
         elif method.endswith("/list_changed"):
             kind = method.split("/")[1]
             self.catalogue.changed(name, kind)
+            if kind == "resources":
+                self.app_prefetch.invalidate(name)
             self._tell_all("list/changed", {"server": name, "list": kind})
         elif method == "notifications/resources/updated":
+            self.app_prefetch.invalidate(name, str(params.get("uri")))
             self._tell_all("resources/updated", {"server": name, "uri": params.get("uri")})
         elif method == "notifications/elicitation/complete":
             elicitation_id = str(params.get("elicitationId"))

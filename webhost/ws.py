@@ -8,7 +8,6 @@ and refused past `webhost.limits.maxResultBytes`.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +16,7 @@ import anyio
 import anyio.abc
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from webhost import frames
+from webhost import frames, jsontext
 from webhost.calls import current_tab
 from webhost.config import Limits
 from webhost.directory import ENDED_CLOSE_CODE
@@ -120,6 +119,9 @@ async def serve_websocket(
     outbox = Outbox(max_bytes=limits.max_queued_bytes)
 
     def notify(method: str, params: dict[str, Any]) -> None:
+        if method == "activity" and "entry" in params:
+            _post_entry(outbox, params["entry"])
+            return
         _post(outbox, {"jsonrpc": "2.0", "method": method, "params": params}, method=method)
 
     session = new_session(notify)
@@ -146,13 +148,23 @@ async def serve_websocket(
 
 def _post(outbox: Outbox, message: dict[str, Any], *, method: str | None = None) -> None:
     try:
-        text = json.dumps(message, separators=(",", ":"), allow_nan=False)
+        text = jsontext.dumps(message)
     except (ValueError, RecursionError):
         # A value JSON cannot carry (NaN from a server): send it as an error rather than drop the reply.
         if "id" in message:
             _post(outbox, frames.error(message["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
         return
     outbox.post(text, method=method)
+
+
+def _post_entry(outbox: Outbox, entry: dict[str, Any]) -> None:
+    """One activity entry, encoded now (later changes to the data it shares with a result cannot reach it)
+    and sent in the next coalesced `activity` frame; one that JSON cannot carry is dropped, as before."""
+    try:
+        text = jsontext.dumps(entry)
+    except (ValueError, RecursionError):
+        return
+    outbox.post_entry(text)
 
 
 async def _write_loop(websocket: WebSocket, outbox: Outbox, done: anyio.Event) -> None:
@@ -258,7 +270,7 @@ async def _answer(
 async def _post_large(outbox: Outbox, response: dict[str, Any], limits: Limits) -> None:
     """Encode a big result in a worker thread (every other tab keeps its event loop), within the cap."""
     try:
-        text = await anyio.to_thread.run_sync(lambda: json.dumps(response, separators=(",", ":"), allow_nan=False))
+        text = await anyio.to_thread.run_sync(lambda: jsontext.dumps(response))
     except (ValueError, RecursionError):
         _post(outbox, frames.error(response["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
         return

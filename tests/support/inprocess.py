@@ -26,7 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tests.helpers import SERVERS, WsClient
+from tests.helpers import SERVERS, WsClient, notifications_of
 from webhost.app import create_app
 from webhost.auth import AuthGate
 from webhost.config import ServerConfig, load_config
@@ -214,7 +214,7 @@ class AsgiWsClient(WsClient):
         if "id" in message and ("result" in message or "error" in message):
             self._responses[message["id"]] = message
         else:
-            self.notifications.append(message)
+            self.notifications.extend(notifications_of(message))
         self._changed.set()
         self._changed = anyio.Event()
 

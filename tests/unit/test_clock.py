@@ -53,3 +53,31 @@ async def test_the_wait_ends_after_the_budget_of_machine_time() -> None:
     with anyio.fail_after(2):
         await clock.wait_machine_time(0.1)
     assert time.monotonic() - start >= 0.1
+
+
+async def test_a_deadline_waits_out_the_human_time_without_polling() -> None:
+    clock = HumanClock()
+    start = time.monotonic()
+    with anyio.fail_after(3):
+        async with anyio.create_task_group() as tg:
+
+            async def ask() -> None:
+                await anyio.sleep(0.05)
+                clock.begin()
+                await anyio.sleep(0.3)
+                clock.end()
+
+            tg.start_soon(ask)
+            with clock.deadline(0.1) as scope:
+                await anyio.sleep_forever()
+    assert scope.cancelled_caught
+    # 0.1 s of machine time plus the 0.3 s a person was answering
+    assert time.monotonic() - start >= 0.39
+
+
+async def test_a_deadline_that_is_not_reached_is_not_caught() -> None:
+    clock = HumanClock()
+    with clock.deadline(5) as scope:
+        await anyio.sleep(0.01)
+    assert not scope.cancelled_caught
+    assert not clock._deadlines

@@ -26,6 +26,7 @@ from webhost.apps.permissions import (
     grant,
     requested_permissions,
 )
+from webhost.apps.prefetch import AppPrefetch
 from webhost.apps.proxy_token import DEFAULT_INNER_SANDBOX, issue_proxy_token, proxy_url
 from webhost.audit import AuditLog, AuditUnavailable
 from webhost.catalogue import Catalogue
@@ -109,9 +110,11 @@ class AppInstances:
         catalogue: Catalogue,
         activity: Activity,
         on_close: Callable[[AppInstance], None],
+        prefetch: AppPrefetch | None = None,
     ) -> None:
         self._session_id = session_id
         self._person = person
+        self._prefetch = prefetch
         self._sandbox = sandbox
         self._options = options
         self._audit = audit
@@ -140,11 +143,19 @@ class AppInstances:
         for frame_id in list(self._open):
             self.close(frame_id, reason=reason)
 
-    async def _read_app_resource(self, connection: Connection, uri: str) -> tuple[dict[str, Any], Any]:
+    async def _read_app_resource(self, connection: Connection, uri: str, *,
+                                 summary: str | None = None) -> tuple[dict[str, Any], Any]:
         if not uri.startswith("ui://"):
             raise AppLoadError(f"{uri!r} is not a ui:// resource", {"server": connection.name, "uri": uri})
-        result = await connection.read_resource(uri)
+        result = await connection.read_resource(uri, summary=summary)
         return result, await self._catalogue.resource_entry(connection, uri)
+
+    async def warm(self, connection: Connection, uri: str) -> bool:
+        """Read an app's resource ahead of its `open` (kept in the workspace's `AppPrefetch` for one open)."""
+        if self._prefetch is None or not uri.startswith("ui://"):
+            return False
+        return await self._prefetch.warm(
+            connection.name, uri, lambda: self._read_app_resource(connection, uri, summary=f"{uri} (read ahead)"))
 
     async def open(
         self,
@@ -157,7 +168,8 @@ class AppInstances:
         origin_tools: frozenset[str] = frozenset(),
     ) -> tuple[AppInstance, dict[str, Any]]:
         """Load the app and return its instance plus everything the page needs to build the frame."""
-        read_result, listing_entry = await self._read_app_resource(connection, uri)
+        kept = await self._prefetch.take(connection.name, uri) if self._prefetch is not None else None
+        read_result, listing_entry = kept if kept is not None else await self._read_app_resource(connection, uri)
         try:
             resource = extract_app_html(read_result, uri, listing_entry)
         except AppResourceError as exc:

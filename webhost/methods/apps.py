@@ -37,6 +37,17 @@ async def open_app(session: BrowserSession, params: dict[str, Any]) -> dict[str,
     return descriptor
 
 
+async def warm_app(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Read a tool's app resource ahead of its `apps/open` (webhost/apps/prefetch.py); nothing is opened."""
+    connection = session.connection(params)
+    name = _params.string(params, "tool")
+    tool = await session.catalogue.tool(connection, name)
+    uri = tool_resource_uri(tool.get("_meta")) if tool is not None else None
+    if uri is None:
+        return {"warm": False}
+    return {"warm": await session.apps.warm(connection, uri)}
+
+
 def _request_id(params: dict[str, Any], *, required: bool) -> str | int | None:
     value = params.get("requestId")
     if value is None and not required:
@@ -120,6 +131,7 @@ async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> d
 
 METHODS = {
     "apps/open": open_app,
+    "apps/warm": warm_app,
     "apps/request": app_request,
     "apps/cancel": app_cancel,
     "apps/event": app_event,

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import anyio
+
+
+@dataclass(eq=False)
+class _Deadline:
+    scope: anyio.CancelScope
+    budget: float
+    start: float
+    mark: float
 
 
 class HumanClock:
@@ -13,16 +25,23 @@ class HumanClock:
     `total()` is the human time accumulated so far (finished answers plus the one in progress);
     a request notes it when it starts, and the difference later is the human time it must not
     count against its timeout.
+
+    A request's timeout is a cancel scope (`deadline`): nothing polls. While a person is being asked,
+    every open deadline is suspended (set to infinity); when the last answer ends, each is set again
+    to what is left of its machine-time budget.
     """
 
     def __init__(self) -> None:
         self._waiting = 0
         self._busy_since: float | None = None
         self._finished = 0.0
+        self._deadlines: set[_Deadline] = set()
 
     def begin(self) -> None:
         if self._waiting == 0:
             self._busy_since = time.monotonic()
+            for entry in self._deadlines:
+                entry.scope.deadline = math.inf
         self._waiting += 1
 
     def end(self) -> None:
@@ -30,6 +49,8 @@ class HumanClock:
         if self._waiting == 0 and self._busy_since is not None:
             self._finished += time.monotonic() - self._busy_since
             self._busy_since = None
+            for entry in self._deadlines:
+                self._arm(entry)
 
     @property
     def waiting(self) -> bool:
@@ -44,11 +65,29 @@ class HumanClock:
         now = time.monotonic()
         return (now - start) - (self.total(now) - mark)
 
+    def _arm(self, entry: _Deadline) -> None:
+        remaining = max(0.0, entry.budget - self.machine_time_since(entry.start, entry.mark))
+        entry.scope.deadline = anyio.current_time() + remaining
+
+    @contextmanager
+    def deadline(self, budget: float) -> Iterator[anyio.CancelScope]:
+        """A cancel scope that expires once `budget` seconds of machine time (human time excluded) have passed.
+
+        Its `cancelled_caught` tells a timeout from a result.
+        """
+        entry = _Deadline(anyio.CancelScope(), budget, time.monotonic(), self.total())
+        if self.waiting:
+            entry.scope.deadline = math.inf
+        else:
+            self._arm(entry)
+        self._deadlines.add(entry)
+        try:
+            with entry.scope:
+                yield entry.scope
+        finally:
+            self._deadlines.discard(entry)
+
     async def wait_machine_time(self, budget: float) -> None:
         """Return once `budget` seconds of machine time (human time excluded) have passed from now."""
-        start, mark = time.monotonic(), self.total()
-        while True:
-            remaining = budget - self.machine_time_since(start, mark)
-            if remaining <= 0 and not self.waiting:
-                return
-            await anyio.sleep(1.0 if self.waiting else min(max(remaining, 0.01), 1.0))
+        with self.deadline(budget):
+            await anyio.sleep_forever()

@@ -335,20 +335,21 @@ class Connection:
     ) -> dict[str, Any]:
         result = await self._request(
             "tools/call", summary or name,
-            lambda c: c.call_tool(name, arguments, progress_callback=on_progress, meta=meta),  # type: ignore[arg-type]
+            lambda c: _wire(c.call_tool(name, arguments, progress_callback=on_progress,  # type: ignore[arg-type]
+                                        meta=meta)),  # type: ignore[arg-type]
             data={"arguments": arguments, **(data or {})},
         )
-        return to_wire(result)
+        return result
 
     async def read_resource(self, uri: str, *, summary: str | None = None) -> dict[str, Any]:
         result = await self._request("resources/read", summary or uri,
-                                     lambda c: c.read_resource(uri, cache_mode="bypass"))
-        return to_wire(result)
+                                     lambda c: _wire(c.read_resource(uri, cache_mode="bypass")))
+        return result
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
-        result = await self._request("prompts/get", name, lambda c: c.get_prompt(name, arguments),
+        result = await self._request("prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)),
                                      data={"arguments": arguments})
-        return to_wire(result)
+        return result
 
     async def complete(
         self, ref: dict[str, Any], argument: dict[str, str], context_arguments: dict[str, str] | None = None
@@ -361,8 +362,8 @@ class Connection:
         except ValidationError as exc:
             raise map_exception(exc, self.name, "completion/complete") or exc from None
         result = await self._request("completion/complete", str(ref.get("name") or ref.get("uri")),
-                                     lambda c: c.complete(reference, argument, context_arguments))
-        return to_wire(result)
+                                     lambda c: _wire(c.complete(reference, argument, context_arguments)))
+        return result
 
     async def subscribe(self, uri: str) -> None:
         await self._request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
@@ -406,25 +407,15 @@ class Connection:
         limit = self.settings.call_timeout if timeout is None else timeout
         self.events.activity(self.name, direction="out", kind="request", method=method, summary=summary, data=data)
         started = time.monotonic()
-        timed_out = False
         try:
-            async with anyio.create_task_group() as tg:
-                box: list[T] = []
-
-                async def run() -> None:
-                    box.append(await call(client))
-                    tg.cancel_scope.cancel()
-
-                tg.start_soon(run)
-                await self.human_clock.wait_machine_time(limit)
-                timed_out = True
-                tg.cancel_scope.cancel()
-            if timed_out and not box:
+            # One cancel scope whose deadline pauses while a person is asked (HumanClock): no task, no polling.
+            with self.human_clock.deadline(limit) as scope:
+                result = await call(client)
+            if scope.cancelled_caught:
                 raise UpstreamTimeout(
                     f"{self.name}: {method} timed out after {limit:g} s",
                     {"server": self.name, "timeoutSeconds": limit},
                 )
-            result = box[0]
         except BaseException as exc:
             elapsed = (time.monotonic() - started) * 1000
             mapped = map_exception(exc, self.name, method)
@@ -437,8 +428,13 @@ class Connection:
             raise mapped from exc
         elapsed = (time.monotonic() - started) * 1000
         self.events.activity(self.name, direction="in", kind="response", method=method, summary=summary,
-                             duration_ms=elapsed, data=_loggable(result))
+                             duration_ms=elapsed, data=result if isinstance(result, dict) else _loggable(result))
         return result
+
+
+async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:
+    """The awaited SDK result as a wire dict, dumped once (the activity entry and the caller share it)."""
+    return to_wire(await pending)
 
 
 def _loggable(result: object) -> object:

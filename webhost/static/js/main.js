@@ -68,7 +68,8 @@ function main() {
   wireHeader(inbox.el, workspace);
 
   rpc.on("servers/status", (p) => servers.updateStatus(p.server));
-  rpc.on("activity", (p) => log.add(p.entry));
+  // Entries come coalesced, in order ({entries: [...]}, webhost/outbox.py); {entry} is still read.
+  rpc.on("activity", (p) => { for (const entry of p.entries ?? [p.entry]) log.add(entry); });
   rpc.on("progress", (p) => calls.get(String(p.callId))?.progress(p));
   rpc.on("server/log", (p) => servers.log(p));
   rpc.on("list/changed", (p) => servers.listChanged(p));

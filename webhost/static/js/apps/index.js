@@ -4,6 +4,7 @@
 // does nothing; createApps adds the apps stylesheet and the pagehide teardown.
 //
 //   apps.openToolApp({server, tool, args, callId, resultPromise, container}) → Promise<AppHandle>
+//   apps.warm(server, toolName) → void   read the tool's ui:// resource ahead of the next open (apps/warm)
 //   apps.mountElicitation(container, request, {fallbackToForm?, descriptor?, onResult?}) → Promise<AppHandle | null>
 //   apps.unmountElicitation(requestId, reason?) → Promise<void>
 //   apps.release(element, reason?) → Promise<void>   tear down every app inside element
@@ -181,6 +182,16 @@ export function createApps({ rpc, limits }) {
   }
 
   /**
+   * Ask the backend to read a tool's app resource ahead of its next `apps/open` (docs/api.md
+   * `apps/warm`). Fire and forget: a failed read ahead only means the open reads itself.
+   * @param {string} server @param {string} toolName
+   */
+  function warm(server, toolName) {
+    if (typeof server !== "string" || !server || typeof toolName !== "string" || !toolName) return;
+    rpc.request("apps/warm", { server, tool: toolName }).catch(() => {});
+  }
+
+  /**
    * The person called a tool that has an app: show it in `container`, in parallel with the call.
    * Resolves once the frame exists or the error is shown (never rejects for an app failure).
    * @param {{server: string, tool: any, args?: Record<string, unknown>, callId?: string,
@@ -208,6 +219,7 @@ export function createApps({ rpc, limits }) {
       resultPromise.then((result) => panel.setToolResult(result), (err) => panel.setToolCancelled(cancelReason(err)));
     }
     await panel.load();
+    warm(server, toolName); // the next run of this tool opens from a read made ahead
     changed();
     return handle(panel);
   }
@@ -284,7 +296,7 @@ export function createApps({ rpc, limits }) {
     trace: (/** @type {string} */ frameId) => (bridgeOf(frameId)?.trace ?? []).map((t) => ({ ...t })),
   });
 
-  return Object.freeze({ openToolApp, mountElicitation, unmountElicitation, release, list, get, close, onChange, debug });
+  return Object.freeze({ openToolApp, warm, mountElicitation, unmountElicitation, release, list, get, close, onChange, debug });
 }
 
 /** @typedef {ReturnType<typeof createApps>} Apps */

@@ -100,6 +100,7 @@ export class ToolView {
         h("p", { class: "notice", text: "This tool is app-only: only its MCP App can call it, so there is no form here." }),
         schemas);
     }
+    if (t.webhost?.resourceUri) this.#ctx.apps.warm(this.#server, String(t.name)); // apps/open will find it read
     this.#form = createArgsForm(t.inputSchema, {
       submitLabel: "Call tool",
       submitAttrs: { "data-testid": "call-tool" },

@@ -1,0 +1,33 @@
+"""The one JSON encoder for what webhost sends the page: orjson's speed, the standard library's rules.
+
+`dumps(value)` gives the text `json.dumps(value, separators=(",", ":"), allow_nan=False)` gives, and
+raises where it raises (`ValueError` for NaN and infinities, `RecursionError` for nesting too deep):
+
+- orjson encodes first (15-35 times faster here: 0.5 µs against 8-13 µs for a small frame, 0.2 ms
+  against 6.5 ms for 1 MB of base64; `bench/README.md`);
+- its text is kept only when it is ASCII without DEL (the standard library escapes every other
+  character as `\\uXXXX`) and holds no `null` (orjson writes NaN and infinities as `null`, where the standard
+  library refuses them);
+- anything orjson refuses (keys that are not strings, integers past 64 bits, lone surrogates, deep
+  nesting) and every text kept back goes through `json.dumps` as before.
+
+The one difference left is the spelling of a float's exponent (`1e16` where `json` writes `1e+16`):
+the same number to any JSON parser.
+"""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+
+
+def dumps(value: object) -> str:
+    try:
+        raw = orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError, OverflowError):
+        pass
+    else:
+        if raw.isascii() and b"null" not in raw and b"\x7f" not in raw:
+            return raw.decode("ascii")
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
