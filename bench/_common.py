@@ -373,7 +373,7 @@ class Webhost:
 
 @contextlib.contextmanager
 def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iterator[Webhost]:
-    """`python -m webhost serve` on free ports with these servers (like tests/helpers.py, plus cProfile)."""
+    """`python -m webhost serve` on free ports with these servers (like tests/support/process.py, plus cProfile)."""
     with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:
         work = Path(tmp)
         port, sandbox_port = _free_port(), _free_port()

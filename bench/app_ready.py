@@ -178,7 +178,7 @@ def launch(playwright: Any) -> Browser:
     """Headless Chromium the way the e2e tests choose it (tests/e2e/conftest.py)."""
     import pytest
 
-    from tests.browser import chromium_launch_kwargs
+    from tests.support.browser import chromium_launch_kwargs
 
     try:
         kwargs = chromium_launch_kwargs(playwright)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from tests.browser import chromium_launch_kwargs
+from tests.support.browser import chromium_launch_kwargs
 from webhost.testing.page import Host, WebhostPage
 from webhost.testing.plugin import webhost_context
 

@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import FrameLocator, Locator, Page
 
 from tests.e2e.conftest import bind_page, login
-from tests.helpers import PEER_BIN, Webhost, peer_server, run_webhost, stdio_server
+from tests.support.process import PEER_BIN, Webhost, peer_server, run_webhost, stdio_server
 
 pytestmark = pytest.mark.e2e
 

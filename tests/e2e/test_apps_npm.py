@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.e2e.conftest import login
-from tests.helpers import PEER_BIN, PEERS, Webhost, http_process, peer_server, peers_installed, run_webhost
+from tests.support.process import PEER_BIN, PEERS, Webhost, http_process, peer_server, peers_installed, run_webhost
 
 BINS = {"vanilla": "mcp-server-basic-vanillajs", "react": "mcp-server-basic-react"}
 RESOURCE_URI = "ui://get-time/mcp-app.html"

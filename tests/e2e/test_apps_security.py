@@ -36,7 +36,7 @@ from playwright.sync_api import Browser, Dialog, FrameLocator, Locator, Page, Ro
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import bind_page, login
-from tests.helpers import PYTHON, SERVERS, Webhost, http_process, run_webhost
+from tests.support.process import PYTHON, SERVERS, Webhost, http_process, run_webhost
 
 pytestmark = pytest.mark.e2e
 

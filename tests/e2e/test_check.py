@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import PEERS, ROOT, SERVERS, peer_server, peers_installed
+from tests.support.process import PEERS, ROOT, SERVERS, peer_server, peers_installed
 
 
 def check(tmp_path: Path, config: Any, *args: str, timeout: float = 110) -> subprocess.CompletedProcess[str]:

@@ -23,7 +23,7 @@ import pytest
 from playwright.sync_api import BrowserContext, FrameLocator, Locator, Page, expect
 
 from tests.e2e.conftest import login
-from tests.helpers import Webhost, peer_server, peers_installed, run_webhost, stdio_server
+from tests.support.process import Webhost, peer_server, peers_installed, run_webhost, stdio_server
 
 pytestmark = pytest.mark.e2e
 

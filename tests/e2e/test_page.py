@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import login
-from tests.helpers import Webhost, run_webhost, stdio_server
+from tests.support.process import Webhost, run_webhost, stdio_server
 from webhost.testing.page import WebhostPage
 
 pytestmark = pytest.mark.e2e

@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from tests.e2e.conftest import bind_page, login
-from tests.helpers import Webhost, run_webhost
+from tests.support.process import Webhost, run_webhost
 
 pytestmark = pytest.mark.e2e
 

@@ -10,8 +10,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.helpers import Webhost, free_port, run_webhost, stdio_server
 from tests.support.oidc import Provider, run_provider
+from tests.support.process import Webhost, free_port, run_webhost, stdio_server
 
 pytestmark = pytest.mark.e2e
 

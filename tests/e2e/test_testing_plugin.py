@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 
-from tests.helpers import ROOT, SERVERS
+from tests.support.process import ROOT, SERVERS
 
 pytest_plugins = ["pytester"]
 

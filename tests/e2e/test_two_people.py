@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.e2e.test_page_views import app_frame, app_inner, open_tool
-from tests.helpers import Webhost, run_webhost
+from tests.support.process import Webhost, run_webhost
 
 pytestmark = pytest.mark.e2e
 

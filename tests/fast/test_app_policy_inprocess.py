@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RpcError
 from tests.support.fast import apps_server, connected_tab, error_of, text
 from tests.support.inprocess import AsgiWsClient
+from tests.support.process import RpcError
 from webhost.demo.server import mcp as demo_server
 
 pytestmark = pytest.mark.anyio

@@ -13,8 +13,8 @@ import pytest
 from mcp.server import MCPServer
 from mcp.server.apps import Apps
 
-from tests.helpers import RpcError
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
+from tests.support.process import RpcError
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RpcError
 from tests.support.inprocess import AsgiWsClient, in_process_host
+from tests.support.process import RpcError
 from webhost.demo.server import mcp as demo_server
 
 pytestmark = pytest.mark.anyio

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RpcError
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
+from tests.support.process import RpcError
 from webhost.audit import RATE_LIMITED, AuditLog
 from webhost.demo.server import mcp as demo_server
 

@@ -13,9 +13,9 @@ import pytest
 from mcp.client._memory import InMemoryTransport
 from mcp.shared.message import SessionMessage
 
-from tests.helpers import RpcError
 from tests.support.fast import text
 from tests.support.inprocess import AsgiWsClient, in_process_host, sdk_server
+from tests.support.process import RpcError
 from webhost.upstream.client_factory import Transport
 
 pytestmark = pytest.mark.anyio

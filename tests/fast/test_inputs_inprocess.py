@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RpcError, json_result, start_tool_call
 from tests.support.fast import connected_tab, error_of, json_text
 from tests.support.inprocess import AsgiWsClient, sdk_server
+from tests.support.process import RpcError, json_result, start_tool_call
 from webhost.demo.server import mcp as demo_server
 
 pytestmark = [pytest.mark.anyio,

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RpcError
 from tests.support.fast import apps_server
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
+from tests.support.process import RpcError
 from webhost.config import ServerConfig
 from webhost.demo.server import mcp as demo_server
 from webhost.people import Person

@@ -7,8 +7,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.helpers import RpcError
 from tests.support.inprocess import in_process_host
+from tests.support.process import RpcError
 from webhost.config import ServerConfig
 from webhost.demo.server import mcp as demo_server
 

@@ -14,8 +14,8 @@ import anyio
 import pytest
 import uvicorn
 
-from tests.helpers import free_port
 from tests.support.inprocess import in_process_host, sdk_server
+from tests.support.process import free_port
 
 pytestmark = pytest.mark.anyio
 

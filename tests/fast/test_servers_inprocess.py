@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import RpcError
 from tests.support.fast import connected_host, connected_tab, error_of, text
 from tests.support.inprocess import in_process_host, sdk_server
+from tests.support.process import RpcError
 from webhost import __version__
 from webhost.workspace import MAX_ACTIVITY_DATA
 

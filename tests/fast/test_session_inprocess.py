@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import RpcError
 from tests.support.inprocess import in_process_host, sdk_server
+from tests.support.process import RpcError
 
 pytestmark = pytest.mark.anyio
 

@@ -17,9 +17,9 @@ import anyio
 import httpx
 import pytest
 
-from tests.helpers import free_port
 from tests.support.inprocess import ORIGIN, InProcessHost, in_process_host, sdk_server
 from tests.support.oidc import CLIENT_ID, CLIENT_SECRET, Provider, run_provider, through_provider
+from tests.support.process import free_port
 from webhost.auth.signin import SESSION_COOKIE
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import websockets
 
-from tests.helpers import Webhost, run_webhost, stdio_server
+from tests.support.process import Webhost, run_webhost, stdio_server
 
 
 @pytest.fixture(scope="module")

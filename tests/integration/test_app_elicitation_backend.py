@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RpcError, WsClient, run_webhost, stdio_server
+from tests.support.process import RpcError, WsClient, run_webhost, stdio_server
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 
-from tests.helpers import RpcError, WsClient, connected, run_webhost, stdio_server
+from tests.support.process import RpcError, WsClient, connected, run_webhost, stdio_server
 
 pytestmark = pytest.mark.anyio
 

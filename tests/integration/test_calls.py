@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RpcError, WsClient, connected, run_webhost, stdio_server
+from tests.support.process import RpcError, WsClient, connected, run_webhost, stdio_server
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, free_port, run_webhost
+from tests.support.process import ROOT, free_port, run_webhost
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from tests.helpers import ROOT, free_port
+from tests.support.process import ROOT, free_port
 
 
 def entrypoint() -> list[str]:

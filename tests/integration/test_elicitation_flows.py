@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.helpers import RpcError, WsClient, connected, json_result, run_webhost, start_tool_call, stdio_server
+from tests.support.process import RpcError, WsClient, connected, json_result, run_webhost, start_tool_call, stdio_server
 
 pytestmark = pytest.mark.anyio
 

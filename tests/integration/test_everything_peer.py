@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.helpers import PEER_BIN, PEERS, WsClient, http_process, peer_server, peers_installed, run_webhost
+from tests.support.process import PEER_BIN, PEERS, WsClient, http_process, peer_server, peers_installed, run_webhost
 
 pytestmark = [
     pytest.mark.anyio,

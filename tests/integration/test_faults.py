@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.helpers import (
+from tests.support.process import (
     PYTHON,
     RpcError,
     processes_with_marker,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_webhost, stdio_server
+from tests.support.process import run_webhost, stdio_server
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from sandbox_proxy.app import create_sandbox_app
-from tests.browser import chromium_launch_kwargs
+from tests.support.browser import chromium_launch_kwargs
 from webhost.apps.csp import build_policy
 from webhost.apps.origins import sandbox_label, sandbox_origin
 from webhost.apps.proxy_token import issue_proxy_token, proxy_url

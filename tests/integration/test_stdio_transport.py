@@ -15,7 +15,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import TextContent
 
 import webhost.upstream.stdio as stdio
-from tests.helpers import PYTHON, SERVERS
+from tests.support.process import PYTHON, SERVERS
 from webhost.upstream.stdio import LineSplitter, stdio_transport
 
 pytestmark = [pytest.mark.anyio, pytest.mark.skipif(sys.platform == "win32", reason="POSIX transport")]

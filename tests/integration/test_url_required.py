@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import WsClient, connected, json_result, run_webhost, start_tool_call, stdio_server
+from tests.support.process import WsClient, connected, json_result, run_webhost, start_tool_call, stdio_server
 
 pytestmark = pytest.mark.anyio
 

@@ -26,7 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tests.helpers import SERVERS, WsClient, notifications_of
+from tests.support.process import SERVERS, WsClient, notifications_of
 from webhost.app import create_app
 from webhost.auth import AuthGate
 from webhost.config import ServerConfig, load_config

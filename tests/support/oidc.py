@@ -13,8 +13,8 @@ from typing import Any
 
 import httpx
 
-from tests.helpers import PEERS, free_port
 from tests.support.inprocess import ORIGIN
+from tests.support.process import PEERS, free_port
 
 CLIENT_ID = "webhost"
 CLIENT_SECRET = "webhost-secret"

@@ -15,7 +15,7 @@ from importlib.metadata import packages_distributions
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.support.process import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 FIRST_PARTY = {"webhost", "sandbox_proxy", "tests", "bench"}

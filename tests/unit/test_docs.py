@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.support.process import ROOT
 from webhost.settings import Settings, env_for, flag_for
 
 README_ROWS = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| ")]

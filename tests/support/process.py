@@ -1,4 +1,4 @@
-"""Test support: start `webhost serve` as a real subprocess, and talk to it like the page does."""
+"""Test support for the subprocess suites: start `webhost serve` as a real process, talk to it like the page."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "servers"
 PEERS = ROOT / "tests" / "peers"
 PEER_BIN = PEERS / "node_modules" / ".bin"
