@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.fast import connected_host
-from tests.support.inprocess import ORIGIN, TOKEN, in_process_host, sdk_server
+from tests.support.inprocess import ORIGIN, TOKEN, AsgiWsClient, in_process_host, sdk_server
 from webhost.auth import COOKIE_NAME
 
 pytestmark = pytest.mark.anyio
@@ -100,8 +100,10 @@ async def test_api_audit_exports_json_and_csv(tmp_path: Path) -> None:
 
 async def test_the_websocket_needs_credentials_and_our_origin(tmp_path: Path) -> None:
     async with in_process_host(tmp_path, {}) as host:
-        for headers in ({"authorization": ""}, {"origin": "https://evil.example"}, {"host": "evil.example"}):
-            tab = host.tab(**headers)
+        bad: list[dict[str, str | None]] = [{"authorization": ""}, {"origin": "https://evil.example"},
+                                             {"host": "evil.example"}]
+        for headers in bad:
+            tab = AsgiWsClient(host.app, headers=headers)
             with pytest.raises(ConnectionRefusedError):
                 await tab.__aenter__()
             assert tab.accepted is False and tab.close_code == 1008

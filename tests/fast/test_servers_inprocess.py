@@ -5,8 +5,10 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp.server import MCPServer
 
 from tests.support.fast import connected_host, connected_tab, error_of, text
 from tests.support.inprocess import in_process_host, sdk_server
@@ -17,7 +19,7 @@ from webhost.workspace import MAX_ACTIVITY_DATA
 pytestmark = pytest.mark.anyio
 
 
-def basic() -> dict[str, object]:
+def basic() -> dict[str, MCPServer[Any]]:
     return {"basic": sdk_server("basic")}
 
 

@@ -95,12 +95,12 @@ class Recorder:
         return CreateMessageResult(role="assistant", content=TextContent(type="text", text="hi"), model="smoke")
 
     async def roots(self, context: ClientRequestContext) -> ListRootsResult:
-        return ListRootsResult(roots=[Root(uri="file:///smoke", name="smoke")])
+        return ListRootsResult(roots=[Root.model_validate({"uri": "file:///smoke", "name": "smoke"})])
 
     def client(self, target: StdioServerParameters, mode: str, **kwargs: Any) -> Client:
         return Client(
             target,
-            mode=mode,  # type: ignore[arg-type]
+            mode=mode,  # type: ignore[arg-type,unused-ignore]
             elicitation_callback=self.elicit,
             sampling_callback=self.sample,
             list_roots_callback=self.roots,

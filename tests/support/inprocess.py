@@ -315,8 +315,12 @@ async def _lifespan(app: ASGIApp) -> AsyncIterator[None]:
     to_app, from_test = anyio.create_memory_object_stream[Message](math.inf)
     to_test, from_app = anyio.create_memory_object_stream[Message](math.inf)
     async with anyio.create_task_group() as tg:
-        tg.start_soon(app, {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, from_test.receive,
-                      to_test.send)
+        scope: dict[str, Any] = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
+
+        async def run() -> None:
+            await app(scope, from_test.receive, to_test.send)
+
+        tg.start_soon(run)
         await to_app.send({"type": "lifespan.startup"})
         started = await from_app.receive()
         assert started["type"] == "lifespan.startup.complete", started

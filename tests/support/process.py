@@ -189,9 +189,9 @@ def notifications_of(message: dict[str, Any]) -> list[dict[str, Any]]:
 class RpcError(Exception):
     def __init__(self, error: dict[str, Any]) -> None:
         super().__init__(f"{error.get('code')}: {error.get('message')}")
-        self.code = error.get("code")
-        self.message = error.get("message")
-        self.data = error.get("data")
+        self.code: Any = error.get("code")
+        self.message: Any = error.get("message")
+        self.data: Any = error.get("data")
 
 
 class WsClient:

@@ -22,7 +22,7 @@ def reader(log: list[str], value: str, delay: float = 0.0) -> Any:
 
 
 async def test_a_read_ahead_serves_one_open() -> None:
-    prefetch, log = AppPrefetch(), []
+    prefetch, log = AppPrefetch(), list[str]()
     assert await prefetch.warm("s", "ui://a", reader(log, "v1"))
     assert await prefetch.warm("s", "ui://a", reader(log, "v2"))  # a fresh read is kept: not read again
     assert log == ["v1"]
@@ -31,7 +31,7 @@ async def test_a_read_ahead_serves_one_open() -> None:
 
 
 async def test_an_open_waits_for_a_read_in_flight() -> None:
-    prefetch, log = AppPrefetch(), []
+    prefetch, log = AppPrefetch(), list[str]()
     async with anyio.create_task_group() as tg:
         tg.start_soon(prefetch.warm, "s", "ui://a", reader(log, "v1", 0.05))
         await anyio.sleep(0.01)
@@ -40,7 +40,7 @@ async def test_an_open_waits_for_a_read_in_flight() -> None:
 
 @pytest.mark.parametrize("uri", [None, "ui://a"])
 async def test_invalidation_drops_kept_and_in_flight_reads(uri: str | None) -> None:
-    prefetch, log = AppPrefetch(), []
+    prefetch, log = AppPrefetch(), list[str]()
     await prefetch.warm("s", "ui://a", reader(log, "v1"))
     await prefetch.warm("other", "ui://a", reader(log, "o"))
     prefetch.invalidate("s", uri)
@@ -54,7 +54,7 @@ async def test_invalidation_drops_kept_and_in_flight_reads(uri: str | None) -> N
 
 
 async def test_another_uri_is_kept_when_one_is_updated() -> None:
-    prefetch, log = AppPrefetch(), []
+    prefetch, log = AppPrefetch(), list[str]()
     await prefetch.warm("s", "ui://a", reader(log, "a"))
     await prefetch.warm("s", "ui://b", reader(log, "b"))
     prefetch.invalidate("s", "ui://a")

@@ -56,9 +56,9 @@ class ToolResult:
 
     status: str
     text: str
-    call_id: str | None = None
-    locator: Locator | None = field(default=None, repr=False, compare=False)
+    locator: Locator = field(repr=False, compare=False)
     """The result element, for further assertions (``expect(result.locator).to_contain_text(...)``)."""
+    call_id: str | None = None
 
     @property
     def ok(self) -> bool:
