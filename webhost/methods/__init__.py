@@ -7,7 +7,7 @@ from typing import Any
 
 from webhost.session import BrowserSession
 
-from . import apps, inputs, prompts, resources, servers, tools
+from . import apps, inputs, prompts, resources, servers, tools, workbench
 
 Handler = Callable[[BrowserSession, dict[str, Any]], Awaitable[Any]]
 
@@ -18,4 +18,5 @@ METHODS: dict[str, Handler] = {
     **prompts.METHODS,
     **inputs.METHODS,
     **apps.METHODS,
+    **workbench.METHODS,
 }
