@@ -8,6 +8,8 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
   colours (and finishes) starting with what was typed.
 - `logging/setLevel` is remembered; the tool `level` returns it, `log_each` sends one message per level
   at or above it.
+- tool `lines(text, note, body)`: multi-line strings (a default with newlines, `x-multiline`,
+  `format: "textarea"`), answered as each argument's lines.
 - resource `wb://counter` ("count N"); the tool `bump` adds one and sends `notifications/resources/updated`
   to a client that subscribed to it.
 """
@@ -15,9 +17,10 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import warnings
-from typing import Any
+from typing import Annotated, Any
 
 from _support import add_common_args, serve
 from mcp.server import MCPServer, ServerRequestContext
@@ -33,6 +36,7 @@ from mcp.types import (
     SubscribeRequestParams,
     UnsubscribeRequestParams,
 )
+from pydantic import Field
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
@@ -113,6 +117,15 @@ async def bump(ctx: Context) -> str:
         await ctx.session.send_resource_updated("wb://counter")  # type: ignore[attr-defined]
     await ctx.notify_resource_updated("wb://counter")
     return f"count {state['count']}"
+
+
+@mcp.tool(title="Lines", description="Multi-line strings: return each argument's lines as JSON.")
+def lines(
+    text: str = "first line\nsecond line",
+    note: Annotated[str, Field(json_schema_extra={"x-multiline": True})] = "",
+    body: Annotated[str, Field(json_schema_extra={"format": "textarea"})] = "",
+) -> str:
+    return json.dumps({"text": text.split("\n"), "note": note.split("\n"), "body": body.split("\n")})
 
 
 def main() -> None:
