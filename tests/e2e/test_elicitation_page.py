@@ -180,7 +180,8 @@ def test_form_full_every_field_kind(page: Page, elicit: Webhost, era: str) -> No
     expect(form).not_to_have_attribute("data-answer", re.compile(".*"))
     expect(result).to_have_attribute("data-status", "pending")
 
-    # Every kind typed; `maybe` and `size` stay untouched, so they must not be sent.
+    # Every kind typed but `maybe` and `size`: the form sends what it shows, so `size` is sent with the
+    # default it shows and `maybe` (no default, shown unset) is not sent.
     form.locator('[name="text"]').fill("typed text")
     form.locator('[name="email"]').fill("ada@example.com")
     form.locator('[name="website"]').fill("https://example.org/home")
@@ -206,7 +207,7 @@ def test_form_full_every_field_kind(page: Page, elicit: Webhost, era: str) -> No
     assert content == {
         "text": "typed text", "email": "ada@example.com", "website": "https://example.org/home",
         "birthday": "1990-05-17", "ratio": 0.25, "count": 7, "agree": True, "color": "blue",
-        "legacy_enum": "y", "tags": ["b", "c"], "toppings": ["cheese", "chili"],
+        "legacy_enum": "y", "tags": ["b", "c"], "toppings": ["cheese", "chili"], "size": "m",
     }
     assert type(content["count"]) is int and type(content["agree"]) is bool and type(content["ratio"]) is float
     # Answered: the request's view is gone.
@@ -225,10 +226,11 @@ def test_decline_and_cancel_are_distinct(page: Page, elicit: Webhost, era: str) 
         assert result_json(result) == {"action": action}
         expect(page.locator("[data-elicitation]")).to_have_count(0)
 
-    # Accepting the untouched defaults sends an empty answer: the server applies its own defaults.
+    # Accepting the untouched form sends the defaults it shows (and the backend's validation accepts them).
     result = run_tool(page, era, "form_defaults")
     form_for(page, era).locator('[data-action="accept"]').click()
-    assert result_json(result) == {"action": "accept", "content": {}}
+    assert result_json(result) == {"action": "accept", "content": {
+        "name": "Ada Lovelace", "age": 36, "score": 9.5, "tier": "gold", "subscribed": True}}
     no_console_errors(page)
 
 

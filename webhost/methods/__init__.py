@@ -7,7 +7,7 @@ from typing import Any
 
 from webhost.session import BrowserSession
 
-from . import apps, inputs, prompts, resources, servers, sessions, tools
+from . import apps, inputs, prompts, resources, servers, sessions, tools, workbench
 
 Handler = Callable[[BrowserSession, dict[str, Any]], Awaitable[Any]]
 
@@ -19,4 +19,5 @@ METHODS: dict[str, Handler] = {
     **inputs.METHODS,
     **apps.METHODS,
     **sessions.METHODS,
+    **workbench.METHODS,
 }

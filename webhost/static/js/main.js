@@ -12,6 +12,8 @@ import { ActivityLog } from "./components/activity-log.js";
 import { Inbox } from "./components/inbox.js";
 import { ServerList } from "./components/server-list.js";
 import { Workspace } from "./components/workspace.js";
+import { Search } from "./components/search.js";
+import { History, TRACKED } from "./components/history.js";
 import { createApps } from "./apps/index.js";
 
 /** @param {string} id */
@@ -25,6 +27,16 @@ const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 function main() {
   initTheme();
   const rpc = new RpcClient();
+  /** @type {Workspace} */
+  let workspace;
+  const history = new History({ replay: (e) => workspace.again(e, "replay"), edit: (e) => workspace.again(e, "edit") });
+  // Every call the page makes (tools, resource reads, prompts) goes into the history, from one place.
+  const send = rpc.request.bind(rpc);
+  rpc.request = (method, params = {}) => {
+    const promise = send(method, params);
+    if (method in TRACKED) history.track(method, /** @type {Record<string, any>} */ (params), promise);
+    return promise;
+  };
   /** What the backend's configuration allows (session/info `limits`); defaults until it answers. */
   let limits = /** @type {import("./apps/index.js").Limits} */ ({ ...DEFAULT_LIMITS });
   const apps = createApps({ rpc, limits: () => limits });
@@ -39,7 +51,7 @@ function main() {
   });
   /** @type {ServerList} */
   let servers;
-  const workspace = new Workspace({
+  workspace = new Workspace({
     rpc,
     apps,
     calls,
@@ -54,14 +66,15 @@ function main() {
       }
     },
   });
+  const search = new Search(() => [...servers.cards.values()]);
   servers = new ServerList(rpc, {
     open: (kind, server, item) => workspace.open(kind, server, item),
-    changed: (card) => workspace.cardChanged(card),
+    changed: (card) => { workspace.cardChanged(card); card.filter(search.query); },
     removed: (name) => workspace.forgetServer(name),
   });
 
   byId("banner-slot").replaceWith(connectionBanner(rpc));
-  byId("server-list").replaceWith(servers.el);
+  byId("server-list").replaceWith(search.el, servers.el, history.el);
   byId("workspace").append(workspace.el);
   byId("inbox-slot").replaceWith(inbox.el);
   byId("log-slot").replaceWith(log.el);

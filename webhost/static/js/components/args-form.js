@@ -173,5 +173,25 @@ export function createArgsForm(schema, opts) {
       showFormError(unmatched.length ? unmatched.join("; ") : "Some fields need attention.");
     },
     focus() { fields[0]?.focusTarget().focus(); },
+    /**
+     * Show these arguments (a history entry's): named fields get their value, the others their default.
+     * @param {Record<string, unknown>} values
+     */
+    setValues(values) {
+      if (rawMode) {
+        rawArea.value = prettyJson(values);
+        checkRaw();
+      }
+      for (const f of fields) {
+        if (f.name in values) f.write(values[f.name]);
+        else f.reset();
+      }
+      showFormError(null);
+    },
+    /** The arguments the form would send now (null while it is invalid). */
+    values() {
+      const r = collect();
+      return r.ok ? r.value : null;
+    },
   };
 }

@@ -2,10 +2,11 @@
 // The result area of one tool call: pending (progress, elapsed time, Cancel), then the
 // CallToolResult or the JSON-RPC error. data-status is what automation waits on.
 
-import { h, replaceChildren } from "../html.js";
+import { h, replaceChildren, prettyJson } from "../html.js";
 import { RpcError, describeError } from "../rpc.js";
 import { contentBlock, jsonDetails } from "./content-view.js";
 import { ERRORS } from "../constants.js";
+import { copyButton, resultText } from "./copy.js";
 
 /**
  * @typedef {object} CallResultOptions
@@ -13,6 +14,7 @@ import { ERRORS } from "../constants.js";
  * @property {() => Promise<unknown>} onCancel
  * @property {boolean} withAppSlot reserve a container for the tool's MCP App
  * @property {import("./content-view.js").ContentContext} ctx
+ * @property {{method: string, params: Record<string, unknown>}} [request] what was sent (Copy request)
  */
 
 export class CallResult {
@@ -27,6 +29,7 @@ export class CallResult {
   #progressText = h("span", { class: "progress-text muted" });
   #progressRow = h("div", { class: "progress-row" }, this.#progressBar, this.#progressText);
   #body = h("div", { class: "result-body", "aria-live": "polite" });
+  #copies = h("span", { class: "copy-actions" });
   /** The element the MCP Apps bridge renders the tool's app into. */
   appSlot = h("div", { class: "app-slot" });
   el;
@@ -36,11 +39,15 @@ export class CallResult {
     this.#opts = opts;
     this.el = h("section", { class: "tool-result", "aria-label": "Tool result",
       dataset: { testid: "tool-result", status: "pending", callId: opts.callId } },
-    h("div", { class: "result-head" }, this.#status, this.#elapsed, h("span", { class: "spacer" }), this.#cancel),
+    h("div", { class: "result-head" }, this.#status, this.#elapsed, h("span", { class: "spacer" }), this.#copies, this.#cancel),
     this.#progressRow,
     opts.withAppSlot ? this.appSlot : null,
     this.#body);
     this.#cancel.addEventListener("click", () => this.#doCancel());
+    if (opts.request) {
+      const request = opts.request;
+      this.#copies.append(copyButton("Copy request", "copy-request", () => prettyJson(request)));
+    }
     this.#timer = setInterval(() => this.#tick(), 200);
     this.#tick();
   }
@@ -97,6 +104,8 @@ export class CallResult {
     this.#finish();
     const isError = result?.isError === true;
     this.el.dataset.status = isError ? "error" : "ok";
+    this.#copies.prepend(copyButton("Copy text", "copy-text", () => resultText(result)),
+      copyButton("Copy JSON", "copy-json", () => prettyJson(result)));
     this.#tick();
     this.#status.className = `status-pill ${isError ? "error" : "ok"}`;
     this.#status.textContent = isError ? "Tool error" : "Done";
@@ -126,6 +135,7 @@ export class CallResult {
     this.#status.className = `status-pill ${cancelled ? "cancelled" : "error"}`;
     this.#status.textContent = cancelled ? "Cancelled" : "Failed";
     const data = err instanceof RpcError ? /** @type {any} */ (err.data) : null;
+    this.#copies.prepend(copyButton("Copy JSON", "copy-json", () => prettyJson({ code, message: describeError(err), data })));
     const upstream = data && typeof data === "object" && "upstreamCode" in data ? ` (server code ${data.upstreamCode})` : "";
     this.#body.classList.add("is-error");
     replaceChildren(this.#body,

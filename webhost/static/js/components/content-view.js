@@ -106,7 +106,9 @@ export function contentBlock(block, ctx) {
   /** @type {HTMLElement} */
   let body;
   if (type === "text") {
-    body = textView(String(block.text ?? ""));
+    // Text that is a JSON object or array is shown formatted (Copy text still copies it as sent).
+    const text = String(block.text ?? "");
+    body = /^\s*[[{]/.test(text) ? jsonText(text, "result.txt") : textView(text);
   } else if (type === "image" && typeof block.data === "string") {
     body = h("img", { class: "content-image", alt: "Image from the server",
       src: `data:${imageMime(block.mimeType)};base64,${block.data.replace(/\s+/g, "")}` });
@@ -175,14 +177,18 @@ export function resourceContents(c) {
   return wrap;
 }
 
-/** @param {string} text */
-function jsonText(text) {
-  if (text.length > PREVIEW_LIMIT) return textView(text, { filename: "resource.json" });
+/** @param {string} text @param {string} [filename] */
+function jsonText(text, filename = "resource.json") {
+  if (text.length > PREVIEW_LIMIT) return textView(text, { filename });
+  let value;
   try {
-    return textView(prettyJson(JSON.parse(text)), { className: "json" });
+    value = JSON.parse(text);
   } catch {
-    return textView(text);
+    return textView(text, { filename });
   }
+  const view = textView(prettyJson(value), { className: "json" });
+  view.dataset.jsonFormatted = "true";
+  return view;
 }
 
 /** @param {string} b64 @param {string} mime @param {string} filename */

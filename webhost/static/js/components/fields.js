@@ -2,8 +2,10 @@
 // One form control per property, shared by the tool form (createField, from the tool's inputSchema)
 // and the elicitation form (fieldFromSpec, from the backend's description of each property:
 // webhost/elicitation/subset.py describe_fields, sent as the input request's `fields`).
-// A field is "present" in the answer only if it is required or the user touched it, so
-// untouched optional fields (even pre-filled defaults) are left for the server to default.
+// A form sends what it shows: a field showing a value (a default included) is present in the
+// answer; an empty optional field is absent, except a plain text field the person cleared, which is
+// sent as "" (and a nullable one the person cleared, sent as null). Multi-line strings get a textarea
+// (format "textarea", x-multiline, a default or a written value with newlines), so newlines survive.
 
 import { h, uid, prettyJson } from "../html.js";
 import { classify, localToRfc3339, rfc3339ToLocal, typeMismatch } from "../schema.js";
@@ -22,6 +24,13 @@ import { classify, localToRfc3339, rfc3339ToLocal, typeMismatch } from "../schem
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 const MULTILINE_NAME = /content|text|body|code|script|query|prompt|message|markdown|html|sql|source|template/i;
+
+/** Whether a string property is edited in a textarea. @param {string} name @param {Record<string, any>} s */
+export function isMultiline(name, s) {
+  if (s.format === "textarea" || s["x-multiline"] === true) return true;
+  if (typeof s.default === "string" && s.default.includes("\n")) return true;
+  return Number(s.maxLength ?? Infinity) > 256 && MULTILINE_NAME.test(name);
+}
 const INPUT_TYPES = /** @type {Record<string, string>} */ ({
   email: "email", uri: "url", url: "url", date: "date", "date-time": "datetime-local",
 });
@@ -120,8 +129,9 @@ function buildField(name, info, required, onInput) {
     if (!errorEl.hidden) setError(impl.get().error ?? null);
     onInput?.();
   };
-  impl.control.addEventListener("input", markTouched);
-  impl.control.addEventListener("change", markTouched);
+  // On the wrapper: a string's control may be swapped for a textarea (a value with newlines).
+  wrapper.addEventListener("input", markTouched);
+  wrapper.addEventListener("change", markTouched);
   impl.clear();
 
   /** @param {string | null} message */
@@ -139,10 +149,7 @@ function buildField(name, info, required, onInput) {
     name,
     el: wrapper,
     required,
-    read() {
-      if (!required && !touched) return { present: false };
-      return impl.get();
-    },
+    read() { return impl.get(); },
     write(value) { impl.set(value); touched = true; wrapper.classList.add("touched"); },
     reset() { impl.clear(); touched = false; wrapper.classList.remove("touched"); setError(null); },
     setError,
@@ -168,19 +175,26 @@ function buildField(name, info, required, onInput) {
   function buildString() {
     const format = String(s.format ?? "");
     const type = info.inputType ?? INPUT_TYPES[format] ?? "text";
-    const multiline = type === "text" && (Number(s.maxLength ?? Infinity) > 256 && MULTILINE_NAME.test(name));
-    const control = multiline
-      ? h("textarea", { ...common(), rows: 3, minlength: s.minLength, maxlength: s.maxLength })
+    const placeholder = type === "text" && Array.isArray(s.examples) ? String(s.examples[0] ?? "") : null;
+    const textarea = () => h("textarea", { ...common(), rows: 3, minlength: s.minLength, maxlength: s.maxLength,
+      placeholder, dataset: { multiline: "true" } });
+    const control = type === "text" && isMultiline(name, s)
+      ? textarea()
       : h("input", { ...common(), type, minlength: s.minLength, maxlength: s.maxLength,
-        step: type === "datetime-local" ? 1 : null, autocomplete: "off",
-        placeholder: type === "text" && Array.isArray(s.examples) ? String(s.examples[0] ?? "") : null });
-    const input = /** @type {HTMLInputElement} */ (control);
+        step: type === "datetime-local" ? 1 : null, autocomplete: "off", placeholder });
+    let input = /** @type {HTMLInputElement} */ (control);
+    // Cleared by the person: a plain text field says so with "" (a formatted or minLength one cannot).
+    const clearable = type === "text" && !format && !(Number(s.minLength) > 0);
     return {
       control,
       get() {
         const v = input.value;
         if (type !== "text" && input.validity.badInput) return { present: true, error: "Enter a complete value" };
-        if (v === "") return required ? { present: true, error: "Required" } : { present: false };
+        if (v === "") {
+          if (required) return { present: true, error: "Required" };
+          if (touched && s.nullable) return { present: true, value: null };
+          return touched && clearable ? { present: true, value: "" } : { present: false };
+        }
         if (input.validity.typeMismatch) {
           return { present: true, error: type === "email" ? "Enter an email address" : "Enter an absolute URL (https://…)" };
         }
@@ -194,7 +208,16 @@ function buildField(name, info, required, onInput) {
         return { present: true, value: v };
       },
       /** @param {unknown} v */
-      set(v) { input.value = format === "date-time" ? rfc3339ToLocal(v) : v === undefined || v === null ? "" : String(v); },
+      set(v) {
+        const text = format === "date-time" ? rfc3339ToLocal(v) : v === undefined || v === null ? "" : String(v);
+        if (type === "text" && text.includes("\n") && input.tagName === "INPUT") {
+          // An input would drop the newlines: edit this value in a textarea.
+          const area = /** @type {HTMLInputElement} */ (/** @type {unknown} */ (textarea()));
+          input.replaceWith(area);
+          input = area;
+        }
+        input.value = text;
+      },
       clear() { this.set(s.default); },
     };
   }
@@ -208,7 +231,10 @@ function buildField(name, info, required, onInput) {
       get() {
         if (control.validity.badInput) return { present: true, error: "Enter a number" };
         const text = control.value.trim();
-        if (text === "") return required ? { present: true, error: "Required" } : { present: false };
+        if (text === "") {
+          if (required) return { present: true, error: "Required" };
+          return touched && s.nullable ? { present: true, value: null } : { present: false };
+        }
         const n = Number(text);
         if (!Number.isFinite(n)) return { present: true, error: "Enter a number" };
         if (integer && !Number.isInteger(n)) return { present: true, error: "Enter a whole number" };
@@ -261,7 +287,10 @@ function buildField(name, info, required, onInput) {
     return {
       control,
       get() {
-        if (control.value === "") return required ? { present: true, error: "Required" } : { present: false };
+        if (control.value === "") {
+          if (required) return { present: true, error: "Required" };
+          return touched && s.nullable ? { present: true, value: null } : { present: false };
+        }
         return { present: true, value: options[keys.indexOf(control.value)]?.value };
       },
       /** @param {unknown} v */
@@ -285,6 +314,8 @@ function buildField(name, info, required, onInput) {
       control,
       get() {
         const value = boxes.filter((b) => b.checked).map((b) => options[keys.indexOf(b.value)].value);
+        // Nothing chosen, nothing touched and no default shown: not answered.
+        if (!value.length && !required && !touched && !Array.isArray(s.default)) return { present: false };
         const error = countError(value.length, s);
         return error ? { present: true, error } : { present: true, value };
       },

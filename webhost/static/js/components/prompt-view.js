@@ -5,10 +5,20 @@ import { h, replaceChildren } from "../html.js";
 import { describeError } from "../rpc.js";
 import { createArgsForm } from "./args-form.js";
 import { contentBlock, jsonDetails } from "./content-view.js";
+import { copyButton, resultText } from "./copy.js";
+import { attachCompletion, otherValues } from "./completion.js";
+import { prettyJson } from "../html.js";
 
 /**
- * @param {string} server @param {any} prompt
- * @param {{rpc: import("../rpc.js").RpcClient, readResource: (server: string, uri: string) => Promise<any>}} ctx
+ * @typedef {object} PromptContext
+ * @property {import("../rpc.js").RpcClient} rpc
+ * @property {(server: string, uri: string) => Promise<any>} readResource
+ * @property {boolean} [completions] the server offers completion/complete
+ */
+
+/**
+ * @param {string} server @param {any} prompt @param {PromptContext} ctx
+ * @returns {{el: HTMLElement, edit: (args: Record<string, unknown>) => void, run: (args: Record<string, unknown>) => void}}
  */
 export function promptView(server, prompt, ctx) {
   const args = Array.isArray(prompt.arguments) ? prompt.arguments : [];
@@ -21,27 +31,42 @@ export function promptView(server, prompt, ctx) {
     required: args.filter((/** @type {any} */ a) => a.required).map((/** @type {any} */ a) => String(a.name)),
   };
   const out = h("div", { class: "prompt-output", dataset: { testid: "prompt-result" } });
-  const form = createArgsForm(schema, {
-    submitLabel: "Get prompt",
-    submitAttrs: { "data-testid": "get-prompt" },
-    emptyText: "This prompt takes no arguments.",
-    onSubmit: async (values) => {
+  const run = async (/** @type {Record<string, unknown>} */ values) => {
       form.setBusy(true);
       out.dataset.status = "pending";
       replaceChildren(out, h("p", { class: "muted", text: "Loading…" }));
       try {
-        const result = await ctx.rpc.request("prompts/get", { server, name: prompt.name, arguments: values });
+        const params = { server, name: prompt.name, arguments: values };
+        const result = await ctx.rpc.request("prompts/get", params);
         out.dataset.status = "ok";
-        replaceChildren(out, renderMessages(server, result, ctx));
+        replaceChildren(out, h("div", { class: "copy-actions" },
+          copyButton("Copy text", "copy-text", () => resultText(result)),
+          copyButton("Copy JSON", "copy-json", () => prettyJson(result)),
+          copyButton("Copy request", "copy-request", () => prettyJson({ method: "prompts/get", params }))),
+        renderMessages(server, result, ctx));
       } catch (err) {
         out.dataset.status = "error";
         replaceChildren(out, h("p", { class: "inline-error", text: describeError(err) }));
       } finally {
         form.setBusy(false);
       }
-    },
+  };
+  const form = createArgsForm(schema, {
+    submitLabel: "Get prompt",
+    submitAttrs: { "data-testid": "get-prompt" },
+    emptyText: "This prompt takes no arguments.",
+    onSubmit: (values) => { void run(values); },
   });
-  return h("article", { class: "view prompt-view" },
+  if (ctx.completions) {
+    for (const a of args) {
+      const name = String(a.name);
+      const input = /** @type {HTMLInputElement | null} */ (form.el.querySelector(`input[name="${CSS.escape(name)}"]`));
+      if (input) attachCompletion(input, (value) => ctx.rpc.request("completion/complete", {
+        server, ref: { type: "ref/prompt", name: prompt.name }, argument: { name, value },
+        context: { arguments: otherValues(form.el, name) } }));
+    }
+  }
+  const el = h("article", { class: "view prompt-view" },
     h("header", { class: "view-head" },
       h("div", { class: "view-title-row" },
         h("h2", { class: "view-title", text: String(prompt.title ?? prompt.name) }),
@@ -49,7 +74,13 @@ export function promptView(server, prompt, ctx) {
       h("p", { class: "view-sub muted" }, "Prompt on ", h("strong", { text: server })),
       prompt.description ? h("p", { class: "description", text: String(prompt.description) }) : null),
     form.el, out);
+  return {
+    el,
+    edit: (values) => form.setValues(values),
+    run: (values) => { form.setValues(values); void run(values); },
+  };
 }
+
 
 /** @param {string} server @param {any} result @param {any} ctx */
 function renderMessages(server, result, ctx) {

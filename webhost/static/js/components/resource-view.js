@@ -7,29 +7,76 @@ import { describeError } from "../rpc.js";
 import { templateVariables, expandTemplate } from "../uri-template.js";
 import { createArgsForm } from "./args-form.js";
 import { resourceContents, jsonDetails } from "./content-view.js";
+import { copyButton, resultText } from "./copy.js";
+import { attachCompletion, otherValues } from "./completion.js";
+import { prettyJson } from "../html.js";
 
 /** @typedef {(server: string, uri: string) => Promise<any>} ReadFn */
+/**
+ * @typedef {object} ResourceOptions
+ * @property {import("../rpc.js").RpcClient} [rpc] for subscriptions and completions
+ * @property {boolean} [subscribe] the server offers resource subscriptions
+ * @property {boolean} [completions] the server offers completion/complete
+ */
 
 /**
- * @param {string} server @param {any} resource @param {ReadFn} read
- * @returns {{el: HTMLElement, uri: string, reload: () => void}}
+ * @param {string} server @param {any} resource @param {ReadFn} read @param {ResourceOptions} [opts]
+ * @returns {{el: HTMLElement, uri: string, reload: () => void, updated: () => void, dispose: () => void}}
  */
-export function resourceView(server, resource, read) {
+export function resourceView(server, resource, read, opts = {}) {
   const out = h("div", { class: "read-output", dataset: { testid: "resource-result" } });
   const reload = h("button", { type: "button", class: "small", text: "Reload" });
   const uri = String(resource.uri ?? "");
   const load = () => readInto(out, server, uri, read, reload);
   reload.addEventListener("click", load);
+  let subscribed = false;
+  let updates = 0;
+  const note = h("p", { class: "muted resource-updated", hidden: true, dataset: { testid: "resource-updated" } });
+  const subButton = opts.subscribe && opts.rpc ? h("button", { type: "button", class: "small", text: "Subscribe",
+    title: "Re-read it whenever the server says it changed", dataset: { action: "subscribe", subscribed: "false" } }) : null;
+  const rpc = opts.rpc;
+  subButton?.addEventListener("click", async () => {
+    if (!rpc) return;
+    subButton.disabled = true;
+    try {
+      const on = !subscribed;
+      await rpc.request(on ? "resources/subscribe" : "resources/unsubscribe", { server, uri });
+      subscribed = on;
+      subButton.textContent = on ? "Unsubscribe" : "Subscribe";
+      subButton.dataset.subscribed = String(on);
+      note.hidden = false;
+      note.textContent = on ? "Subscribed: changes are read as they happen." : "Not subscribed.";
+    } catch (err) {
+      note.hidden = false;
+      note.textContent = `Could not ${subscribed ? "unsubscribe" : "subscribe"}: ${describeError(err)}`;
+    } finally {
+      subButton.disabled = false;
+    }
+  });
   const el = h("article", { class: "view resource-view" },
-    head(server, "Resource", String(resource.title ?? resource.name ?? uri), resource, reload),
+    head(server, "Resource", String(resource.title ?? resource.name ?? uri), resource, h("span", { class: "head-actions" }, subButton, reload)),
     h("code", { class: "uri block", text: uri }),
+    note,
     out);
   load();
-  return { el, uri, reload: load };
+  return {
+    el, uri, reload: load,
+    /** resources/updated for this resource: read it again and say so. */
+    updated() {
+      updates += 1;
+      note.hidden = false;
+      note.dataset.updates = String(updates);
+      note.textContent = `Updated ${updates} time${updates === 1 ? "" : "s"} (last at ${new Date().toLocaleTimeString()}).`;
+      load();
+    },
+    dispose() {
+      if (subscribed && rpc) rpc.request("resources/unsubscribe", { server, uri }).catch(() => { /* gone */ });
+    },
+  };
 }
 
-/** @param {string} server @param {any} template @param {ReadFn} read */
-export function templateView(server, template, read) {
+/** @param {string} server @param {any} template @param {ReadFn} read @param {ResourceOptions} [opts] */
+export function templateView(server, template, read, opts = {}) {
   const pattern = String(template.uriTemplate ?? "");
   const vars = templateVariables(pattern);
   const preview = h("code", { class: "uri block" });
@@ -62,6 +109,15 @@ export function templateView(server, template, read) {
   };
   form.el.addEventListener("input", updatePreview);
   updatePreview();
+  const rpc = opts.rpc;
+  if (opts.completions && rpc) {
+    for (const v of vars) {
+      const input = /** @type {HTMLInputElement | null} */ (form.el.querySelector(`input[name="${CSS.escape(v)}"]`));
+      if (input) attachCompletion(input, (value) => rpc.request("completion/complete", {
+        server, ref: { type: "ref/resource", uri: pattern }, argument: { name: v, value },
+        context: { arguments: otherValues(form.el, v) } }));
+    }
+  }
   return h("article", { class: "view template-view" },
     head(server, "Resource template", String(template.title ?? template.name ?? pattern), template, null),
     h("p", { class: "muted" }, "Template ", h("code", { class: "uri", text: pattern })),
@@ -97,7 +153,11 @@ async function readInto(out, server, uri, read, button) {
     const result = await read(server, uri);
     const contents = Array.isArray(result?.contents) ? result.contents : [];
     out.dataset.status = "ok";
-    replaceChildren(out, contents.length ? contents.map(resourceContents) : h("p", { class: "muted", text: "The resource is empty." }),
+    replaceChildren(out, h("div", { class: "copy-actions" },
+      copyButton("Copy text", "copy-text", () => resultText(result)),
+      copyButton("Copy JSON", "copy-json", () => prettyJson(result)),
+      copyButton("Copy request", "copy-request", () => prettyJson({ method: "resources/read", params: { server, uri } }))),
+    contents.length ? contents.map(resourceContents) : h("p", { class: "muted", text: "The resource is empty." }),
       result?._meta ? jsonDetails(result._meta, "_meta", false) : null);
   } catch (err) {
     out.dataset.status = "error";

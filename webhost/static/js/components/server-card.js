@@ -46,6 +46,9 @@ export class ServerCard {
   #body = h("div", { class: "server-body" });
   /** @type {{kind: string | null, key: string | null}} */
   #active = { kind: null, key: null };
+  /** The search box's query, lower case ("" shows the tabs as usual). */
+  #query = "";
+  #noMatch = h("p", { class: "empty muted search-none", text: "No matches.", hidden: true });
   el;
 
   /** @param {any} state @param {CardContext} ctx */
@@ -65,7 +68,7 @@ export class ServerCard {
       this.#panels[tab] = h("div", { class: "tab-panel", role: "tabpanel", id: panelId, hidden: tab !== this.#tab });
       this.#tablist.append(btn);
     }
-    this.#body.append(this.#tablist, ...TABS.map((t) => this.#panels[t]));
+    this.#body.append(this.#tablist, ...TABS.map((t) => this.#panels[t]), this.#noMatch);
     const nameButton = h("button", { type: "button", class: "server-name", title: "Server details" },
       this.#dot, h("span", { class: "name", text: name }));
     nameButton.addEventListener("click", () => this.#ctx.open("server", name));
@@ -83,6 +86,58 @@ export class ServerCard {
   }
 
   get name() { return String(this.state.name); }
+
+  /** The RPC client (for the server's details: ping, log level). */
+  get rpc() { return this.#ctx.rpc; }
+
+  /**
+   * Filter the items by the search box's query: while searching, every list (tools, resources,
+   * templates, prompts) is shown at once and items that do not match are hidden.
+   * @param {string} query
+   */
+  filter(query) {
+    this.#query = query.trim().toLowerCase();
+    this.#applyFilter();
+  }
+
+  /** The visible items while searching, in order. @returns {HTMLElement[]} */
+  matches() {
+    if (!this.#query) return [];
+    return /** @type {HTMLElement[]} */ ([...this.el.querySelectorAll(".tab-panel:not([data-search-off]) li:not([hidden]) > .item")]);
+  }
+
+  #applyFilter() {
+    const q = this.#query;
+    const searching = q !== "" && this.state.status === "connected";
+    this.el.classList.toggle("searching", searching);
+    this.#tablist.hidden = searching || this.state.status !== "connected";
+    let shown = 0;
+    for (const tab of TABS) {
+      const panel = this.#panels[tab];
+      if (searching) {
+        // The apps tab repeats tools: left out of a search.
+        panel.hidden = tab === "apps" || this.#tabButtons[tab].hidden;
+        if (tab === "apps") panel.dataset.searchOff = "";
+        else delete panel.dataset.searchOff;
+      } else {
+        panel.hidden = tab !== this.#tab;
+        delete panel.dataset.searchOff;
+      }
+      for (const li of panel.querySelectorAll("li")) {
+        const item = /** @type {HTMLElement | null} */ (li.querySelector(".item"));
+        const hit = !searching || (item?.dataset.search ?? "").includes(q);
+        /** @type {HTMLElement} */ (li).hidden = !hit;
+        if (hit && searching && tab !== "apps" && !panel.hidden) shown += 1;
+      }
+    }
+    this.#noMatch.hidden = !searching || shown > 0;
+    if (searching && this.#body.hidden) {
+      this.el.classList.remove("collapsed");
+      this.#body.hidden = false;
+      this.#collapse.setAttribute("aria-expanded", "true");
+      this.#collapse.textContent = "▾";
+    }
+  }
 
   /** @param {any} state */
   setState(state) {
@@ -182,7 +237,7 @@ export class ServerCard {
       const selected = t === tab;
       this.#tabButtons[t].setAttribute("aria-selected", String(selected));
       this.#tabButtons[t].tabIndex = selected ? 0 : -1;
-      this.#panels[t].hidden = !selected;
+      if (!this.#query) this.#panels[t].hidden = !selected;
     }
     if (focus) this.#tabButtons[tab].focus();
   }
@@ -242,6 +297,7 @@ export class ServerCard {
         ? this.#listView("templates", this.lists.templates.items, (t) => this.#item("template", t, String(t.uriTemplate), String(t.title ?? t.name ?? t.uriTemplate), t.uriTemplate), "") : null,
     ] : notConnected());
     this.setActive(this.#active.kind, this.#active.key);
+    this.#applyFilter();
   }
 
   /**
@@ -280,6 +336,7 @@ export class ServerCard {
       h("span", { class: "item-row" }, h("span", { class: "item-name", text: label }), h("span", { class: "item-badges" })),
       sub ? h("span", { class: "item-sub", text: String(sub).split("\n")[0] }) : null);
     b.setAttribute(attr ?? `data-${kind}`, key);
+    b.dataset.search = [key, label, item?.name, item?.title, item?.description].filter(Boolean).join("\n").toLowerCase();
     b.addEventListener("click", () => this.#ctx.open(kind, this.name, item));
     return b;
   }

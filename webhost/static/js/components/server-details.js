@@ -4,6 +4,7 @@
 
 import { h, replaceChildren, prettyJson } from "../html.js";
 import { jsonDetails } from "./content-view.js";
+import { describeError } from "../rpc.js";
 
 const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
@@ -13,6 +14,8 @@ export class ServerDetails {
   #info = h("div", { class: "server-info" });
   #log = h("ol", { class: "server-log", "aria-label": "Server log" });
   #lastSeq = 0;
+  #pingOut = h("span", { class: "muted ping-result", "aria-live": "polite", dataset: { testid: "ping-result" } });
+  #levelOut = h("span", { class: "muted", "aria-live": "polite", dataset: { testid: "log-level-result" } });
   el;
 
   /** @param {import("./server-card.js").ServerCard} card */
@@ -25,8 +28,41 @@ export class ServerDetails {
       this.#log.replaceChildren();
       this.refresh();
     });
+    const ping = h("button", { type: "button", class: "small", text: "Ping", dataset: { action: "ping" } });
+    ping.addEventListener("click", async () => {
+      ping.disabled = true;
+      this.#pingOut.textContent = "…";
+      try {
+        const r = await card.rpc.request("servers/ping", { server: card.name });
+        this.#pingOut.textContent = `${Number(r?.ms).toFixed(1)} ms`;
+        this.#pingOut.dataset.ms = String(r?.ms);
+      } catch (err) {
+        this.#pingOut.textContent = describeError(err);
+        delete this.#pingOut.dataset.ms;
+      } finally {
+        ping.disabled = false;
+      }
+    });
+    const level = h("select", { name: "log-level", "aria-label": "Log level the server sends",
+      dataset: { action: "set-log-level" } },
+    h("option", { value: "", text: "— log level —" }), LEVELS.map((l) => h("option", { value: l, text: l })));
+    level.addEventListener("change", async () => {
+      if (!level.value) return;
+      this.#levelOut.textContent = "…";
+      try {
+        await card.rpc.request("logging/setLevel", { server: card.name, level: level.value });
+        this.#levelOut.textContent = `set to ${level.value}`;
+        this.#levelOut.dataset.level = level.value;
+      } catch (err) {
+        this.#levelOut.textContent = describeError(err);
+      }
+    });
     this.el = h("article", { class: "view server-view" },
       this.#info,
+      h("section", { class: "server-tools" },
+        h("div", { class: "section-head" }, h("h3", { text: "Check" })),
+        h("div", { class: "server-tool-row" }, ping, this.#pingOut),
+        h("div", { class: "server-tool-row" }, h("label", { class: "muted", text: "Log level " }), level, this.#levelOut)),
       h("section", { class: "log-section" },
         h("div", { class: "section-head" }, h("h3", { text: "Server log" }), h("span", { class: "spacer" }), clear),
         this.#log));

@@ -50,6 +50,15 @@ export class ToolView {
     this.update(tool);
   }
 
+  /** Show these arguments in the form (History's Edit). @param {Record<string, unknown>} args */
+  edit(args) { this.#form?.setValues(args); }
+
+  /** Show these arguments and call the tool with exactly them (History's Replay). @param {Record<string, unknown>} args */
+  run(args) {
+    this.#form?.setValues(args);
+    void this.#call(args);
+  }
+
   /** The tool's definition (the MCP Tool plus its webhost key). */
   get tool() { return this.#tool; }
 
@@ -122,6 +131,7 @@ export class ToolView {
       callId,
       onCancel: () => rpc.request("tools/cancel", { callId }),
       withAppSlot: Boolean(resourceUri),
+      request: { method: "tools/call", params: { server, name: tool.name, arguments: args } },
       ctx: { server, readResource },
     });
     this.#current = result;

@@ -65,6 +65,7 @@ export class Workspace {
    */
   open(kind, server, item) {
     const ctx = this.#ctx;
+    const caps = (/** @type {string} */ name) => ctx.card(name)?.state?.capabilities ?? {};
     /** @type {HTMLElement} */
     let el;
     let key = "";
@@ -86,14 +87,15 @@ export class Workspace {
       view = tv;
     } else if (kind === "resource") {
       key = String(item.uri);
-      view = resourceView(server, item, this.readResource);
+      view = resourceView(server, item, this.readResource, { rpc: ctx.rpc, subscribe: Boolean(caps(server).resources?.subscribe) });
       el = view.el;
     } else if (kind === "template") {
       key = String(item.uriTemplate);
-      el = templateView(server, item, this.readResource);
+      el = templateView(server, item, this.readResource, { rpc: ctx.rpc, completions: Boolean(caps(server).completions) });
     } else if (kind === "prompt") {
       key = String(item.name);
-      el = promptView(server, item, { rpc: ctx.rpc, readResource: this.readResource });
+      view = promptView(server, item, { rpc: ctx.rpc, readResource: this.readResource, completions: Boolean(caps(server).completions) });
+      el = view.el;
     } else if (kind === "audit") {
       view = new AuditView(ctx.rpc, () => ctx.cards().map((c) => c.name));
       el = view.el;
@@ -174,7 +176,34 @@ export class Workspace {
   /** @param {{server: string, uri: string}} p */
   resourceUpdated(p) {
     const open = this.#open;
-    if (open?.kind === "resource" && open.server === p.server && open.key === p.uri) open.view.reload();
+    if (open?.kind === "resource" && open.server === p.server && open.key === p.uri) open.view.updated();
+  }
+
+  /**
+   * A history entry again: Replay runs it as it was, Edit opens it with its arguments in the form.
+   * @param {import("./history.js").HistoryEntry} entry @param {"replay" | "edit"} how
+   */
+  again(entry, how) {
+    const { server, name, args } = entry;
+    const lists = this.#ctx.card(server)?.lists;
+    if (entry.kind === "tool") {
+      const tool = lists?.tools.items.find((t) => t?.name === name) ?? { name, inputSchema: { type: "object" } };
+      this.open("tool", server, tool);
+      const tv = this.#tools.get(`${server}\n${name}`);
+      if (how === "edit") tv?.edit(args);
+      else tv?.run(args);
+    } else if (entry.kind === "prompt") {
+      const prompt = lists?.prompts.items.find((p) => p?.name === name)
+        ?? { name, arguments: Object.keys(args).map((n) => ({ name: n })) };
+      this.open("prompt", server, prompt);
+      const view = this.#open?.view;
+      if (how === "edit") view?.edit(args);
+      else view?.run(args);
+    } else {
+      // Opening a resource reads it; there is nothing else to edit.
+      const resource = lists?.resources.items.find((r) => r?.uri === name) ?? { uri: name, name };
+      this.open("resource", server, resource);
+    }
   }
 
   /**

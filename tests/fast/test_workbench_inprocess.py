@@ -1,0 +1,106 @@
+"""The workbench's protocol extras through the page's WebSocket, in-process against tests/servers/workbench.py:
+completion/complete, logging/setLevel, servers/ping, resources/subscribe and resources/unsubscribe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.server import MCPServer
+
+from tests.support.fast import connected_tab, text
+from tests.support.inprocess import sdk_server
+from tests.support.process import RpcError
+
+pytestmark = pytest.mark.anyio
+
+
+LEGACY = frozenset({"workbench"})
+
+
+def workbench() -> dict[str, MCPServer[Any]]:
+    return {"workbench": sdk_server("workbench")}
+
+
+async def test_completion_for_a_prompt_argument_and_a_template_variable(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, workbench()) as tab:
+        prompt = await tab.request("completion/complete", {
+            "server": "workbench", "ref": {"type": "ref/prompt", "name": "paint"},
+            "argument": {"name": "color", "value": "b"}})
+        assert prompt["completion"]["values"] == ["blue", "black", "brown"]
+        finish = await tab.request("completion/complete", {
+            "server": "workbench", "ref": {"type": "ref/prompt", "name": "paint"},
+            "argument": {"name": "finish", "value": "s"}, "context": {"arguments": {"color": "red"}}})
+        assert finish["completion"]["values"] == ["satin"]
+        template = await tab.request("completion/complete", {
+            "server": "workbench", "ref": {"type": "ref/resource", "uri": "wb://colors/{color}"},
+            "argument": {"name": "color", "value": "gr"}})
+        assert template["completion"]["values"] == ["green"]
+
+
+async def test_completion_params_are_checked(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, workbench()) as tab:
+        bad: list[dict[str, Any]] = [
+            {"ref": {"type": "ref/tool", "name": "x"}, "argument": {"name": "a", "value": ""}},
+            {"ref": {"type": "ref/prompt"}, "argument": {"name": "a", "value": ""}},
+            {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"value": ""}},
+            {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "a", "value": 3}},
+            {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "a"},
+             "context": {"arguments": {"b": 1}}},
+        ]
+        for params in bad:
+            with pytest.raises(RpcError) as refused:
+                await tab.request("completion/complete", {"server": "workbench", **params})
+            assert refused.value.code == -32602, params
+
+
+async def test_set_level_reaches_the_server_and_filters_its_messages(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, workbench(), legacy=LEGACY) as tab:
+        assert await tab.request("logging/setLevel", {"server": "workbench", "level": "error"}) == {}
+        level = await tab.request("tools/call", {"server": "workbench", "name": "level", "callId": "c-1"})
+        assert text(level) == "error"
+        sent = await tab.request("tools/call", {"server": "workbench", "name": "log_each", "callId": "c-2"})
+        assert text(sent) == "error, critical, alert, emergency"
+        with pytest.raises(RpcError) as refused:
+            await tab.request("logging/setLevel", {"server": "workbench", "level": "loud"})
+        assert refused.value.code == -32602
+        await tab.request("logging/setLevel", {"server": "workbench", "level": "debug"})
+
+
+async def test_ping_answers_its_round_trip_time(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, workbench(), legacy=LEGACY) as tab:
+        answer = await tab.request("servers/ping", {"server": "workbench"})
+        assert isinstance(answer["ms"], float) and 0 <= answer["ms"] < 10_000
+        await tab.request("servers/disconnect", {"server": "workbench"})
+        with pytest.raises(RpcError) as refused:
+            await tab.request("servers/ping", {"server": "workbench"})
+        assert refused.value.code == -32002
+
+
+async def test_subscribed_resource_changes_arrive_as_resources_updated(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, workbench(), legacy=LEGACY) as tab:
+        assert await tab.request("resources/subscribe", {"server": "workbench", "uri": "wb://counter"}) == {
+            "subscribed": True}
+        await tab.request("tools/call", {"server": "workbench", "name": "bump", "callId": "c-1"})
+        await tab.wait_notification("resources/updated", lambda p: p == {"server": "workbench", "uri": "wb://counter"})
+        assert await tab.request("resources/unsubscribe", {"server": "workbench", "uri": "wb://counter"}) == {
+            "subscribed": False}
+        tab.notifications.clear()
+        await tab.request("tools/call", {"server": "workbench", "name": "bump", "callId": "c-2"})
+        await tab.request("servers/ping", {"server": "workbench"})
+        assert not [n for n in tab.notifications if n.get("method") == "resources/updated"]
+        with pytest.raises(RpcError) as refused:
+            await tab.request("resources/subscribe", {"server": "workbench"})
+        assert refused.value.code == -32602
+
+
+async def test_a_2026_server_refuses_what_its_era_removed_by_name(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, workbench()) as tab:
+        for method, params in (("servers/ping", {}), ("logging/setLevel", {"level": "info"}),
+                               ("resources/subscribe", {"uri": "wb://counter"})):
+            with pytest.raises(RpcError) as refused:
+                await tab.request(method, {"server": "workbench", **params})
+            assert refused.value.code == -32000, method
+            assert refused.value.data["upstreamCode"] == -32601, method
+        assert (await tab.request("servers/list"))["servers"][0]["status"] == "connected"
