@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 
 from tests.support.fast import connected_tab, text
 from tests.support.inprocess import sdk_server
@@ -104,3 +105,34 @@ async def test_a_2026_server_refuses_what_its_era_removed_by_name(tmp_path: Path
             assert refused.value.code == -32000, method
             assert refused.value.data["upstreamCode"] == -32601, method
         assert (await tab.request("servers/list"))["servers"][0]["status"] == "connected"
+
+
+live = MCPServer("live")
+counter = {"n": 0}
+
+
+@live.resource("live://counter")
+def live_counter() -> str:
+    return f"count {counter['n']}"
+
+
+@live.tool()
+async def bump(ctx: Context[Any, Any]) -> str:
+    counter["n"] += 1
+    await ctx.notify_resource_updated("live://counter")
+    return "bumped"
+
+
+async def test_a_2026_server_s_resource_updates_arrive_after_subscribing_on_the_listen_stream(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, {"live": live}) as tab:
+        assert (await tab.request("servers/list"))["servers"][0]["era"] == "modern"
+        await tab.request("resources/subscribe", {"server": "live", "uri": "live://counter"})
+        for _ in range(20):  # the stream re-opens with its new filter; bump until an update arrives
+            await tab.request("tools/call", {"server": "live", "name": "bump", "arguments": {},
+                                             "callId": f"b-{counter['n']}"})
+            if any(n["method"] == "resources/updated" for n in tab.notifications):
+                break
+            await tab.request("session/info")
+        updated = await tab.wait_notification("resources/updated", timeout=5)
+        assert updated == {"server": "live", "uri": "live://counter"}
+        await tab.request("resources/unsubscribe", {"server": "live", "uri": "live://counter"})

@@ -112,6 +112,8 @@ class Connection:
         self.info = ConnectionInfo()
         self.human_clock = HumanClock()
         self._client: Client | None = None
+        self._resource_subscriptions: set[str] = set()  # 2026-07-28: the listen stream's resource filter
+        self._relisten = anyio.Event()
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
@@ -226,9 +228,10 @@ class Connection:
             tg.start_soon(wake_on, ended)
 
     async def _listen(self, client: Client) -> None:
-        """2026-07-28 servers push list changes only on a subscriptions/listen stream.
+        """2026-07-28 servers push list changes and resource updates only on a subscriptions/listen stream.
 
-        The SDK tees each event to the message handler, so draining the stream is all it takes.
+        The SDK tees each event to the message handler, so draining the stream is all it takes. The
+        stream's filter is fixed when it opens, so a change of the resources subscribed to re-opens it.
         """
         caps = self.info.capabilities or {}
 
@@ -236,16 +239,24 @@ class Connection:
             value = caps.get(kind)
             return isinstance(value, dict) and bool(value.get("listChanged"))
 
-        if not any(wants(kind) for kind in ("tools", "resources", "prompts")):
-            return
-        try:
-            async with client.listen(tools_list_changed=wants("tools"), prompts_list_changed=wants("prompts"),
-                                     resources_list_changed=wants("resources")) as subscription:
-                async for _event in subscription:
-                    pass
-        except Exception as exc:  # a server without listen support still works, just without live updates
-            self.events.activity(self.name, direction="in", kind="error", method="subscriptions/listen",
-                                 summary=f"no live list updates: {exc}")
+        while True:
+            changed = self._relisten = anyio.Event()
+            resources = sorted(self._resource_subscriptions)
+            if any(wants(kind) for kind in ("tools", "resources", "prompts")) or resources:
+                try:
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(_cancel_when, changed, tg.cancel_scope)
+                        async with client.listen(
+                            tools_list_changed=wants("tools"), prompts_list_changed=wants("prompts"),
+                            resources_list_changed=wants("resources"), resource_subscriptions=resources,
+                        ) as subscription:
+                            async for _event in subscription:
+                                pass
+                        tg.cancel_scope.cancel()
+                except Exception as exc:  # a server without listen support still works, just without live updates
+                    self.events.activity(self.name, direction="in", kind="error", method="subscriptions/listen",
+                                         summary=f"no live updates: {exc}")
+            await changed.wait()
 
     def _record_info(self, client: Client) -> None:
         server_info = client.server_info
@@ -366,9 +377,21 @@ class Connection:
         return result
 
     async def subscribe(self, uri: str) -> None:
+        """Updates of one resource: `resources/subscribe` before 2026-07-28, the listen stream's filter since."""
+        if self.era == "modern":
+            self._connected_client  # noqa: B018  (raises NotConnected, as a request would)
+            self._resource_subscriptions.add(uri)
+            self._relisten.set()
+            self.events.activity(self.name, direction="local", kind="notification", method="subscriptions/listen",
+                                 summary=f"listening for updates of {uri}")
+            return
         await self._request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
 
     async def unsubscribe(self, uri: str) -> None:
+        if self.era == "modern":
+            self._resource_subscriptions.discard(uri)
+            self._relisten.set()
+            return
         await self._request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
 
     async def set_log_level(self, level: str) -> None:
@@ -435,6 +458,11 @@ class Connection:
 async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:
     """The awaited SDK result as a wire dict, dumped once (the activity entry and the caller share it)."""
     return to_wire(await pending)
+
+
+async def _cancel_when(event: anyio.Event, scope: anyio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
 
 
 def _loggable(result: object) -> object:
