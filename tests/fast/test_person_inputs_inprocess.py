@@ -53,7 +53,11 @@ async def test_a_server_waits_for_its_input_then_connects_with_the_value(tmp_pat
         assert keyed(connects)[0].env["MODE"] == "test"
         assert (await tab.request("inputs/list"))["inputs"][0]["stored"] is True
 
-        # The page echoes nothing back: servers/list, errors, activity and every other frame mask the value.
+        # A server that echoes the value is masked too (result and activity): the tab's person's values are
+        # masked in every frame webhost sends that person's tabs.
+        echoed = await tab.request("tools/call", {"server": "plain", "name": "echo",
+                                                  "arguments": {"text": f"key={SECRET_VALUE}"}, "callId": "c1"})
+        assert echoed["content"][0]["text"] == "key=***"
         await tab.request("servers/reconnect", {"server": "keyed"})
         await tab.wait_connected("keyed")
         with pytest.raises(RpcError) as refused:
