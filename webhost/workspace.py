@@ -13,6 +13,7 @@ last tab closed (so a reload keeps the servers and their state); then every proc
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from webhost.redact import Redactor
 from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
+
+logger = logging.getLogger(__name__)
 
 MAX_ACTIVITY_DATA = 64 * 1024
 USER_FIELDS = ("user.id", "user.email", "user.name")
@@ -170,13 +173,24 @@ class Workspace:
 
     async def _load_inputs(self) -> None:
         try:
-            if self.deps.vault is not None and self.deps.config.inputs:
-                self._remember(await self.deps.vault.values(self.person.id))
+            await self._read_inputs()
         finally:
             self._inputs_loaded.set()
         for connection in self.connections.values():
             if connection.status == "disconnected" and self.deps.config.servers[connection.name].input_ids:
                 self._start(connection)
+
+    async def _read_inputs(self) -> None:
+        """The person's values as the database has them now (another webhost process may have changed them)."""
+        if self.deps.vault is None or not self.deps.config.inputs:
+            return
+        try:
+            values = await self.deps.vault.values(self.person.id)
+        except Exception as exc:  # the database is unreadable: the servers wait, as if nothing were stored
+            logger.warning("cannot read the stored input values of %s: %s", self.person.id, type(exc).__name__)
+            return
+        self.input_values = {}
+        self._remember(values)
 
     def _remember(self, values: Mapping[str, str]) -> None:
         self.input_values.update(values)
@@ -232,6 +246,8 @@ class Workspace:
     async def reconnect(self, connection: Connection) -> None:
         await connection.stop()
         self._forget(connection)
+        if self.deps.config.servers[connection.name].input_ids and self._inputs_loaded.is_set():
+            await self._read_inputs()
         self._start(connection)
 
     async def disconnect(self, connection: Connection) -> None:
