@@ -50,6 +50,7 @@ from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.storage.db import Storage
+from webhost.storage.inputs import InputVault
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.workspace import HostDeps, Workspace
@@ -86,6 +87,14 @@ class HostState:
         session = BrowserSession(workspace, notify, self.directory, sign_in=sign_in)
         self.sessions.add(session)
         return session
+
+    def input_redactor(self, people: set[str] | None) -> Redactor:
+        """Masks the input values of these people (None: everyone's) whose workspace is open in this process."""
+        if people is not None and len(people) == 1:  # every frame of a tab: one lookup
+            workspace = self.workspaces.get(next(iter(people)))
+            return workspace.input_redactor if workspace is not None else Redactor()
+        workspaces = [w for w in self.workspaces.values() if people is None or w.person.id in people]
+        return Redactor(value for w in workspaces for value in w.input_redactor.values)
 
     def end_session(self, session: BrowserSession) -> None:
         self.sessions.discard(session)
@@ -160,20 +169,21 @@ def create_app(
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
     sandbox = Sandbox(secret=secret, domain=settings.sandbox_domain, port=settings.sandbox_port_for_browsers(),
                       scheme=settings.sandbox_scheme, host_origins=host_origins)
+    # The database is opened in every mode (it keeps each person's input values); oidc also keeps sessions there.
+    storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
+    vault = InputVault(storage, derive_key(secret, "inputs/v1"))
     host = HostState(settings=settings, config=config, audit=audit,
-                     deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory))
+                     deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory,
+                                   vault=vault))
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
     auth = config.options.auth
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
-    storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir)) \
-        if auth.mode == "oidc" else None
-    oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies, clock) if storage is not None else None
+    oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies, clock) if auth.mode == "oidc" else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if storage is not None:
-            await storage.start()  # applies the migrations
+        await storage.start()  # applies the migrations
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
             try:
@@ -181,8 +191,7 @@ def create_app(
             finally:
                 await host.close()
                 host.audit.close()
-                if storage is not None:
-                    await storage.close()
+                await storage.close()
                 task_group.cancel_scope.cancel()
 
     app = FastAPI(title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
@@ -217,13 +226,14 @@ def create_app(
             owner = visible_user(person_of(request.scope), user)
         except PolicyRefused as exc:
             return JSONResponse({"error": exc.message}, status_code=403)
+        people = host.input_redactor(None if owner is None else {owner})
         try:
             if format == "csv":
-                return PlainTextResponse(redactor.text(host.audit.export_csv(server=server, user=owner)),
+                return PlainTextResponse(people.text(redactor.text(host.audit.export_csv(server=server, user=owner))),
                                          media_type="text/csv",
                                          headers={"content-disposition": "attachment; filename=webhost-audit.csv"})
-            return JSONResponse({"entries": redactor.value(host.audit.entries(server=server, user=owner,
-                                                                              limit=10_000))})
+            return JSONResponse({"entries": people.value(redactor.value(host.audit.entries(server=server, user=owner,
+                                                                                           limit=10_000)))})
         except AuditUnavailable as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
 
@@ -237,7 +247,8 @@ def create_app(
     proxy = TrustedProxies(auth.trusted_proxies, auth.user_header or "", auth.groups_header, auth.admins,
                            auth.admin_groups) if auth.mode == "proxy" else None
     # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
-    gate = AuthGate(RedactWebSocket(app, redactor), policy, oidc=oidc, proxy=proxy,
+    masked = RedactWebSocket(app, redactor, lambda scope: host.input_redactor({person_of(scope).id}))
+    gate = AuthGate(masked, policy, oidc=oidc, proxy=proxy,
                     admin_token=auth.mode == "token" or settings.token_from_env)
     return HostApp(SecurityHeaders(gate, page_csp(settings)), host.tabs)
 
@@ -349,18 +360,22 @@ class RedactWebSocket:
     secret values masked (`webhost.redact`), whichever part of webhost built it (server state, errors,
     activity entries, logs, results)."""
 
-    def __init__(self, app: ASGIApp, redactor: Redactor) -> None:
+    def __init__(self, app: ASGIApp, redactor: Redactor,
+                 person_redactor: Callable[[Scope], Redactor] = lambda scope: Redactor()) -> None:
         self.app = app
         self.redactor = redactor
+        self.person_redactor = person_redactor  # the input values of the socket's person, as they are now
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "websocket" or not self.redactor:
+        if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
 
         async def send_redacted(message: Message) -> None:
             if message["type"] == "websocket.send" and isinstance(message.get("text"), str):
-                message = {**message, "text": self.redactor.json_text(message["text"])}
+                text = self.redactor.json_text(message["text"]) if self.redactor else message["text"]
+                person = self.person_redactor(scope)
+                message = {**message, "text": person.json_text(text) if person else text}
             await send(message)
 
         await self.app(scope, receive, send_redacted)

@@ -52,6 +52,8 @@ _REF = re.compile(
     r"|(?P<bad>[^}]*)(?P<closed>\}?))"
 )
 _ERROR = "webhost_config"
+_INPUT_REF = re.compile(r"\$\{input:([A-Za-z0-9_.-]+)\}")
+_INPUT_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
 
 class ConfigError(Exception):
@@ -193,6 +195,14 @@ class ServerConfig(_Model):
         return value
 
     @property
+    def input_ids(self) -> tuple[str, ...]:
+        """The `${input:ID}` this entry uses (in `url`, `env` and `headers`), in order of first use."""
+        found: dict[str, None] = {}
+        for text in (self.url or "", *self.env.values(), *self.headers.values()):
+            found.update(dict.fromkeys(_INPUT_REF.findall(text)))
+        return tuple(found)
+
+    @property
     def secret_values(self) -> frozenset[str]:
         """Every value the browser must not see: each ${VAR} expansion, every env and header value, and
         the URL's userinfo and query values."""
@@ -211,6 +221,21 @@ class ServerConfig(_Model):
         if self.transport == "stdio":
             return f"stdio: {Path(self.command or '').name}"
         return f"{self.transport}: {self.redacted_url()}"
+
+
+class InputSpec(_Model):
+    """One entry of the top-level `"inputs"` list (as mcp.json files have it): a value each person provides."""
+
+    type: Literal["promptString"] = "promptString"
+    id: Annotated[str, StringConstraints(pattern=_INPUT_ID_PATTERN)]
+    description: str = ""
+    password: bool = Field(default=False, strict=True)
+    default: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        """What the page may show to ask for it (never a value a person gave)."""
+        return {"id": self.id, "description": self.description or self.id, "password": self.password,
+                "default": None if self.password else self.default}
 
 
 class ServerPolicy(_Model):
@@ -358,6 +383,24 @@ class Config(_Model):
     servers: Mapping[Annotated[str, StringConstraints(pattern=_NAME_PATTERN)], ServerConfig] = Field(
         validation_alias="mcpServers")
     options: WebhostOptions = Field(default=WebhostOptions(), validation_alias="webhost")
+    inputs: tuple[InputSpec, ...] = ()
+
+    @model_validator(mode="after")
+    def _inputs_declared(self) -> Config:
+        seen: set[str] = set()
+        for index, spec in enumerate(self.inputs):
+            if spec.id in seen:
+                raise _invalid(f"inputs[{index}]: the id {spec.id!r} is declared twice")
+            seen.add(spec.id)
+        for server in self.servers.values():
+            for input_id in server.input_ids:
+                if input_id not in seen:
+                    raise _invalid(f"mcpServers.{server.name}: uses ${{input:{input_id}}}, but no entry of the "
+                                   f"top-level \"inputs\" list has \"id\": \"{input_id}\"")
+        return self
+
+    def input_spec(self, input_id: str) -> InputSpec | None:
+        return next((spec for spec in self.inputs if spec.id == input_id), None)
 
     @field_validator("servers", mode="before")
     @classmethod
@@ -386,6 +429,13 @@ _MESSAGES = {
     "mcpServers.*.env.*": "must be a string",
     "mcpServers.*.headers": "must be an object of string values",
     "mcpServers.*.headers.*": "must be a string",
+    "inputs": "must be a list of {\"type\": \"promptString\", \"id\": \"...\", \"description\": \"...\"}",
+    "inputs.*": "must be an object with \"type\": \"promptString\" and an \"id\"",
+    "inputs.*.type": "only \"promptString\" inputs are supported",
+    "inputs.*.id": "must be a string of letters, digits, '.', '_' and '-' (at most 64)",
+    "inputs.*.description": "must be a string",
+    "inputs.*.password": "must be true or false",
+    "inputs.*.default": "must be a string",
     "webhost": "must be an object",
     "webhost.allowedOrigins": "must be a list of origins like \"https://host.example\"",
     "webhost.timeouts": "must be an object of seconds",

@@ -65,8 +65,9 @@ class Redactor:
     """Replaces known secret values (longest first) with `***` in text and in JSON values."""
 
     def __init__(self, values: Iterable[str] = ()) -> None:
+        self.values = tuple(values)
         forms: set[str] = set()
-        for value in values:
+        for value in self.values:
             forms |= secret_forms(value)
         self._values = sorted(forms, key=len, reverse=True)
         # The same values as they appear inside JSON text (escaped), to spot them without decoding.

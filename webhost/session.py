@@ -47,6 +47,7 @@ class BrowserSession:
         self.end_reason = ""
         self.notify = notify
         self.options = options
+        self.config = deps.config
         self.audit = deps.audit
         self.sandbox = deps.sandbox
         self.catalogue = workspace.catalogue

@@ -13,6 +13,7 @@ last tab closed (so a reload keeps the servers and their state); then every proc
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -31,8 +32,12 @@ from webhost.elicitation.broker import InputBroker
 from webhost.elicitation.requests import InputRequests
 from webhost.jsonsize import size_at_most
 from webhost.people import Person
+from webhost.redact import Redactor
+from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
+
+logger = logging.getLogger(__name__)
 
 MAX_ACTIVITY_DATA = 64 * 1024
 USER_FIELDS = ("user.id", "user.email", "user.name")
@@ -46,6 +51,7 @@ class HostDeps:
     audit: AuditLog
     sandbox: Sandbox
     transport_factory: TransportFactory = default_transport
+    vault: InputVault | None = None  # where each person's `${input:ID}` values are kept (None: in memory only)
 
 
 class Tab(Protocol):
@@ -85,8 +91,15 @@ class Workspace:
         self._task_group = task_group
         self._idle: anyio.CancelScope | None = None
         self.closed = False
+        # The person's `${input:ID}` values: read from the vault when the workspace opens, never sent to a tab.
+        self.input_values: dict[str, str] = {}
+        self._inputs_loaded = anyio.Event()
+        self._values_seen: set[str] = set()  # every value given in this workspace's life (masked even once forgotten)
+        self.input_redactor = Redactor()
         for connection in self.connections.values():
-            connection.start(task_group)
+            if not deps.config.servers[connection.name].input_ids:
+                connection.start(task_group)
+        task_group.start_soon(self._load_inputs)
 
     # -- tabs -----------------------------------------------------------------------------------
 
@@ -156,12 +169,86 @@ class Workspace:
         for tab in list(self.tabs.values()):
             tab.notify(method, params)
 
+    # -- values the person provides (${input:ID}) -------------------------------------------------
+
+    async def _load_inputs(self) -> None:
+        try:
+            await self._read_inputs()
+        finally:
+            self._inputs_loaded.set()
+        for connection in self.connections.values():
+            if connection.status == "disconnected" and self.deps.config.servers[connection.name].input_ids:
+                self._start(connection)
+
+    async def _read_inputs(self) -> None:
+        """The person's values as the database has them now (another webhost process may have changed them)."""
+        if self.deps.vault is None or not self.deps.config.inputs:
+            return
+        try:
+            values = await self.deps.vault.values(self.person.id)
+        except Exception as exc:  # the database is unreadable: the servers wait, as if nothing were stored
+            logger.warning("cannot read the stored input values of %s: %s", self.person.id, type(exc).__name__)
+            return
+        self.input_values = {}
+        self._remember(values)
+
+    def _remember(self, values: Mapping[str, str]) -> None:
+        self.input_values.update(values)
+        self._values_seen.update(values.values())
+        self.input_redactor = Redactor(self._values_seen)
+
+    def missing_inputs(self, server: str) -> list[str]:
+        return [i for i in self.deps.config.servers[server].input_ids if i not in self.input_values]
+
+    def _start(self, connection: Connection) -> None:
+        """Connect with the person's values filled in, or wait (`needs-input`) for the ones not given yet."""
+        if self.closed:
+            return
+        base = self.deps.config.servers[connection.name]
+        if base.input_ids:
+            if not self._inputs_loaded.is_set():
+                return  # `_load_inputs` starts it
+            missing = self.missing_inputs(connection.name)
+            if missing:
+                specs = [self.deps.config.input_spec(i) for i in missing]
+                connection.wait_for_inputs([spec.public() for spec in specs if spec is not None])
+                return
+            connection.config = expand_for(base, self.person, self.input_values)
+        connection.start(self._task_group)
+
+    async def set_inputs(self, values: Mapping[str, str]) -> list[Connection]:
+        """Store the person's values and connect every server that was waiting only for values now given."""
+        await self._inputs_loaded.wait()
+        if self.deps.vault is not None:
+            await self.deps.vault.store(self.person.id, dict(values))
+        self._remember(values)
+        started: list[Connection] = []
+        for connection in self.connections.values():
+            if connection.status == "needs-input":
+                self._start(connection)
+                if connection.status != "needs-input":
+                    started.append(connection)
+        return started
+
+    async def forget_inputs(self, input_ids: list[str]) -> None:
+        """Drop the person's values; a server using one keeps its connection and waits again after a reconnect."""
+        await self._inputs_loaded.wait()
+        if self.deps.vault is not None:
+            await self.deps.vault.forget(self.person.id, input_ids)
+        for input_id in input_ids:
+            self.input_values.pop(input_id, None)
+
+    def stored_inputs(self) -> set[str]:
+        return set(self.input_values)
+
     # -- servers --------------------------------------------------------------------------------
 
     async def reconnect(self, connection: Connection) -> None:
         await connection.stop()
         self._forget(connection)
-        connection.start(self._task_group)
+        if self.deps.config.servers[connection.name].input_ids and self._inputs_loaded.is_set():
+            await self._read_inputs()
+        self._start(connection)
 
     async def disconnect(self, connection: Connection) -> None:
         self._forget(connection)
@@ -237,22 +324,28 @@ class Workspace:
         return self._any_tab.list_roots(connection)
 
 
-def expand_for(config: ServerConfig, person: Person) -> ServerConfig:
-    """The entry as this person's connection uses it: `${user.id}`, `${user.email}`, `${user.name}` filled in."""
-    values = person.expansions()
+def expand_for(config: ServerConfig, person: Person, inputs: Mapping[str, str] | None = None) -> ServerConfig:
+    """The entry as this person's connection uses it: `${user.id}`, `${user.email}`, `${user.name}` and the
+    person's `${input:ID}` values filled in (an input without a value is left as written)."""
+    values = person.expansions() | {f"input:{key}": value for key, value in (inputs or {}).items()}
 
     def fill(text: str) -> str:
-        for key in USER_FIELDS:
-            text = text.replace("${" + key + "}", values[key])
+        for key in (*USER_FIELDS, *(f"input:{i}" for i in config.input_ids)):
+            if key in values:
+                text = text.replace("${" + key + "}", values[key])
         return text
 
-    if not any("${user." in text for text in (config.url or "", *config.env.values(), *config.headers.values())):
+    if not any("${user." in text or "${input:" in text
+               for text in (config.url or "", *config.env.values(), *config.headers.values())):
         return config
-    return config.model_copy(update={
+    expanded = config.model_copy(update={
         "url": fill(config.url) if config.url else config.url,
         "env": {k: fill(v) for k, v in config.env.items()},
         "headers": {k: fill(v) for k, v in config.headers.items()},
     })
+    # The person's values are secrets of this connection too (masked in its errors and its description).
+    expanded._expanded = config._expanded | {values[f"input:{i}"] for i in config.input_ids if f"input:{i}" in values}
+    return expanded
 
 
 def _short(value: object, limit: int = 200) -> str:

@@ -150,6 +150,7 @@ class AsgiWsClient(WsClient):
         self.closed = anyio.Event()  # webhost closed the socket (close_code and close_reason say how)
         self.reading = anyio.Event()  # cleared by pause(): a tab that stops reading (with buffer=0, webhost blocks)
         self.reading.set()
+        self.received: list[str] = []  # every text frame webhost sent this tab, as sent
 
     async def __aenter__(self) -> AsgiWsClient:
         scope = {"type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": "/ws", "raw_path": b"/ws",
@@ -208,6 +209,7 @@ class AsgiWsClient(WsClient):
             text = message.get("text")
             if text is None:
                 continue
+            self.received.append(text)
             self._deliver(json.loads(text))
 
     def _deliver(self, message: dict[str, Any]) -> None:
@@ -261,6 +263,7 @@ async def in_process_host(
     broken: Mapping[str, Callable[[], Transport]] | None = None,
     connects: list[ServerConfig] | None = None,
     people: bool = False,
+    inputs: list[dict[str, Any]] | None = None,
     clock: Callable[[], float] | None = None,
 ) -> AsyncIterator[InProcessHost]:
     """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
@@ -269,6 +272,7 @@ async def in_process_host(
     An entry named in `entries` but not in `servers` is reached over its real transport (an HTTP URL).
     `connects`, when given, receives the entry of every connection opened (as the person's connection sees it).
     `people=True` lets each tab and HTTP client choose its person (`host.tab(person=...)`, `ChosenPeople`).
+    `inputs` is the configuration's top-level "inputs" list (values each person provides).
     """
     names = [*servers, *(broken or {}), *(name for name in entries or {} if name not in servers and
                                           name not in (broken or {}))]
@@ -276,6 +280,8 @@ async def in_process_host(
                                                for name in names}}
     if webhost_options:
         document["webhost"] = webhost_options
+    if inputs is not None:
+        document["inputs"] = inputs
     path = tmp_path / "webhost.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     config = load_config(path)

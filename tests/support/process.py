@@ -122,8 +122,10 @@ def run_webhost(
     extra_args: list[str] | None = None,
     env: dict[str, str] | None = None,
     port: int | None = None,
+    inputs: list[dict[str, Any]] | None = None,
 ) -> Iterator[Webhost]:
-    """Start `python -m webhost serve` on free ports (or on `port`); `servers=None` runs the embedded demo."""
+    """Start `python -m webhost serve` on free ports (or on `port`); `servers=None` runs the embedded demo;
+    `inputs` is the configuration's top-level "inputs" list."""
     marker = secrets.token_hex(8)
     port, sandbox_port = port or free_port(), free_port()
     token = "t-" + secrets.token_urlsafe(16)
@@ -137,6 +139,8 @@ def run_webhost(
         document: dict[str, Any] = {"mcpServers": servers}
         if webhost_options:
             document["webhost"] = webhost_options
+        if inputs is not None:
+            document["inputs"] = inputs
         config_path = tmp_path / f"config-{marker}.json"
         config_path.write_text(json.dumps(document), encoding="utf-8")
         args += ["--config", str(config_path)]

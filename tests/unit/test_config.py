@@ -164,11 +164,44 @@ def test_hostile_or_malformed_files_get_one_exact_message(text: str, expected: s
 
 
 def test_per_person_placeholders_are_left_for_connect_time() -> None:
-    config = parse({"mcpServers": {"a": {"url": "https://h.example/${user.id}",
+    config = parse({"inputs": [{"type": "promptString", "id": "api_key"}],
+                    "mcpServers": {"a": {"url": "https://h.example/${user.id}",
                                          "headers": {"X": "${user.email} ${input:api_key}"}}}})
     server = config.servers["a"]  # type: ignore[attr-defined]
     assert server.url == "https://h.example/${user.id}"
     assert server.headers == {"X": "${user.email} ${input:api_key}"}
+
+
+def test_inputs_are_declared_in_a_top_level_list_and_every_use_names_one() -> None:
+    config = parse({"inputs": [{"type": "promptString", "id": "api_key", "description": "Key", "password": True},
+                               {"type": "promptString", "id": "region", "default": "eu"}],
+                    "mcpServers": {"a": {"command": "x", "env": {"K": "${input:api_key}", "R": "${input:region}"}},
+                                   "b": {"url": "https://h.example/${input:region}/mcp"}}})
+    assert config.servers["a"].input_ids == ("api_key", "region")  # type: ignore[attr-defined]
+    assert config.servers["b"].input_ids == ("region",)  # type: ignore[attr-defined]
+    assert [spec.public() for spec in config.inputs] == [  # type: ignore[attr-defined]
+        {"id": "api_key", "description": "Key", "password": True, "default": None},
+        {"id": "region", "description": "region", "password": False, "default": "eu"}]
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [({"mcpServers": {"a": {"command": "x", "env": {"K": "${input:key}"}}}},
+      'servers.json: mcpServers.a: uses ${input:key}, but no entry of the top-level "inputs" list has "id": "key"'),
+     ({"inputs": {"id": "k"}, "mcpServers": {}},
+      'servers.json: inputs: must be a list of {"type": "promptString", "id": "...", "description": "..."}'),
+     ({"inputs": [{"type": "pickString", "id": "k"}], "mcpServers": {}},
+      'servers.json: inputs[0].type: only "promptString" inputs are supported'),
+     ({"inputs": [{"description": "no id"}], "mcpServers": {}},
+      "servers.json: inputs[0].id: must be a string of letters, digits, '.', '_' and '-' (at most 64)"),
+     ({"inputs": [{"id": "k", "password": "yes"}], "mcpServers": {}},
+      "servers.json: inputs[0].password: must be true or false"),
+     ({"inputs": [{"id": "k"}, {"id": "k"}], "mcpServers": {}},
+      "servers.json: inputs[1]: the id 'k' is declared twice")],
+    ids=["undeclared", "not-a-list", "type", "no-id", "password", "twice"],
+)
+def test_bad_inputs_get_one_message(document: object, expected: str) -> None:
+    assert error_of(json.dumps(document)) == expected
 
 
 def test_keys_of_the_other_transport_are_ignored_as_other_tools_do() -> None:
@@ -216,6 +249,7 @@ def test_special_files_are_refused_without_reading_them(tmp_path: Path) -> None:
 
 def test_per_person_placeholders_are_kept_for_connect_time(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
-    path.write_text('{"mcpServers": {"s": {"command": "x", "env": {"WHO": "${user.id}", "K": "${input:key}"}}}}')
+    path.write_text('{"inputs": [{"type": "promptString", "id": "key"}],'
+                    ' "mcpServers": {"s": {"command": "x", "env": {"WHO": "${user.id}", "K": "${input:key}"}}}}')
     config = load_config(path, environ={})
     assert dict(config.servers["s"].env) == {"WHO": "${user.id}", "K": "${input:key}"}

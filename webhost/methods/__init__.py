@@ -7,7 +7,7 @@ from typing import Any
 
 from webhost.session import BrowserSession
 
-from . import apps, inputs, prompts, resources, servers, sessions, tools, workbench
+from . import apps, inputs, person_inputs, prompts, resources, servers, sessions, tools, workbench
 
 Handler = Callable[[BrowserSession, dict[str, Any]], Awaitable[Any]]
 
@@ -17,6 +17,7 @@ METHODS: dict[str, Handler] = {
     **resources.METHODS,
     **prompts.METHODS,
     **inputs.METHODS,
+    **person_inputs.METHODS,
     **apps.METHODS,
     **sessions.METHODS,
     **workbench.METHODS,

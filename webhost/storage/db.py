@@ -1,4 +1,4 @@
-"""The database: people, web sessions and pending sign-ins, behind a small async API.
+"""The database: people, web sessions, pending sign-ins and each person's input values, behind a small async API.
 
 SQLAlchemy 2 Core on an async engine (aiosqlite now; the queries are portable SQL so PostgreSQL can
 follow). The schema belongs to the Alembic migrations in `migrations/`, applied by `Storage.start`;
@@ -53,6 +53,16 @@ sign_ins = sa.Table(
     sa.Column("next_path", sa.Text, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("used_at", sa.Float),
+)
+
+# A person's `${input:ID}` values, each sealed with AES-GCM (webhost/storage/inputs.py); no foreign key to
+# `people`, which token and proxy mode do not fill.
+person_inputs = sa.Table(
+    "person_inputs", metadata,
+    sa.Column("person_id", sa.String(255), primary_key=True),
+    sa.Column("input_id", sa.String(64), primary_key=True),
+    sa.Column("sealed", sa.LargeBinary, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
 )
 
 

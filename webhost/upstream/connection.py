@@ -46,7 +46,7 @@ from .stderr import StderrPipe
 
 logger = logging.getLogger(__name__)
 
-Status = Literal["connecting", "connected", "error", "disconnected"]
+Status = Literal["connecting", "connected", "error", "disconnected", "needs-input"]
 ElicitMode = Literal["form", "url"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
@@ -117,6 +117,7 @@ class Connection:
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
+        self.waiting_for: list[dict[str, Any]] = []  # the inputs a "needs-input" connection waits for
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -137,7 +138,13 @@ class Connection:
             "serverInfo": self.info.server_info,
             "capabilities": self.info.capabilities,
             "instructions": self.info.instructions,
+            "inputs": self.waiting_for if self.status == "needs-input" else [],
         }
+
+    def wait_for_inputs(self, missing: list[dict[str, Any]]) -> None:
+        """Not started: the person has not given these `${input:ID}` values yet (contract §6)."""
+        self.waiting_for = missing
+        self._set_status("needs-input")
 
     def start(self, task_group: anyio.abc.TaskGroup) -> None:
         """Begin connecting in the background; status changes are reported as they happen."""
@@ -145,12 +152,15 @@ class Connection:
             return
         self._stop = anyio.Event()
         self._done = anyio.Event()
+        self.waiting_for = []
         self._set_status("connecting")
         task_group.start_soon(self._own, name=f"mcp-connection:{self.name}")
 
     async def stop(self) -> None:
         """Close the connection and wait (bounded) until its process, if any, is gone."""
         if self._stop is None or self._done is None:
+            if self.status == "needs-input":
+                self._set_status("disconnected")
             return
         self._stop.set()
         if self._scope is not None and self.status == "connecting":

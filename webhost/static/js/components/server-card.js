@@ -5,6 +5,7 @@
 
 import { h, replaceChildren } from "../html.js";
 import { describeError } from "../rpc.js";
+import { serverInputForm } from "./server-inputs.js";
 
 /**
  * @typedef {object} CardContext
@@ -37,6 +38,8 @@ export class ServerCard {
   #meta = h("p", { class: "server-meta muted" });
   #error = h("p", { class: "server-error", role: "alert", hidden: true, dataset: { testid: "server-error" } });
   #actions = h("div", { class: "server-actions" });
+  #inputs = h("div", { class: "server-inputs" });
+  #inputKey = "";
   #tablist = h("div", { class: "tabs", role: "tablist" });
   /** @type {Record<TabName, HTMLButtonElement>} */
   #tabButtons;
@@ -81,7 +84,7 @@ export class ServerCard {
     this.el = h("section", { class: "server-card", dataset: { server: name, status: String(state.status) },
       "aria-label": `Server ${name}` },
     h("header", { class: "server-head" }, nameButton, this.#statusText, this.#collapse),
-    this.#meta, this.#error, this.#actions, this.#body);
+    this.#meta, this.#error, this.#inputs, this.#actions, this.#body);
     this.setState(state);
   }
 
@@ -152,6 +155,7 @@ export class ServerCard {
     this.#error.hidden = !(state.error && (status === "error" || status === "disconnected"));
     this.#error.textContent = state.error ? String(state.error) : "";
     this.#renderActions(status);
+    this.#renderInputs(status, Array.isArray(state.inputs) ? state.inputs : []);
     if (status === "connected" && (was !== "connected" || this.lists.tools.state === "idle")) this.loadAll();
     if (status !== "connected") {
       this.#gen += 1;
@@ -159,6 +163,16 @@ export class ServerCard {
     }
     this.#renderPanels();
     this.#ctx.changed(this);
+  }
+
+  /** The form for the values a "needs-input" server waits for (kept while the same ones are asked). @param {string} status @param {any[]} inputs */
+  #renderInputs(status, inputs) {
+    const key = status === "needs-input" ? inputs.map((i) => String(i.id)).join("\n") : "";
+    if (key === this.#inputKey) return;
+    this.#inputKey = key;
+    replaceChildren(this.#inputs, key ? serverInputForm(this.name, inputs, this.#ctx.rpc, (s) => {
+      if (s?.name === this.name) this.setState(s);
+    }) : null);
   }
 
   /** @param {string} status */
@@ -286,7 +300,7 @@ export class ServerCard {
     // Nothing to browse while disconnected: one "Not connected." line instead of empty tabs.
     this.#tablist.hidden = !connected;
     const notConnected = () => h("p", { class: "empty muted",
-      text: this.state.status === "connecting" ? "Connecting…" : this.state.status === "error" ? "Not connected (see the error above)." : "Not connected." });
+      text: this.state.status === "connecting" ? "Connecting…" : this.state.status === "needs-input" ? "Waiting for the values above." : this.state.status === "error" ? "Not connected (see the error above)." : "Not connected." });
     replaceChildren(this.#panels.tools, connected ? this.#listView("tools", tools, (t) => this.#toolItem(t, "data-tool"), "No tools.") : notConnected());
     replaceChildren(this.#panels.apps, connected ? this.#listView("tools", appTools, (t) => this.#toolItem(t, "data-app-tool"), "No apps.") : notConnected());
     replaceChildren(this.#panels.prompts, connected ? this.#listView("prompts", this.lists.prompts.items, (p) => this.#item("prompt", p, String(p.name), String(p.title ?? p.name), p.description), "No prompts.") : notConnected());

@@ -1,0 +1,57 @@
+"""Values each person provides for `${input:ID}` (contract §6): give, list (never the values), forget.
+
+A value never comes back to a browser: not in a response, not in an error (these name ids only), and
+the browser edge masks the person's values in every frame of their tabs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webhost.errors import InvalidParams
+from webhost.session import BrowserSession
+
+MAX_VALUE = 16 * 1024
+
+
+def _declared(session: BrowserSession, input_id: object) -> str:
+    if not isinstance(input_id, str) or session.config.input_spec(input_id) is None:
+        shown = input_id[:64] if isinstance(input_id, str) else None
+        raise InvalidParams("no input with this id is declared in the configuration", {"id": shown})
+    return input_id
+
+
+async def list_inputs(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    config = session.config
+    stored = session.workspace.stored_inputs()
+    return {"inputs": [{**spec.public(), "stored": spec.id in stored,
+                        "servers": sorted(name for name, s in config.servers.items() if spec.id in s.input_ids)}
+                       for spec in config.inputs]}
+
+
+async def set_inputs(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    raw = params.get("values")
+    if not isinstance(raw, dict) or not raw:
+        raise InvalidParams("params.values must be an object of input id → string value")
+    if params.get("server") is not None:
+        session.connection(params)  # a server named must be configured
+    values: dict[str, str] = {}
+    for input_id, value in raw.items():
+        values[_declared(session, input_id)] = value
+        if not isinstance(value, str) or not value or len(value) > MAX_VALUE:
+            raise InvalidParams(f"the value for {input_id!r} must be a non-empty string of at most {MAX_VALUE} "
+                                "characters", {"id": input_id})
+    started = await session.workspace.set_inputs(values)
+    return {"stored": sorted(values), "servers": [c.state() for c in started]}
+
+
+async def forget_inputs(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    ids = params.get("ids")
+    if not isinstance(ids, list) or not ids:
+        raise InvalidParams("params.ids must be a non-empty list of input ids")
+    forgotten = sorted({_declared(session, input_id) for input_id in ids})
+    await session.workspace.forget_inputs(forgotten)
+    return {"forgotten": forgotten}
+
+
+METHODS = {"inputs/list": list_inputs, "inputs/set": set_inputs, "inputs/forget": forget_inputs}

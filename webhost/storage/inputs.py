@@ -1,0 +1,72 @@
+"""The values each person provides for `${input:ID}` (contract §6), encrypted at rest.
+
+Each value is sealed with AES-GCM (`cryptography`) under a key the composition root derives from
+the deployment secret (`derive_key(secret, "inputs/v1")`); the person's id and the input's id are
+the associated data, so a sealed value copied to another row or person does not open. Without the
+deployment secret the database holds nothing readable.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import sqlalchemy as sa
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from webhost.storage.db import Storage, person_inputs
+
+NONCE_BYTES = 12
+VERSION = b"\x01"
+
+
+class InputVault:
+    """Read, store and forget one person's input values; the values are only ever plaintext in memory."""
+
+    def __init__(self, storage: Storage, key: bytes) -> None:
+        if len(key) != 32:
+            raise ValueError("the input key must be 32 bytes")
+        self.storage = storage
+        self._aead = AESGCM(key)
+
+    def _seal(self, person_id: str, input_id: str, value: str) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        return VERSION + nonce + self._aead.encrypt(nonce, value.encode("utf-8"), _bound(person_id, input_id))
+
+    def _open(self, person_id: str, input_id: str, sealed: bytes) -> str | None:
+        if sealed[:1] != VERSION:
+            return None
+        nonce, body = sealed[1:1 + NONCE_BYTES], sealed[1 + NONCE_BYTES:]
+        try:
+            return self._aead.decrypt(nonce, body, _bound(person_id, input_id)).decode("utf-8")
+        except (InvalidTag, UnicodeDecodeError):  # another secret, or a row that was tampered with
+            return None
+
+    async def values(self, person_id: str) -> dict[str, str]:
+        """The person's stored values (a row that does not open under this secret is left out)."""
+        query = (sa.select(person_inputs.c.input_id, person_inputs.c.sealed)
+                 .where(person_inputs.c.person_id == person_id))
+        async with self.storage.engine.connect() as db:
+            rows = (await db.execute(query)).all()
+        opened = {row.input_id: self._open(person_id, row.input_id, bytes(row.sealed)) for row in rows}
+        return {key: value for key, value in opened.items() if value is not None}
+
+    async def store(self, person_id: str, values: dict[str, str]) -> None:
+        now = time.time()
+        async with self.storage.engine.begin() as db:
+            for input_id, value in values.items():
+                sealed = self._seal(person_id, input_id, value)
+                await db.execute(person_inputs.delete().where(person_inputs.c.person_id == person_id,
+                                                              person_inputs.c.input_id == input_id))
+                await db.execute(person_inputs.insert().values(person_id=person_id, input_id=input_id, sealed=sealed,
+                                                               updated_at=now))
+
+    async def forget(self, person_id: str, input_ids: list[str]) -> None:
+        async with self.storage.engine.begin() as db:
+            await db.execute(person_inputs.delete().where(person_inputs.c.person_id == person_id,
+                                                          person_inputs.c.input_id.in_(input_ids)))
+
+
+def _bound(person_id: str, input_id: str) -> bytes:
+    return b"webhost-input\0" + person_id.encode("utf-8") + b"\0" + input_id.encode("utf-8")
