@@ -676,7 +676,8 @@ def report(result: KindResult) -> None:
     webhost_cpu = "n/a" if result.webhost_cpu is None else f"{100 * result.webhost_cpu:.0f} %"
     print(f"during the load: {result.calls_per_second:.0f} calls/s completed (asked: {n}/s); CPU of one core: "
           f"webhost {webhost_cpu}, this process (the {n + 1} pages) {100 * result.client_cpu:.0f} %; "
-          f"frames received per call: {result.frames_per_call:.1f} (every tab of a person gets each call's activity)")
+          f"frames received per call: {result.frames_per_call:.1f} "
+          "(a call's activity goes to its own tab)")
     sys.stdout.flush()
 
 
