@@ -245,11 +245,3 @@ def test_special_files_are_refused_without_reading_them(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path)
     assert str(info.value) == f"{tmp_path}: cannot read the file (a directory)"
-
-
-def test_per_person_placeholders_are_kept_for_connect_time(tmp_path: Path) -> None:
-    path = tmp_path / "c.json"
-    path.write_text('{"inputs": [{"type": "promptString", "id": "key"}],'
-                    ' "mcpServers": {"s": {"command": "x", "env": {"WHO": "${user.id}", "K": "${input:key}"}}}}')
-    config = load_config(path, environ={})
-    assert dict(config.servers["s"].env) == {"WHO": "${user.id}", "K": "${input:key}"}
