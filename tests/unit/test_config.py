@@ -245,3 +245,9 @@ def test_special_files_are_refused_without_reading_them(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path)
     assert str(info.value) == f"{tmp_path}: cannot read the file (a directory)"
+
+
+def test_per_person_placeholders_load_against_the_real_environment() -> None:
+    """os.environ refuses a None key (a crash once, when a placeholder was looked up as a variable)."""
+    text = json.dumps({"mcpServers": {"s": {"command": "x", "env": {"WHO": "${user.id}"}}}})
+    assert dict(parse_config(text, "servers.json", os.environ).servers["s"].env) == {"WHO": "${user.id}"}
