@@ -160,6 +160,7 @@ class SdkSide:
 
 async def run_sdk(url: str) -> list[str]:
     from mcp import Client, types
+    from mcp.client.streamable_http import streamable_http_client
 
     async def on_elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
         schema = getattr(params, "requested_schema", None) or {}
@@ -167,11 +168,73 @@ async def run_sdk(url: str) -> list[str]:
         log(f"elicitation: accept {content}")
         return types.ElicitResult(action="accept", content=content)
 
-    client = Client(url, mode="auto", client_info=types.Implementation(name="webhost-conformance-sdk", version="0"),
-                    elicitation_callback=on_elicit)
-    async with client:
-        log(f"connected: protocol {client.protocol_version}")
-        return await walk(SdkSide(client))
+    async with sdk_http(url) as http:
+        client = Client(streamable_http_client(url, http_client=http), mode="auto",
+                        client_info=types.Implementation(name="webhost-conformance-sdk", version="0"),
+                        elicitation_callback=on_elicit)
+        async with client:
+            log(f"connected: protocol {client.protocol_version}")
+            return await walk(SdkSide(client))
+
+
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+REDIRECT_URI = "http://localhost:3000/callback"
+
+
+@contextlib.asynccontextmanager
+async def sdk_http(url: str) -> AsyncIterator[Any]:
+    """The SDK's HTTP client with its OAuth provider: authorization code + PKCE, the consent auto-approved
+    (the scenario's authorization server redirects at once; the code is read from the Location header)."""
+    import httpx2
+    from mcp.client.auth import OAuthClientProvider, TokenStorage
+    from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+    class Memory(TokenStorage):
+        def __init__(self) -> None:
+            self.tokens: OAuthToken | None = None
+            self.client: OAuthClientInformationFull | None = None
+
+        async def get_tokens(self) -> OAuthToken | None:
+            return self.tokens
+
+        async def set_tokens(self, tokens: OAuthToken) -> None:
+            self.tokens = tokens
+
+        async def get_client_info(self) -> OAuthClientInformationFull | None:
+            return self.client
+
+        async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+            self.client = client_info
+
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    storage = Memory()
+    if context.get("client_id"):
+        storage.client = OAuthClientInformationFull(
+            client_id=context["client_id"], client_secret=context.get("client_secret"),
+            redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
+            token_endpoint_auth_method="client_secret_basic" if context.get("client_secret") else "none")
+    codes: asyncio.Queue[AuthorizationCodeResult] = asyncio.Queue()
+
+    async def redirect(authorization_url: str) -> None:
+        from urllib.parse import parse_qs, urlparse
+
+        async with httpx2.AsyncClient(follow_redirects=False, timeout=10) as plain:
+            answer = await plain.get(authorization_url)
+        query = parse_qs(urlparse(answer.headers.get("location", "")).query)
+        if "code" not in query:
+            raise RuntimeError(f"no code in the authorization redirect ({answer.status_code})")
+        await codes.put(AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [""])[0] or None,
+                                                iss=query.get("iss", [""])[0] or None))
+
+    async def callback() -> AuthorizationCodeResult:
+        return await codes.get()
+
+    metadata = OAuthClientMetadata(client_name="webhost-conformance-sdk", redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
+                                   grant_types=["authorization_code", "refresh_token"], response_types=["code"])
+    provider = OAuthClientProvider(url, metadata, storage, redirect_handler=redirect, callback_handler=callback,
+                                   client_metadata_url=CIMD_URL)
+    async with httpx2.AsyncClient(auth=provider, follow_redirects=True, timeout=30) as http:
+        yield http
 
 
 # ---- through webhost, as the page does ------------------------------------------------------------------

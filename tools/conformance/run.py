@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -55,6 +56,23 @@ def scenarios(suite: str) -> list[str]:
     return re.findall(r"^\s+- (\S+)", out.split("Client scenarios", 1)[-1], flags=re.MULTILINE)
 
 
+RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+def stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop what is left of one suite run's process group (TERM, then KILL)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=5)
+            time.sleep(0.2)
+        except subprocess.TimeoutExpired:
+            continue
+
+
 @dataclass
 class Outcome:
     suite: str
@@ -75,14 +93,21 @@ def run_one(suite: str, scenario: str, side: str, out_dir: Path) -> Outcome:
     args = [*suite_cli(suite), "client", "--command", command, "--scenario", scenario, "-o", str(target),
             "--timeout", str(SCENARIO_TIMEOUT_S * 1000)]
     started = time.monotonic()
+    # Its own process group, so that a run past its time is stopped with everything it started (the driver,
+    # webhost, the scenario server).
+    proc = subprocess.Popen(args, env=node_env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    RUNNING.add(proc)
+    code: int | None
     try:
-        proc = subprocess.run(args, env=node_env(), cwd=ROOT, capture_output=True, text=True,
-                              timeout=SCENARIO_TIMEOUT_S + 30, start_new_session=True)
-        code: int | None = proc.returncode
+        code = proc.wait(timeout=SCENARIO_TIMEOUT_S + 30)
     except subprocess.TimeoutExpired:
         code = None
+    finally:
+        stop_group(proc)
+        RUNNING.discard(proc)
     seconds = time.monotonic() - started
-    runs = sorted(target.glob(f"{scenario.replace('/', '-')}-*"), key=lambda p: p.stat().st_mtime)
+    runs = sorted(target.glob(f"{scenario}-*"), key=lambda p: p.stat().st_mtime)  # auth/x: in auth/
     outcome = Outcome(suite, scenario, side, passed=False, seconds=round(seconds, 1))
     if not runs:
         outcome.driver_errors.append("no results written" + (" (timed out)" if code is None else f" (exit {code})"))
@@ -138,6 +163,25 @@ def print_table(outcomes: list[Outcome]) -> None:
             print(f"    {line[:400]}")
 
 
+def run_all(jobs: list[tuple[str, str, str]], out_dir: Path, workers: int) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
+        futures = [pool.submit(run_one, suite, scenario, side, out_dir) for suite, scenario, side in jobs]
+        for future in futures:
+            outcome = future.result()
+            outcomes.append(outcome)
+            print(f"{outcome.suite} {outcome.scenario} {outcome.side}: {'pass' if outcome.passed else 'FAIL'} "
+                  f"{outcome.checks} ({outcome.seconds} s)", file=sys.stderr, flush=True)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in list(RUNNING):
+            stop_group(proc)
+        raise
+    pool.shutdown()
+    return outcomes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", choices=sorted(SUITES), action="append", help="default: both")
@@ -159,14 +203,7 @@ def main() -> int:
             jobs.extend((suite, scenario, side) for side in args.side or SIDES)
     with tempfile.TemporaryDirectory(prefix="webhost-conformance-runs-") as tmp:
         out_dir = args.keep or Path(tmp)
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            futures = [pool.submit(run_one, suite, scenario, side, out_dir) for suite, scenario, side in jobs]
-            outcomes = []
-            for future in futures:
-                outcome = future.result()
-                outcomes.append(outcome)
-                print(f"{outcome.suite} {outcome.scenario} {outcome.side}: {'pass' if outcome.passed else 'FAIL'} "
-                      f"{outcome.checks} ({outcome.seconds} s)", file=sys.stderr, flush=True)
+        outcomes = run_all(jobs, out_dir, args.jobs)
     print_table(outcomes)
     if args.json:
         args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=2), encoding="utf-8")
