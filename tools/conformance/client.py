@@ -231,8 +231,22 @@ async def sdk_http(url: str) -> AsyncIterator[Any]:
 
     metadata = OAuthClientMetadata(client_name="webhost-conformance-sdk", redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
                                    grant_types=["authorization_code", "refresh_token"], response_types=["code"])
-    provider = OAuthClientProvider(url, metadata, storage, redirect_handler=redirect, callback_handler=callback,
-                                   client_metadata_url=CIMD_URL)
+    provider: OAuthClientProvider
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if scenario == "auth/client-credentials-basic" and context.get("client_secret"):
+        from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+
+        provider = ClientCredentialsOAuthProvider(url, Memory(), context["client_id"], context["client_secret"])
+    elif scenario == "auth/client-credentials-jwt" and context.get("private_key_pem"):
+        from mcp.client.auth.extensions.client_credentials import PrivateKeyJWTOAuthProvider, SignedJWTParameters
+
+        signer = SignedJWTParameters(issuer=context["client_id"], subject=context["client_id"],
+                                     signing_key=context["private_key_pem"],
+                                     signing_algorithm=context.get("signing_algorithm") or "ES256")
+        provider = PrivateKeyJWTOAuthProvider(url, Memory(), context["client_id"], signer.create_assertion_provider())
+    else:
+        provider = OAuthClientProvider(url, metadata, storage, redirect_handler=redirect, callback_handler=callback,
+                                       client_metadata_url=CIMD_URL)
     async with httpx2.AsyncClient(auth=provider, follow_redirects=True, timeout=30) as http:
         yield http
 
