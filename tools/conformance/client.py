@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 STEP_TIMEOUT = 20.0
+ECHO_TOOL = "json_schema_echo"
 
 
 def log(text: str) -> None:
@@ -80,6 +81,7 @@ class Side(Protocol):
     async def list_prompts(self) -> list[dict[str, Any]]: ...
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any: ...
     def capabilities(self) -> dict[str, Any]: ...
+    def server_refused(self, exc: Exception) -> bool: ...
 
 
 async def step(what: str, run: Awaitable[Any]) -> Any:
@@ -101,13 +103,25 @@ async def walk(side: Side) -> list[str]:
         calls = [(c["name"], c.get("arguments") or {}) for c in context["toolCalls"]]
     else:
         calls = [(t["name"], arguments_for(t.get("inputSchema") or {})) for t in tools]
+    names = [t["name"] for t in tools]
+    if ECHO_TOOL in names and len(names) > 1:
+        # json-schema-2020-12-preservation: pass the focal tool's inputSchema, as listed, back through the echo tool.
+        focal = next(t for t in tools if t["name"] != ECHO_TOOL)
+        calls = [(name, {"schema": focal.get("inputSchema") or {}} if name == ECHO_TOOL else arguments)
+                 for name, arguments in calls]
     for name, arguments in calls:
         try:
             result = await step(f"tools/call {name}", side.call_tool(name, arguments))
             log(f"tools/call {name} {json.dumps(arguments)[:200]} -> {json.dumps(result, default=str)[:300]}")
         except Exception as exc:
-            errors.append(f"tools/call {name}: {type(exc).__name__}: {exc}")
-            log(errors[-1])
+            text = f"tools/call {name}: {type(exc).__name__}: {exc}"
+            if side.server_refused(exc):
+                # The server answered with a JSON-RPC error or an invalid result (sep-2322's
+                # test_mrtr_no_result_type sends one on purpose): the client's part was done; noted, not failed.
+                log(f"noted (the server's answer): {text}")
+            else:
+                errors.append(text)
+                log(errors[-1])
     if "resources" in caps:
         try:
             for resource in await step("resources/list", side.list_resources()):
@@ -130,6 +144,12 @@ async def walk(side: Side) -> list[str]:
 class SdkSide:
     def __init__(self, client: Any) -> None:
         self.client = client
+
+    def server_refused(self, exc: Exception) -> bool:
+        from mcp.shared.exceptions import MCPError
+        from pydantic import ValidationError
+
+        return isinstance(exc, MCPError | ValidationError)
 
     def capabilities(self) -> dict[str, Any]:
         caps = self.client.server_capabilities
@@ -300,6 +320,10 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
                 proc.wait(timeout=5)
 
 
+class RpcError(RuntimeError):
+    """webhost answered a /ws request with a JSON-RPC error."""
+
+
 class PageSocket:
     """The page's /ws: requests by id, a reader task, and every `elicitation/request` accepted with defaults."""
 
@@ -347,7 +371,7 @@ class PageSocket:
         answer = await future
         if "error" in answer:
             error = answer["error"]
-            raise RuntimeError(f"{method}: {error.get('code')} {error.get('message')}"
+            raise RpcError(f"{method}: {error.get('code')} {error.get('message')}"
                                + (f" {json.dumps(error['data'])[:500]}" if error.get("data") else ""))
         return answer["result"]
 
@@ -356,6 +380,12 @@ class WebhostSide:
     def __init__(self, page: PageSocket, state: dict[str, Any]) -> None:
         self.page, self.state = page, state
         self.calls = 0
+
+    def server_refused(self, exc: Exception) -> bool:
+        # webhost answers -32000 with data.upstreamCode for the server's error, and "sent an invalid result"
+        # for a result it could not parse.
+        text = str(exc)
+        return isinstance(exc, RpcError) and ('"upstreamCode"' in text or "sent an invalid result" in text)
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = self.state.get("capabilities") or self.state.get("serverCapabilities") or {}
