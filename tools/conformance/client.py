@@ -460,6 +460,13 @@ async def run_webhost(url: str) -> list[str]:
                     log("webhost log (tail):\n" + tail[-3000:])
 
 
+def describe(exc: BaseException) -> str:
+    """The innermost errors of an exception group (anyio task groups wrap the one that matters)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}"
+
+
 RUNNERS: dict[str, Callable[[str], Coroutine[Any, Any, list[str]]]] = {"sdk": run_sdk, "webhost": run_webhost}
 
 
@@ -472,7 +479,7 @@ def main() -> int:
     try:
         errors = asyncio.run(RUNNERS[args.via](args.url))
     except Exception as exc:
-        log(f"FAILED: {type(exc).__name__}: {exc}")
+        log(f"FAILED: {describe(exc)}")
         return 1
     for error in errors:
         log(f"error: {error}")
