@@ -42,10 +42,6 @@ class Outbox:
         self._batch_bytes = 0
         self._batch_due = 0.0
 
-    @property
-    def queued_bytes(self) -> int:
-        return self._bytes
-
     def post_entry(self, entry: str) -> None:
         """Hold one encoded activity entry for the next `activity` frame (sent within `BATCH_WINDOW`)."""
         if self.closed:
