@@ -20,18 +20,14 @@ import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from webhost.testing.host import free_port as free_port  # one copy, shared with the kit
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "servers"
 PEERS = ROOT / "tests" / "peers"
 PEER_BIN = PEERS / "node_modules" / ".bin"
 PYTHON = sys.executable
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def stdio_server(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
