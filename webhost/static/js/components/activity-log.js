@@ -2,7 +2,8 @@
 // The activity log: one [data-log-entry] per `activity` notification, filterable by server and
 // kind. The DOM keeps the newest DOM_CAP entries (a long list made every flush lay out again and
 // slowed every round trip of the page); the newest KEEP entries stay downloadable as JSON.
-// Entry data is rendered only when expanded (it can be large).
+// Entry data is rendered only when expanded (it can be large). Like a console, the list follows new
+// entries while the person is at the bottom, and stops (with a "Follow" button) once they scroll up.
 
 import { h, prettyJson } from "../html.js";
 import { textView } from "./content-view.js";
@@ -11,6 +12,12 @@ const DOM_CAP = 500;
 const KEEP = 2000;
 const KINDS = ["request", "response", "error", "notification", "stderr", "status"];
 const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", local: "•" });
+/** How close to the bottom (px) still counts as "at the bottom": a few rows, not a fraction of one. */
+const FOLLOW_SLACK = 80;
+/** A scroll this soon (ms) after the person's wheel, key, touch or pointer is theirs, not the page's. */
+const USER_SCROLL_MS = 1200;
+/** Frames (about a second) during which a following list is pinned again as late rows get their height. */
+const PIN_FRAMES = 60;
 
 export class ActivityLog {
   #list = h("ol", { class: "log-list" });
@@ -27,6 +34,10 @@ export class ActivityLog {
   #kept = [];
   #scheduled = false;
   #stick = true;
+  #userAt = -Infinity;
+  #pinGen = 0;
+  #follow = h("button", { type: "button", class: "small", text: "Follow", hidden: true,
+    title: "Scroll to the newest entry and follow new ones", dataset: { action: "follow-log" } });
   #collapseBtn = h("button", { type: "button", class: "small ghost", "aria-expanded": "true", text: "Hide" });
   el;
 
@@ -39,9 +50,20 @@ export class ActivityLog {
     for (const f of [this.#serverFilter, this.#kindFilter]) f.addEventListener("change", () => this.#applyFilters());
     this.#textFilter.addEventListener("input", () => this.#applyFilters());
     this.#list.append(this.#empty);
+    // Only the person's own scrolling stops the following: rows laid out late (content-visibility)
+    // or the page's own scrollTop also fire scroll events, and must not.
+    for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
+      this.#list.addEventListener(type, () => { this.#userAt = performance.now(); }, { passive: true });
+    }
     this.#list.addEventListener("scroll", () => {
       const l = this.#list;
-      this.#stick = l.scrollHeight - l.scrollTop - l.clientHeight < 24;
+      const distance = l.scrollHeight - l.scrollTop - l.clientHeight;
+      if (distance <= FOLLOW_SLACK) this.#setStick(true);
+      else if (performance.now() - this.#userAt < USER_SCROLL_MS) this.#setStick(false);
+    });
+    this.#follow.addEventListener("click", () => {
+      this.#setStick(true);
+      this.#pin();
     });
     this.#collapseBtn.addEventListener("click", () => {
       const collapsed = this.el.classList.toggle("collapsed");
@@ -52,8 +74,17 @@ export class ActivityLog {
       h("div", { class: "log-toolbar" },
         h("h2", { class: "log-title" }, "Activity ", this.#count),
         this.#serverFilter, this.#kindFilter, this.#textFilter,
-        h("span", { class: "spacer" }), download, clear, this.#collapseBtn),
+        h("span", { class: "spacer" }), this.#follow, download, clear, this.#collapseBtn),
       this.#list);
+  }
+
+  /** Whether the list follows new entries (the person has not scrolled up). */
+  get following() { return this.#stick; }
+
+  /** @param {boolean} on */
+  #setStick(on) {
+    this.#stick = on;
+    this.#follow.hidden = on;
   }
 
   /** @param {any} entry an ActivityEntry */
@@ -85,7 +116,24 @@ export class ActivityLog {
     while (extra-- > 0) this.#list.firstElementChild?.remove();
     this.#count.textContent = String(this.#kept.length);
     // Only while the person follows the tail (and the log is shown): reading scrollHeight forces layout.
-    if (this.#stick && !this.el.classList.contains("collapsed")) this.#list.scrollTop = this.#list.scrollHeight;
+    if (this.#stick && !this.el.classList.contains("collapsed")) this.#pin();
+  }
+
+  /**
+   * Scroll to the newest entry. Rows skipped by content-visibility get their real height only once
+   * shown, which moves the bottom again: pin once more on the next frames while still following.
+   */
+  #pin() {
+    const l = this.#list;
+    l.scrollTop = l.scrollHeight;
+    const gen = ++this.#pinGen;
+    let frames = PIN_FRAMES;
+    const again = () => {
+      if (gen !== this.#pinGen || !this.#stick || frames-- <= 0) return;
+      if (l.scrollHeight - l.scrollTop - l.clientHeight > 1) l.scrollTop = l.scrollHeight;
+      requestAnimationFrame(again);
+    };
+    requestAnimationFrame(again);
   }
 
   /** @param {any} entry */
@@ -118,8 +166,9 @@ export class ActivityLog {
           : textView(typeof entry.data === "string" ? entry.data : prettyJson(entry.data), { className: "json", filename: "activity.json" }));
       }
     });
-    details.hidden = !this.#matches(details);
-    return details;
+    const row = h("li", { class: "log-row" }, details);
+    row.hidden = !this.#matches(details);
+    return row;
   }
 
   clear() {
@@ -150,7 +199,7 @@ export class ActivityLog {
 
   #applyFilters() {
     for (const el of /** @type {NodeListOf<HTMLElement>} */ (this.#list.querySelectorAll("[data-log-entry]"))) {
-      el.hidden = !this.#matches(el);
+      if (el.parentElement) el.parentElement.hidden = !this.#matches(el);
     }
   }
 }
