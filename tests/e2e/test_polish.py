@@ -8,12 +8,13 @@ both themes are saved into test-results/screenshots/ for a person to look at.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.conftest import bind_page, login
 from tests.helpers import Webhost, run_webhost
@@ -148,3 +149,140 @@ def test_axe_finds_nothing_serious_on_the_main_views_in_both_themes(demo_page: P
         expect(page.locator('[data-testid="apps-view"]')).to_be_visible()
         check_view(page, "apps", theme, problems)
     assert problems == [], "\n".join(problems)
+
+
+# ---- approvals -------------------------------------------------------------------------------------------------
+
+
+def test_an_approval_does_not_move_the_app_and_identical_ones_share_one_card(demo_page: Page) -> None:
+    page = demo_page
+    frame = call_dashboard(page)
+    before = frame.bounding_box()
+    card = page.locator("[data-approval]")
+    # One request, appearing and going (denied: the app panel adds no note of its own).
+    ask_open_link(page, 1)
+    expect(card).to_have_count(1)
+    assert frame.bounding_box() == before, "the app moved when the approval appeared"
+    expect(card.locator('[data-action="allow-all"]')).to_be_hidden()
+    card.locator('[data-action="deny"]').click()
+    expect(card).to_have_count(0)
+    assert frame.bounding_box() == before, "the app moved when the approval went"
+
+    # Three identical requests from the same frame: one card, a count and "allow all 3".
+    ask_open_link(page, 3)
+    expect(card).to_have_count(1)
+    expect(card).to_have_attribute("data-kind", "open-link")
+    expect(card).to_have_attribute("data-count", "3")
+    assert frame.bounding_box() == before, "the app moved when the approvals appeared"
+    all_of_them = card.locator('[data-action="allow-all"]')
+    expect(all_of_them).to_be_visible()
+    expect(all_of_them).to_have_text("Allow all 3")
+    # Deny decides one (the oldest); the card stays for the other two.
+    card.locator('[data-action="deny"]').click()
+    expect(card).to_have_attribute("data-count", "2")
+    expect(all_of_them).to_have_text("Allow all 2")
+    expect(card.locator('[data-action="allow"]')).to_be_enabled()
+    assert frame.bounding_box() == before
+    # "Allow all 2" decides the rest, and the card goes.
+    all_of_them.click()
+    expect(card).to_have_count(0)
+    # Every request was decided on its own: two denied, two allowed (the audit has one row each).
+    rows = """(f) => window.__page.rpc.request('audit/list', {}).then((r) =>
+        r.entries.filter((e) => e.kind === 'app.open-link' && e.frame === f).map((e) => e.decision))"""
+    frame_id = frame.get_attribute("data-frame-id")
+    page.wait_for_function(f"(f) => ({rows})(f).then((d) => d.length >= 4)", arg=frame_id)
+    decisions = page.evaluate(rows, frame_id)
+    assert sorted(decisions) == ["allow", "allow", "deny", "deny"], decisions
+
+
+# ---- small things a new user hits ------------------------------------------------------------------------------
+
+
+def focused(page: Page) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate("""() => { const a = document.activeElement;
+      return {testid: a?.dataset?.testid ?? null, inRequest: Boolean(a?.closest("[data-elicitation]")),
+              name: a?.getAttribute("name") ?? null}; }""")
+    return result
+
+
+def test_focus_goes_to_a_new_input_request_and_back_after_it_is_answered(demo_page: Page) -> None:
+    page = demo_page
+    open_tool(page, "register_user")
+    call = page.locator('[data-testid="call-tool"]')
+    call.focus()
+    page.keyboard.press("Enter")
+    request = page.locator('form[data-elicitation][data-mode="form"]')
+    expect(request).to_be_visible()
+    page.wait_for_function("() => Boolean(document.activeElement?.closest('[data-elicitation]'))")
+    assert focused(page)["inRequest"], focused(page)
+    request.locator('[data-action="decline"]').click()
+    expect(request).to_have_count(0)
+    expect(page.locator('[data-testid="tool-result"]')).not_to_have_attribute("data-status", "pending")
+    page.wait_for_function("() => document.activeElement?.dataset?.testid === 'call-tool'")
+
+
+def test_a_deliberate_cancel_is_shown_as_cancelled_not_as_a_failure(demo_page: Page) -> None:
+    page = demo_page
+    view = open_tool(page, "count_slowly")
+    view.locator('[name="steps"]').fill("50")
+    page.locator('[data-testid="call-tool"]').click()
+    result = page.locator('[data-testid="tool-result"]')
+    expect(result).to_have_attribute("data-status", "pending")
+    result.locator('[data-action="cancel-call"]').click()
+    expect(result).to_have_attribute("data-status", "error")  # the contract's value, unchanged
+    expect(result).to_have_attribute("data-cancelled", "true")
+    expect(result.locator(".status-pill")).to_have_text("Cancelled")
+    expect(result.locator(".result-body")).not_to_have_class(re.compile(r"\bis-error\b"))
+    danger = page.evaluate("() => getComputedStyle(document.querySelector('.tool-result .error-message')).color")
+    border = page.evaluate("() => getComputedStyle(document.querySelector('.tool-result')).borderTopColor")
+    red = page.evaluate("""() => { const p = document.createElement('p'); p.style.color = 'var(--color-text-danger)';
+      document.body.append(p); const c = getComputedStyle(p).color; p.remove(); return c; }""")
+    assert danger != red and border != red, (danger, border, red)
+
+
+def test_the_401_page_says_how_to_get_in_and_takes_the_token(page: Page, demo: Webhost) -> None:
+    response = page.goto(f"{demo.base_url}/")
+    assert response is not None and response.status == 401
+    expect(page.locator('[data-testid="sign-in-help"]')).to_contain_text("?token=")
+    form = page.locator('form[data-testid="token-form"]')
+    assert form.get_attribute("method") == "get" and form.get_attribute("action") == "/"
+    form.locator('[name="token"]').fill(demo.token)
+    form.locator('[data-action="sign-in-token"]').click()
+    page.wait_for_url(f"{demo.base_url}/")
+    expect(page.locator('[data-server="demo"][data-status="connected"]')).to_be_visible(timeout=CONNECT_MS)
+
+
+def test_on_a_phone_the_tool_title_the_theme_toggle_and_a_pending_request_are_reachable(
+        browser: Browser, demo: Webhost) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        login(page, demo)
+        expect(page.locator('[data-server="demo"][data-status="connected"]')).to_be_visible(timeout=CONNECT_MS)
+        width = page.evaluate("() => document.documentElement.clientWidth")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+
+        def reachable(locator: Locator, what: str) -> None:
+            locator.scroll_into_view_if_needed()
+            expect(locator).to_be_in_viewport()
+            box = locator.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, f"{what} is cut off: {box}"
+
+        toggle = page.locator('[data-testid="theme-toggle"]')
+        reachable(toggle, "the theme toggle")
+        toggle.click()
+        view = open_tool(page, "register_user")
+        reachable(view.locator("h2").first, "the tool title")
+        page.locator('[data-testid="call-tool"]').click()
+        request = page.locator('form[data-elicitation][data-mode="form"]')
+        expect(request).to_be_attached()
+        reachable(request, "the input request")
+        for action in ("accept", "decline", "cancel"):
+            reachable(request.locator(f'[data-action="{action}"]'), f"the request's {action} button")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "phone-input-request.png"))
+        request.locator('[data-action="cancel"]').click()
+        expect(request).to_have_count(0)
+        reachable(toggle, "the theme toggle")
+    finally:
+        context.close()
