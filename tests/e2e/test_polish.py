@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.conftest import bind_page, login
 from tests.helpers import Webhost, run_webhost
+from webhost.testing.page import WebhostPage
 
 pytestmark = pytest.mark.e2e
 
@@ -96,6 +97,13 @@ def call_dashboard(page: Page) -> Locator:
     return frame
 
 
+def place(frame: Locator) -> dict[str, float]:
+    """Where the app frame is and how wide (its height is the app's own: it may resize itself)."""
+    box = frame.bounding_box()
+    assert box is not None
+    return {k: round(box[k], 1) for k in ("x", "y", "width")}
+
+
 def ask_open_link(page: Page, times: int) -> None:
     """The dashboard App asks to open the same link `times` times (identical approvals from one frame)."""
     inner = page.frame_locator("iframe[data-app-frame]").frame_locator("iframe")
@@ -154,37 +162,37 @@ def test_axe_finds_nothing_serious_on_the_main_views_in_both_themes(demo_page: P
 # ---- approvals -------------------------------------------------------------------------------------------------
 
 
-def test_an_approval_does_not_move_the_app_and_identical_ones_share_one_card(demo_page: Page) -> None:
+def test_an_approval_does_not_move_the_app_and_identical_ones_share_one_card(demo_page: Page, ui: WebhostPage) -> None:
     page = demo_page
     frame = call_dashboard(page)
-    before = frame.bounding_box()
+    before = place(frame)
     card = page.locator("[data-approval]")
     # One request, appearing and going (denied: the app panel adds no note of its own).
     ask_open_link(page, 1)
     expect(card).to_have_count(1)
-    assert frame.bounding_box() == before, "the app moved when the approval appeared"
+    assert place(frame) == before, f"the app moved when the approval appeared: {place(frame)} != {before}"
     expect(card.locator('[data-action="allow-all"]')).to_be_hidden()
     card.locator('[data-action="deny"]').click()
     expect(card).to_have_count(0)
-    assert frame.bounding_box() == before, "the app moved when the approval went"
+    assert place(frame) == before, f"the app moved when the approval went: {place(frame)} != {before}"
 
     # Three identical requests from the same frame: one card, a count and "allow all 3".
     ask_open_link(page, 3)
     expect(card).to_have_count(1)
     expect(card).to_have_attribute("data-kind", "open-link")
     expect(card).to_have_attribute("data-count", "3")
-    assert frame.bounding_box() == before, "the app moved when the approvals appeared"
+    assert place(frame) == before, f"the app moved when the approvals appeared: {place(frame)} != {before}"
     all_of_them = card.locator('[data-action="allow-all"]')
     expect(all_of_them).to_be_visible()
     expect(all_of_them).to_have_text("Allow all 3")
-    # Deny decides one (the oldest); the card stays for the other two.
-    card.locator('[data-action="deny"]').click()
+    # Deny decides one (the oldest); the card stays for the other two (the page object waits on that too).
+    ui.approvals("open-link").deny()
     expect(card).to_have_attribute("data-count", "2")
     expect(all_of_them).to_have_text("Allow all 2")
     expect(card.locator('[data-action="allow"]')).to_be_enabled()
-    assert frame.bounding_box() == before
+    assert place(frame) == before, f"{place(frame)} != {before}"
     # "Allow all 2" decides the rest, and the card goes.
-    all_of_them.click()
+    ui.approvals("open-link").allow_all()
     expect(card).to_have_count(0)
     # Every request was decided on its own: two denied, two allowed (the audit has one row each).
     rows = """(f) => window.__page.rpc.request('audit/list', {}).then((r) =>
@@ -246,6 +254,7 @@ def test_the_401_page_says_how_to_get_in_and_takes_the_token(page: Page, demo: W
     expect(page.locator('[data-testid="sign-in-help"]')).to_contain_text("?token=")
     form = page.locator('form[data-testid="token-form"]')
     assert form.get_attribute("method") == "get" and form.get_attribute("action") == "/"
+    assert axe_problems(page) == []
     form.locator('[name="token"]').fill(demo.token)
     form.locator('[data-action="sign-in-token"]').click()
     page.wait_for_url(f"{demo.base_url}/")
