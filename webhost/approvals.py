@@ -39,8 +39,9 @@ class ApprovalBroker:
         if key in self._remembered:
             return self._remembered[key], True
         approval_id = PendingRegistry.new_id("ap-")
+        # `subject` (the tool, the URL) lets the page show identical requests from one frame as one card.
         view = {"id": approval_id, "server": server, "kind": kind, "summary": summary, "detail": detail,
-                "frame": frame}
+                "frame": frame, "subject": subject}
         pending = PendingApproval(approval_id, server, view, kind=kind, frame=frame)
         await self._registry.wait(pending)
         if pending.remember and pending.decision is not None:

@@ -248,8 +248,10 @@ class AuthGate:
             return
         wants_html = "text/html" in _headers(scope).get("accept", "")
         if wants_html:
+            token_mode = self.oidc is None and self.proxy is None
             body = page_html(status, _TITLES.get(status, "webhost"), message,
-                             sign_in=self.oidc is not None and status == 401).encode()
+                             sign_in=self.oidc is not None and status == 401,
+                             token_form=token_mode and status == 401).encode()
             content_type = b"text/html; charset=utf-8"
         else:
             body = json.dumps({"error": message, "status": status}).encode()

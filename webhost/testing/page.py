@@ -191,7 +191,11 @@ class Elicitation:
 
 
 class Approvals:
-    """The pending requests for the user's approval (``[data-approval]``); allow/deny answer the first."""
+    """The pending requests for the user's approval (``[data-approval]``); allow/deny answer the first.
+
+    Identical requests from one app frame share one card (``data-count``): allow/deny decide its oldest
+    request, ``allow_all`` every request on it; ``count`` counts cards.
+    """
 
     def __init__(self, owner: WebhostPage, kind: str | None) -> None:
         self._owner = owner
@@ -214,14 +218,21 @@ class Approvals:
     def deny(self) -> None:
         self._press("deny")
 
+    def allow_all(self) -> None:
+        """Allow every request on the first card (identical requests from one app share it)."""
+        several = int(self.locator.first.get_attribute("data-count") or "1") > 1
+        self._press("allow-all" if several else "allow")
+
     def _press(self, action: str) -> None:
         first = self.locator.first
         before = self.count()
+        decided = first.get_attribute("data-id") or ""  # the request a button decides (the card's oldest)
         first.locator(f'[data-action="{action}"]').click()
         try:
             self._owner.page.wait_for_function(
-                "([sel, n]) => document.querySelectorAll(sel).length < n", arg=[self.selector, before],
-                timeout=APPEAR_MS)
+                """([sel, n, id]) => document.querySelectorAll(sel).length < n
+                  || ![...document.querySelectorAll(sel)].some((e) => e.dataset.id === id)""",
+                arg=[self.selector, before, decided], timeout=APPEAR_MS)
         except PlaywrightError:
             raise AssertionError(f"the approval stayed after {action}; it shows: {self.text}") from None
 

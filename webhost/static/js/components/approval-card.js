@@ -1,50 +1,113 @@
 // @ts-check
 // A request for the user's approval (an app's tool call, opening a link, ...):
 // [data-approval][data-kind] with Allow / Deny and "remember", answered with approvals/respond.
+// Identical requests from one app (same frame, kind, subject and detail) share one card: a count, and
+// [data-action="allow-all"] beside Allow / Deny (which still decide one request, the oldest).
 
 import { h, prettyJson } from "../html.js";
 import { describeError } from "../rpc.js";
 
-/** @param {any} req @param {import("../rpc.js").RpcClient} rpc */
-export function approvalCard(req, rpc) {
-  const kind = String(req.kind ?? "action");
-  const remember = h("input", { type: "checkbox", name: "remember" });
-  const status = h("p", { class: "card-status", role: "status" });
-  const detail = req.detail === undefined || req.detail === null ? null
-    : typeof req.detail === "string" ? h("pre", { class: "text-content approval-detail", text: req.detail })
-      : h("pre", { class: "text-content json approval-detail", text: prettyJson(req.detail) });
-  const allow = h("button", { type: "button", class: "primary", text: "Allow", dataset: { action: "allow" } });
-  const deny = h("button", { type: "button", class: "ghost", text: "Deny", dataset: { action: "deny" } });
-  const card = h("div", { class: "card approval", role: "group", "aria-label": "Approval request",
-    dataset: { approval: "", kind, id: String(req.id), approvalServer: String(req.server ?? "") } },
-  h("header", { class: "card-head" },
-    h("span", { class: "badge warning", text: "Approval" }),
-    h("span", {}, h("strong", { class: "asker", text: String(req.server ?? "webhost") }), " wants to"),
-    h("span", { class: "badge", text: kind })),
-  req.summary ? h("p", { class: "approval-summary", text: String(req.summary) }) : null,
-  detail,
-  h("label", { class: "check" }, remember, h("span", { text: "Remember my answer for this session" })),
-  status,
-  h("div", { class: "card-actions" }, deny, h("span", { class: "spacer" }), allow));
+/**
+ * The key identical approvals share (same frame, kind and subject, and the same summary and detail, so
+ * "allow all" never allows something the card does not show), or null when the request is not an app's.
+ * @param {any} req
+ */
+export function approvalGroup(req) {
+  if (!req?.frame) return null;
+  return JSON.stringify([String(req.frame), String(req.kind ?? ""), String(req.subject ?? ""),
+    String(req.summary ?? ""), JSON.stringify(req.detail ?? null)]);
+}
 
-  /** @param {"allow" | "deny"} decision */
-  async function decide(decision) {
-    allow.disabled = true;
-    deny.disabled = true;
-    status.className = "card-status";
-    status.textContent = "Sending…";
-    try {
-      await rpc.request("approvals/respond", { id: req.id, decision, remember: remember.checked });
-      card.classList.add("answered");
-      status.textContent = decision === "allow" ? "Allowed." : "Denied.";
-    } catch (err) {
-      status.className = "card-status error";
-      status.textContent = describeError(err);
-      allow.disabled = false;
-      deny.disabled = false;
+export class ApprovalCard {
+  /** The ids still waiting on this card, oldest first. @type {string[]} */
+  #ids = [];
+  #rpc;
+  #remember = h("input", { type: "checkbox", name: "remember" });
+  #status = h("p", { class: "card-status", role: "status" });
+  #count = h("span", { class: "badge approval-count", hidden: true });
+  #allow = h("button", { type: "button", class: "primary", text: "Allow", dataset: { action: "allow" } });
+  #deny = h("button", { type: "button", class: "ghost", text: "Deny", dataset: { action: "deny" } });
+  #allowAll = h("button", { type: "button", class: "ghost", hidden: true, dataset: { action: "allow-all" } });
+  el;
+
+  /** @param {any} req @param {import("../rpc.js").RpcClient} rpc */
+  constructor(req, rpc) {
+    this.#rpc = rpc;
+    const kind = String(req.kind ?? "action");
+    const detail = req.detail === undefined || req.detail === null ? null
+      : typeof req.detail === "string" ? h("pre", { class: "text-content approval-detail", text: req.detail })
+        : h("pre", { class: "text-content json approval-detail", text: prettyJson(req.detail) });
+    this.el = h("div", { class: "card approval", role: "group", "aria-label": "Approval request",
+      dataset: { approval: "", kind, id: String(req.id), approvalServer: String(req.server ?? "") } },
+    h("header", { class: "card-head" },
+      h("span", { class: "badge warning", text: "Approval" }),
+      h("span", {}, h("strong", { class: "asker", text: String(req.server ?? "webhost") }), " wants to"),
+      h("span", { class: "badge", text: kind }), this.#count),
+    req.summary ? h("p", { class: "approval-summary", text: String(req.summary) }) : null,
+    detail,
+    h("label", { class: "check" }, this.#remember, h("span", { text: "Remember my answer for this session" })),
+    this.#status,
+    h("div", { class: "card-actions" }, this.#deny, h("span", { class: "spacer" }), this.#allowAll, this.#allow));
+    this.#allow.addEventListener("click", () => this.#decide("allow", false));
+    this.#deny.addEventListener("click", () => this.#decide("deny", false));
+    this.#allowAll.addEventListener("click", () => this.#decide("allow", true));
+    this.add(req);
+  }
+
+  /** How many requests this card still holds. */
+  get size() { return this.#ids.length; }
+
+  /** One more identical request. @param {any} req */
+  add(req) {
+    const id = String(req.id);
+    if (!this.#ids.includes(id)) this.#ids.push(id);
+    this.#update();
+  }
+
+  /** A request was decided (here or elsewhere): returns how many are left. @param {string} id */
+  drop(id) {
+    this.#ids = this.#ids.filter((i) => i !== id);
+    this.#update();
+    return this.#ids.length;
+  }
+
+  #update() {
+    const n = this.#ids.length;
+    if (n) this.el.dataset.id = this.#ids[0];
+    this.el.dataset.count = String(n);
+    this.#count.hidden = n < 2;
+    this.#count.textContent = `×${n}`;
+    this.#allowAll.hidden = n < 2;
+    this.#allowAll.textContent = `Allow all ${n}`;
+    this.#allow.textContent = n < 2 ? "Allow" : "Allow one";
+    this.#deny.textContent = n < 2 ? "Deny" : "Deny one";
+  }
+
+  /** @param {"allow" | "deny"} decision @param {boolean} all */
+  async #decide(decision, all) {
+    const ids = all ? [...this.#ids] : this.#ids.slice(0, 1);
+    if (!ids.length) return;
+    const buttons = [this.#allow, this.#deny, this.#allowAll];
+    for (const b of buttons) b.disabled = true;
+    this.#status.className = "card-status";
+    this.#status.textContent = "Sending…";
+    const remember = this.#remember.checked;
+    const answers = await Promise.allSettled(ids.map((id) =>
+      this.#rpc.request("approvals/respond", { id, decision, remember })));
+    const failed = answers.find((a) => a.status === "rejected");
+    ids.forEach((id, i) => { if (answers[i].status === "fulfilled") this.drop(id); });
+    const word = decision === "allow" ? "Allowed" : "Denied";
+    if (failed) {
+      this.#status.className = "card-status error";
+      this.#status.textContent = describeError(/** @type {PromiseRejectedResult} */ (failed).reason);
+    } else {
+      this.#status.textContent = this.#ids.length ? `${word} ${ids.length}; ${this.#ids.length} still waiting.` : `${word}.`;
+    }
+    if (this.#ids.length) {
+      for (const b of buttons) b.disabled = false;
+    } else if (!failed) {
+      this.el.classList.add("answered");
     }
   }
-  allow.addEventListener("click", () => decide("allow"));
-  deny.addEventListener("click", () => decide("deny"));
-  return card;
 }
+

@@ -137,7 +137,8 @@ export class CallResult {
     const data = err instanceof RpcError ? /** @type {any} */ (err.data) : null;
     this.#copies.prepend(copyButton("Copy JSON", "copy-json", () => prettyJson({ code, message: describeError(err), data })));
     const upstream = data && typeof data === "object" && "upstreamCode" in data ? ` (server code ${data.upstreamCode})` : "";
-    this.#body.classList.add("is-error");
+    if (cancelled) this.el.dataset.cancelled = "true"; // asked for: shown calm, not as a failure (results.css)
+    this.#body.classList.toggle("is-error", !cancelled);
     replaceChildren(this.#body,
       h("p", { class: "error-message" },
         code !== null ? h("code", { class: "error-code", text: String(code) }) : null,

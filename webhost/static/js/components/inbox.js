@@ -7,7 +7,7 @@ import { RpcError } from "../rpc.js";
 import { ERRORS } from "../constants.js";
 import { park, isParked, bounded } from "../park.js";
 import { formCard, urlCard, appCard, endedNote } from "./elicitation-card.js";
-import { approvalCard } from "./approval-card.js";
+import { ApprovalCard, approvalGroup } from "./approval-card.js";
 import { samplingCard } from "./sampling-card.js";
 
 const ENDED = /** @type {Record<string, string>} */ ({
@@ -20,6 +20,17 @@ export class Inbox {
   #apps;
   /** @type {Map<string, HTMLElement>} */
   #cards = new Map();
+  /** Approval cards by their element, and the open card of each group of identical requests. */
+  /** @type {WeakMap<HTMLElement, ApprovalCard>} */
+  #approvalOf = new WeakMap();
+  /** @type {Map<string, ApprovalCard>} */
+  #groups = new Map();
+  /** Where focus was before an input request took it, by card key: it goes back there after. */
+  /** @type {Map<string, HTMLElement>} */
+  #returnFocus = new Map();
+  /** The last focused element outside the inbox (a Call button, disabled while its call runs, drops focus). */
+  /** @type {HTMLElement | null} */
+  #lastFocus = null;
   #list = h("div", { class: "inbox-list" });
   #count = h("span", { class: "count", text: "0" });
   #live = h("p", { class: "visually-hidden", "aria-live": "assertive" });
@@ -38,6 +49,10 @@ export class Inbox {
     this.el = h("aside", { class: "inbox", "aria-label": "Waiting for you", hidden: true },
       h("h2", { class: "inbox-title" }, "Waiting for you ", this.#count),
       this.#live, this.#list);
+    document.addEventListener("focusin", (ev) => {
+      const target = /** @type {HTMLElement} */ (ev.target);
+      if (target instanceof HTMLElement && !this.el.contains(target)) this.#lastFocus = target;
+    });
   }
 
   /** A finished call needs nothing more from the person: drop its "waiting" notes. @param {string} callId */
@@ -69,6 +84,7 @@ export class Inbox {
       for (const [k, el] of this.#cards) if (k.startsWith("w:") && el.dataset.url === String(req.url ?? "")) this.#remove(k);
     }
     this.#add(key, card);
+    if (req.mode !== "app") this.#takeFocus(key, card);
     const what = req.mode === "url" ? "your consent to open a link" : req.mode === "sampling" ? "a model reply" : "input";
     this.#announce(`${req.server ?? "A server"} is asking for ${what}.`);
   }
@@ -160,18 +176,44 @@ export class Inbox {
   /** @param {any} req */
   addApproval(req) {
     if (!req || req.id === undefined) return;
-    this.#add(`a:${req.id}`, approvalCard(req, this.#rpc));
+    const key = `a:${req.id}`;
+    const group = approvalGroup(req);
+    const same = group ? this.#groups.get(group) : undefined;
+    if (same && same.size > 0 && same.el.isConnected) {
+      // The same app asking the same thing again: one card, with a count and "allow all".
+      same.add(req);
+      this.#cards.set(key, same.el);
+      this.#changed();
+      return;
+    }
+    const card = new ApprovalCard(req, this.#rpc);
+    this.#approvalOf.set(card.el, card);
+    if (group) this.#groups.set(group, card);
+    this.#add(key, card.el);
     this.#announce(`${req.server ?? "A server"} needs your approval.`);
   }
 
   /** @param {{id: string}} p */
   resolveApproval(p) {
-    this.#remove(`a:${p.id}`);
+    const key = `a:${p.id}`;
+    const el = this.#cards.get(key);
+    const card = el ? this.#approvalOf.get(el) : undefined;
+    if (card && card.drop(String(p.id)) > 0) {
+      this.#cards.delete(key); // the card stays for the identical requests still waiting
+      this.#changed();
+      return;
+    }
+    if (!el || !card) return;
+    for (const [group, c] of this.#groups) if (c === card) this.#groups.delete(group);
+    for (const [k, v] of this.#cards) if (v === el) this.#cards.delete(k);
+    el.remove();
+    this.#changed();
   }
 
   /** The backend session ended: none of its requests can be answered any more. */
   clear() {
     for (const key of [...this.#cards.keys()]) this.#remove(key);
+    this.#groups.clear();
   }
 
   /** @param {string} key @param {HTMLElement} card */
@@ -207,12 +249,53 @@ export class Inbox {
     const card = this.#cards.get(key);
     if (!card) return;
     this.#cards.delete(key);
+    this.#giveFocusBack(key, card);
     if (unmount) {
       void this.#retireAppCard(card, unmount.id, unmount.reason);
       return;
     }
     card.remove();
     this.#changed();
+  }
+
+  /**
+   * Move focus to a new input request's first control, remembering where it was; when focus was in
+   * another request's card, that card's return place is inherited (it is about to go).
+   * @param {string} key @param {HTMLElement} card
+   */
+  #takeFocus(key, card) {
+    const from = /** @type {HTMLElement | null} */ (document.activeElement);
+    let back = from && from !== document.body ? from : this.#lastFocus;
+    for (const [k, target] of this.#returnFocus) {
+      if (from && this.#cards.get(k)?.contains(from)) back = target;
+    }
+    if (back) this.#returnFocus.set(key, back);
+    const first = /** @type {HTMLElement | null} */ (card.querySelector(
+      "input:not([type=hidden]):not(:disabled), select:not(:disabled), textarea:not(:disabled), button:not(:disabled)"));
+    first?.focus();
+  }
+
+  /** The card of `key` leaves: if focus was in it, it goes back to where it was. @param {string} key @param {HTMLElement} card */
+  #giveFocusBack(key, card) {
+    const back = this.#returnFocus.get(key);
+    this.#returnFocus.delete(key);
+    const active = document.activeElement;
+    const lost = !active || active === document.body || card.contains(active);
+    if (!back || !lost || !back.isConnected) return;
+    const control = /** @type {HTMLButtonElement} */ (back);
+    if (!control.disabled) {
+      back.focus();
+      return;
+    }
+    // The place was a control that waits for the call to end (the tool's Call button): focus it once it is
+    // enabled again, unless the person has gone elsewhere meanwhile.
+    const watch = new MutationObserver(() => {
+      if (control.disabled) return;
+      watch.disconnect();
+      if (!document.activeElement || document.activeElement === document.body) back.focus();
+    });
+    watch.observe(back, { attributes: true, attributeFilter: ["disabled"] });
+    setTimeout(() => watch.disconnect(), 30_000);
   }
 
   /** @param {string} text */
