@@ -52,16 +52,34 @@ def parse_args(
     if extra is not None:
         extra(parser)
     parser.add_argument("--quick", action="store_true", help="a short run (~10 s) with fewer iterations")
-    parser.add_argument("--iterations", type=int, default=None, metavar="N",
-                        help="timed iterations per side for every row (default: per row, see the table)")
-    parser.add_argument("--warmup", type=int, default=None, metavar="N",
-                        help="untimed iterations per side before each row (default 30, --quick 10)")
-    parser.add_argument("--no-ws-compression", action="store_true",
-                        help="do not offer permessage-deflate on the WebSocket (browsers always offer it)")
-    parser.add_argument("--profile-webhost", type=Path, default=None, metavar="FILE",
-                        help="run webhost under cProfile (CPU-time clock), write the stats to FILE and print "
-                             "where its CPU goes (the profiler slows webhost 4-5 times: the ratios of such a run "
-                             "are not figures)")
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="timed iterations per side for every row (default: per row, see the table)",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=None,
+        metavar="N",
+        help="untimed iterations per side before each row (default 30, --quick 10)",
+    )
+    parser.add_argument(
+        "--no-ws-compression",
+        action="store_true",
+        help="do not offer permessage-deflate on the WebSocket (browsers always offer it)",
+    )
+    parser.add_argument(
+        "--profile-webhost",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="run webhost under cProfile (CPU-time clock), write the stats to FILE and print "
+        "where its CPU goes (the profiler slows webhost 4-5 times: the ratios of such a run "
+        "are not figures)",
+    )
     args = parser.parse_args(argv)
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
@@ -150,13 +168,21 @@ class Paired:
 
     def row(self, name: str, meter: Meter | None = None) -> Row:
         webhost_cpu, frames = meter.per_call() if meter is not None else (None, None)
-        return Row(name, Summary.of(self.direct_s), Summary.of(self.webhost_s),
-                   direct_cpu_ms=self.direct_cpu_s * 1000 / len(self.direct_s), webhost_cpu_ms=webhost_cpu,
-                   frames=frames, direct_drift=drift(self.direct_s), webhost_drift=drift(self.webhost_s))
+        return Row(
+            name,
+            Summary.of(self.direct_s),
+            Summary.of(self.webhost_s),
+            direct_cpu_ms=self.direct_cpu_s * 1000 / len(self.direct_s),
+            webhost_cpu_ms=webhost_cpu,
+            frames=frames,
+            direct_drift=drift(self.direct_s),
+            webhost_drift=drift(self.webhost_s),
+        )
 
 
-async def interleaved(direct: Timed, webhost: Timed, *, iterations: int, warmup: int,
-                      meter: Meter | None = None) -> Paired:
+async def interleaved(
+    direct: Timed, webhost: Timed, *, iterations: int, warmup: int, meter: Meter | None = None
+) -> Paired:
     """Time both sides `iterations` times each, alternating ABBA so that neither always goes first.
 
     The meter (webhost CPU, frames) starts after the warm-up and sees only the timed calls.
@@ -236,8 +262,10 @@ def process_cpu_seconds(pid: int) -> float | None:
 
 def environment() -> str:
     cores = os.cpu_count()
-    return (f"python {platform.python_version()}, mcp {version('mcp')}, websockets {version('websockets')}, "
-            f"{cores} core(s), {platform.system()} {platform.machine()}, {load_average()}")
+    return (
+        f"python {platform.python_version()}, mcp {version('mcp')}, websockets {version('websockets')}, "
+        f"{cores} core(s), {platform.system()} {platform.machine()}, {load_average()}"
+    )
 
 
 def load_average() -> str:
@@ -249,15 +277,33 @@ def load_average() -> str:
 
 
 def print_table(title: str, rows: Sequence[Row]) -> None:
-    headers = ["row", "n", "direct med", "direct p99", "webhost med", "webhost p99", "ratio", "overhead",
-               "client CPU", "webhost CPU", "frames"]
+    headers = [
+        "row",
+        "n",
+        "direct med",
+        "direct p99",
+        "webhost med",
+        "webhost p99",
+        "ratio",
+        "overhead",
+        "client CPU",
+        "webhost CPU",
+        "frames",
+    ]
     body = [
-        [row.name, str(row.direct.n), f"{row.direct.median_ms:.2f} ms", f"{row.direct.p99_ms:.2f} ms",
-         f"{row.webhost.median_ms:.2f} ms", f"{row.webhost.p99_ms:.2f} ms", f"{row.ratio:.2f}x",
-         f"{row.overhead_ms:+.2f} ms",
-         "n/a" if row.direct_cpu_ms is None else f"{row.direct_cpu_ms:.2f} ms",
-         "n/a" if row.webhost_cpu_ms is None else f"{row.webhost_cpu_ms:.2f} ms",
-         "n/a" if row.frames is None else f"{row.frames:.1f}"]
+        [
+            row.name,
+            str(row.direct.n),
+            f"{row.direct.median_ms:.2f} ms",
+            f"{row.direct.p99_ms:.2f} ms",
+            f"{row.webhost.median_ms:.2f} ms",
+            f"{row.webhost.p99_ms:.2f} ms",
+            f"{row.ratio:.2f}x",
+            f"{row.overhead_ms:+.2f} ms",
+            "n/a" if row.direct_cpu_ms is None else f"{row.direct_cpu_ms:.2f} ms",
+            "n/a" if row.webhost_cpu_ms is None else f"{row.webhost_cpu_ms:.2f} ms",
+            "n/a" if row.frames is None else f"{row.frames:.1f}",
+        ]
         for row in rows
     ]
     widths = [max(len(line[i]) for line in [headers, *body]) for i in range(len(headers))]
@@ -272,23 +318,38 @@ def print_table(title: str, rows: Sequence[Row]) -> None:
     for line in body:
         print(fmt(line))
     print("ratio = webhost median / direct median; overhead = webhost median - direct median")
-    drifts = [f"{row.name}: direct {row.direct_drift:.2f}x, webhost {row.webhost_drift:.2f}x"
-              for row in rows if row.direct_drift is not None and row.webhost_drift is not None]
+    drifts = [
+        f"{row.name}: direct {row.direct_drift:.2f}x, webhost {row.webhost_drift:.2f}x"
+        for row in rows
+        if row.direct_drift is not None and row.webhost_drift is not None
+    ]
     if drifts:
         print("drift (median of the last quarter of the run / the first quarter): " + "; ".join(drifts))
     print(f"{load_average()} at the end of the run")
-    print("client CPU = this process's CPU per direct call (the SDK client's work); webhost CPU = the webhost "
-          "process's CPU per call through it (1 clock tick resolution over the block); frames = WebSocket frames "
-          "the page received per call")
+    print(
+        "client CPU = this process's CPU per direct call (the SDK client's work); webhost CPU = the webhost "
+        "process's CPU per call through it (1 clock tick resolution over the block); frames = WebSocket frames "
+        "the page received per call"
+    )
     sys.stdout.flush()
 
 
 PROFILE_GROUPS = [
-    ("/webhost/", "webhost (our code)"), ("/mcp/", "mcp SDK"), ("/mcp_types/", "mcp SDK"),
-    ("pydantic", "pydantic"), ("/anyio/", "anyio"), ("/asyncio/", "asyncio event loop"),
-    ("/uvicorn/", "uvicorn + websockets"), ("/websockets/", "uvicorn + websockets"), ("/starlette/", "starlette"),
-    ("/json/", "json"), ("importlib", "imports (startup)"), ("zlib", "zlib (permessage-deflate)"),
-    ("select.epoll", "epoll (waiting)"), ("_socket", "socket syscalls"), ("posix.", "pipe syscalls"),
+    ("/webhost/", "webhost (our code)"),
+    ("/mcp/", "mcp SDK"),
+    ("/mcp_types/", "mcp SDK"),
+    ("pydantic", "pydantic"),
+    ("/anyio/", "anyio"),
+    ("/asyncio/", "asyncio event loop"),
+    ("/uvicorn/", "uvicorn + websockets"),
+    ("/websockets/", "uvicorn + websockets"),
+    ("/starlette/", "starlette"),
+    ("/json/", "json"),
+    ("importlib", "imports (startup)"),
+    ("zlib", "zlib (permessage-deflate)"),
+    ("select.epoll", "epoll (waiting)"),
+    ("_socket", "socket syscalls"),
+    ("posix.", "pipe syscalls"),
 ]
 
 
@@ -381,12 +442,25 @@ def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iter
         config = work / "config.json"
         config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
         prefix = [PYTHON, "-c", PROFILE_LAUNCHER, str(profile.resolve())] if profile else [PYTHON, "-m", "webhost"]
-        args = [*prefix, "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
-                "--data-dir", str(work / "data"), "--log-level", "warning", "--config", str(config)]
+        args = [
+            *prefix,
+            "serve",
+            "--port",
+            str(port),
+            "--sandbox-port",
+            str(sandbox_port),
+            "--data-dir",
+            str(work / "data"),
+            "--log-level",
+            "warning",
+            "--config",
+            str(config),
+        ]
         log_path = work / "webhost.log"
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(args, cwd=ROOT, env={**os.environ, "WEBHOST_TOKEN": token},
-                                    stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                args, cwd=ROOT, env={**os.environ, "WEBHOST_TOKEN": token}, stdout=log, stderr=subprocess.STDOUT
+            )
         host = Webhost(proc, port, token, log_path, profile)
         try:
             _wait_healthy(host)
@@ -493,8 +567,11 @@ class RpcSocket:
 @contextlib.asynccontextmanager
 async def connect(host: Webhost, *, compression: bool = True) -> AsyncIterator[RpcSocket]:
     async with websockets.connect(
-        host.ws_url, additional_headers={"Authorization": f"Bearer {host.token}"},
-        origin=host.base_url, max_size=None, open_timeout=10,  # type: ignore[arg-type]
+        host.ws_url,
+        additional_headers={"Authorization": f"Bearer {host.token}"},
+        origin=host.base_url,
+        max_size=None,
+        open_timeout=10,  # type: ignore[arg-type]
         compression="deflate" if compression else None,
     ) as ws:
         yield RpcSocket(ws)

@@ -194,8 +194,10 @@ def webhost_page(browser: Browser, base_url: str, token: str, server: str) -> Pa
     page.goto(f"{base_url}/?token={token}")
     page.wait_for_url(f"{base_url}/")
     page.wait_for_selector(f'[data-server="{server}"][data-status="connected"]', timeout=60_000)
-    page.evaluate("async () => { const main = document.querySelector('script[type=\"module\"][src*=\"/js/main.js\"]'); "
-                  "window.__page = (await import(main.src)).page; }")
+    page.evaluate(
+        'async () => { const main = document.querySelector(\'script[type="module"][src*="/js/main.js"]\'); '
+        "window.__page = (await import(main.src)).page; }"
+    )
     page.wait_for_function("() => window.__page.rpc.state === 'open'")
     page.evaluate(PATCH_RPC)
     page.click(f'[data-server="{server}"] [data-tool="{TOOL}"]')
@@ -217,8 +219,9 @@ def webhost_once(page: Page) -> dict[str, Any]:
 def baseline_page(browser: Browser, html: str) -> Page:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     body = "<!doctype html><html><head><title>baseline</title></head><body></body></html>"
-    context.route("http://baseline.localhost/",
-                  lambda route: route.fulfill(status=200, content_type="text/html", body=body))
+    context.route(
+        "http://baseline.localhost/", lambda route: route.fulfill(status=200, content_type="text/html", body=body)
+    )
     page = context.new_page()
     page.set_default_timeout(60_000)
     page.goto("http://baseline.localhost/")
@@ -229,8 +232,9 @@ def baseline_page(browser: Browser, html: str) -> Page:
 def main() -> int:
     # --generated-app (ours, not _common's): use the stand-in App even when the npm peers are installed.
     generated = "--generated-app" in sys.argv
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "app_ready",
-                      [a for a in sys.argv[1:] if a != "--generated-app"])
+    args = parse_args(
+        __doc__.splitlines()[0] if __doc__ else "app_ready", [a for a in sys.argv[1:] if a != "--generated-app"]
+    )
     warmup = args.warmup if "--warmup" in sys.argv else (2 if args.quick else 5)
     n = iterations_for(args, 40, 8)
     print(f"app_ready: {environment()}")
@@ -290,8 +294,10 @@ def report(label: str, webhost_ms: list[float], baseline_ms: list[float], phases
     print(f"{'side':<34}{'n':>5}{'median':>12}{'p99':>12}")
     print(f"{'bare iframe (baseline)':<34}{bare.n:>5}{bare.median_ms:>9.1f} ms{bare.p99_ms:>9.1f} ms")
     print(f"{'webhost (whole chain)':<34}{web.n:>5}{web.median_ms:>9.1f} ms{web.p99_ms:>9.1f} ms")
-    print(f"ratio (median) {web.median_ms / bare.median_ms:.2f}x, p99 {web.p99_ms / bare.p99_ms:.2f}x; "
-          f"overhead (median) {web.median_ms - bare.median_ms:+.1f} ms")
+    print(
+        f"ratio (median) {web.median_ms / bare.median_ms:.2f}x, p99 {web.p99_ms / bare.p99_ms:.2f}x; "
+        f"overhead (median) {web.median_ms - bare.median_ms:+.1f} ms"
+    )
     print("webhost phases (medians, ms; Date.now() resolution):")
     for phase, values in phases.items():
         clean = [v for v in values if v == v]  # drop NaN

@@ -90,8 +90,10 @@ def open_probe(page: Page, base_url: str, token: str) -> Frame:
     page.goto(f"{base_url}/?token={token}")
     page.wait_for_url(f"{base_url}/")
     page.wait_for_selector(f'[data-server="{SERVER}"][data-status="connected"]', timeout=60_000)
-    page.evaluate("async () => { const main = document.querySelector('script[type=\"module\"][src*=\"/js/main.js\"]'); "
-                  "window.__page = (await import(main.src)).page; }")
+    page.evaluate(
+        'async () => { const main = document.querySelector(\'script[type="module"][src*="/js/main.js"]\'); '
+        "window.__page = (await import(main.src)).page; }"
+    )
     page.wait_for_function("() => window.__page.rpc.state === 'open'")
     page.click(f'[data-server="{SERVER}"] [data-tool="bridge_probe"]')
     view = page.locator('[data-open-tool="bridge_probe"]')
@@ -100,7 +102,8 @@ def open_probe(page: Page, base_url: str, token: str) -> Frame:
     outer = page.locator('iframe[data-app-frame][data-app-status="ready"]')
     outer.wait_for(timeout=60_000)
     page.frame_locator("iframe[data-app-frame]").frame_locator("iframe").locator("#log").get_by_text(
-        "autorun off").wait_for(timeout=60_000)
+        "autorun off"
+    ).wait_for(timeout=60_000)
     handle = outer.element_handle()
     proxy = handle.content_frame() if handle else None
     inner_handle = proxy.locator("iframe").element_handle() if proxy else None
@@ -120,12 +123,15 @@ def check(outcome: dict[str, Any], text: str, side: str) -> float:
 
 def main() -> int:
     keep_log = "--keep-log" in sys.argv  # ours, not _common's
-    args = parse_args(__doc__.splitlines()[0] if __doc__ else "app_tool_call",
-                      [a for a in sys.argv[1:] if a != "--keep-log"])
+    args = parse_args(
+        __doc__.splitlines()[0] if __doc__ else "app_tool_call", [a for a in sys.argv[1:] if a != "--keep-log"]
+    )
     n = iterations_for(args, 400, 60)
     print(f"app_tool_call: {environment()}")
-    with run_webhost({SERVER: stdio_entry("apps")}, profile=args.profile_webhost) as host, \
-            sync_playwright() as playwright:
+    with (
+        run_webhost({SERVER: stdio_entry("apps")}, profile=args.profile_webhost) as host,
+        sync_playwright() as playwright,
+    ):
         browser = launch(playwright)
         try:
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
@@ -133,8 +139,10 @@ def main() -> int:
             app = open_probe(page, host.base_url, host.token)
             app.evaluate(APP_HELPERS)
             page.evaluate(PAGE_HELPERS)
-            print(f"{args.warmup} warm-up and {n} timed calls per side, ABBA; tool {TOOL} on {SERVER} (stdio); "
-                  f"activity log {'left to grow' if keep_log else 'cleared before each pair'}")
+            print(
+                f"{args.warmup} warm-up and {n} timed calls per side, ABBA; tool {TOOL} on {SERVER} (stdio); "
+                f"activity log {'left to grow' if keep_log else 'cleared before each pair'}"
+            )
 
             def via_app(i: int) -> float:
                 return check(app.evaluate(APP_CALL, f"a{i}"), f"a{i}", "app")
@@ -158,10 +166,12 @@ def main() -> int:
             entries = page.evaluate("() => document.querySelectorAll('[data-log-entry]').length")
             page.evaluate(CLEAR_LOG)
             ping_ms = [app.evaluate("() => window.benchRequest('ping', {}).then((o) => o.ms)") for _ in range(n)]
-            info_ms = [page.evaluate("() => window.benchDirect('session/info', {}).then((o) => o.ms)")
-                       for _ in range(n)]
+            info_ms = [
+                page.evaluate("() => window.benchDirect('session/info', {}).then((o) => o.ms)") for _ in range(n)
+            ]
             problems = page.evaluate(
-                "() => window.__page.apps.list().flatMap((a) => window.__page.apps.debug.bridge(a.frameId).problems)")
+                "() => window.__page.apps.list().flatMap((a) => window.__page.apps.debug.bridge(a.frameId).problems)"
+            )
         finally:
             browser.close()
     report(app_ms, page_ms, ping_ms, info_ms)
@@ -178,15 +188,23 @@ def report(app_ms: list[float], page_ms: list[float], ping_ms: list[float], info
     app, page = Summary.of([ms / 1000 for ms in app_ms]), Summary.of([ms / 1000 for ms in page_ms])
     ping, info = Summary.of([ms / 1000 for ms in ping_ms]), Summary.of([ms / 1000 for ms in info_ms])
     print()
-    print(f"App tools/call round trip ({TOOL}): App → proxy → page → webhost → server and back, "
-          "vs the page's own tools/call")
+    print(
+        f"App tools/call round trip ({TOOL}): App → proxy → page → webhost → server and back, "
+        "vs the page's own tools/call"
+    )
     print(f"{'path':<44}{'n':>5}{'median':>12}{'p99':>12}")
-    rows = [("page rpc tools/call (baseline)", page), ("App tools/call (whole chain)", app),
-            ("floor: App ping (answered by the page)", ping), ("floor: page session/info (WebSocket only)", info)]
+    rows = [
+        ("page rpc tools/call (baseline)", page),
+        ("App tools/call (whole chain)", app),
+        ("floor: App ping (answered by the page)", ping),
+        ("floor: page session/info (WebSocket only)", info),
+    ]
     for name, s in rows:
         print(f"{name:<44}{s.n:>5}{s.median_ms:>9.2f} ms{s.p99_ms:>9.2f} ms")
-    print(f"ratio (median) {app.median_ms / page.median_ms:.2f}x, p99 {app.p99_ms / page.p99_ms:.2f}x; "
-          f"overhead (median) {app.median_ms - page.median_ms:+.2f} ms")
+    print(
+        f"ratio (median) {app.median_ms / page.median_ms:.2f}x, p99 {app.p99_ms / page.p99_ms:.2f}x; "
+        f"overhead (median) {app.median_ms - page.median_ms:+.2f} ms"
+    )
     app_drift, page_drift = drift(app_ms), drift(page_ms)
     if app_drift is not None and page_drift is not None:
         print(f"drift (median of the last quarter / the first): App {app_drift:.2f}x, page {page_drift:.2f}x")

@@ -52,7 +52,11 @@ from mcp.types import ElicitRequestParams, ElicitResult, TextContent
 TOOL = "form_defaults"
 # The defaults of form_defaults' schema, sent back as an accepted answer by both sides.
 ANSWER: dict[str, str | int | float | bool] = {
-    "name": "Ada Lovelace", "age": 36, "score": 9.5, "tier": "gold", "subscribed": True,
+    "name": "Ada Lovelace",
+    "age": 36,
+    "score": 9.5,
+    "tier": "gold",
+    "subscribed": True,
 }
 # (row name, webhost server name, server flags, default iterations, --quick iterations)
 ERAS: list[tuple[str, str, list[str], int, int]] = [
@@ -110,12 +114,14 @@ async def main() -> int:
 
                     n = iterations_for(args, default_n, quick_n)
                     meter = Meter(host, ws)
-                    paired = await interleaved(one_direct, one_webhost, iterations=n, warmup=args.warmup,
-                                               meter=meter)
+                    paired = await interleaved(one_direct, one_webhost, iterations=n, warmup=args.warmup, meter=meter)
                     rows.append(paired.row(name, meter))
     print()
-    print_table(f"elicitation round trip ({TOOL}, answered at once): webhost (WebSocket notification + "
-                "elicitation/respond) vs direct SDK Client (elicitation_callback)", rows)
+    print_table(
+        f"elicitation round trip ({TOOL}, answered at once): webhost (WebSocket notification + "
+        "elicitation/respond) vs direct SDK Client (elicitation_callback)",
+        rows,
+    )
     if args.profile_webhost:
         print_profile(args.profile_webhost)
     return 0

@@ -89,22 +89,40 @@ def person_email(index: int) -> str:
 
 
 def add_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--people", type=int, default=None, metavar="N",
-                        help="people (proxy mode; in token mode they are all the same person) (default 50, "
-                             "--quick 5)")
+    parser.add_argument(
+        "--people",
+        type=int,
+        default=None,
+        metavar="N",
+        help="people (proxy mode; in token mode they are all the same person) (default 50, --quick 5)",
+    )
     parser.add_argument("--tabs", type=int, default=None, metavar="N", help="tabs per person (default 4)")
-    parser.add_argument("--duration", type=float, default=None, metavar="S",
-                        help="seconds of load per server kind, every session calling once a second (default 20, "
-                             "--quick 3); the probe's baseline before and after lasts a quarter of that each "
-                             "(at least 1 s)")
-    parser.add_argument("--kinds", default="http,stdio",
-                        help="server kinds to run, comma-separated: http, stdio (default both)")
-    parser.add_argument("--webhost-root", type=Path, default=ROOT, metavar="DIR",
-                        help="run `python -m webhost` from this checkout (default: this one), e.g. an export of "
-                             "a branch that has proxy mode")
-    parser.add_argument("--mode", choices=["auto", "proxy", "token"], default="auto",
-                        help="auth mode: auto (proxy if this webhost has it, else token: the default), proxy "
-                             "(fail without it), token")
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds of load per server kind, every session calling once a second (default 20, "
+        "--quick 3); the probe's baseline before and after lasts a quarter of that each "
+        "(at least 1 s)",
+    )
+    parser.add_argument(
+        "--kinds", default="http,stdio", help="server kinds to run, comma-separated: http, stdio (default both)"
+    )
+    parser.add_argument(
+        "--webhost-root",
+        type=Path,
+        default=ROOT,
+        metavar="DIR",
+        help="run `python -m webhost` from this checkout (default: this one), e.g. an export of "
+        "a branch that has proxy mode",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["auto", "proxy", "token"],
+        default="auto",
+        help="auth mode: auto (proxy if this webhost has it, else token: the default), proxy (fail without it), token",
+    )
 
 
 @dataclass
@@ -125,10 +143,19 @@ class Plan:
         duration = args.duration if args.duration is not None else (3.0 if args.quick else 20.0)
         kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
         if people < 1 or tabs < 1 or duration <= 0 or not kinds or set(kinds) - {"http", "stdio"}:
-            raise SystemExit("sessions: --people and --tabs must be at least 1, --duration positive, "
-                             "--kinds among http,stdio")
-        return cls(people, tabs, duration, max(1.0, duration / 4), kinds, args.mode, not args.no_ws_compression,
-                   args.webhost_root.resolve())
+            raise SystemExit(
+                "sessions: --people and --tabs must be at least 1, --duration positive, --kinds among http,stdio"
+            )
+        return cls(
+            people,
+            tabs,
+            duration,
+            max(1.0, duration / 4),
+            kinds,
+            args.mode,
+            not args.no_ws_compression,
+            args.webhost_root.resolve(),
+        )
 
     @property
     def sessions(self) -> int:
@@ -160,12 +187,27 @@ def run_webhost(servers: dict[str, Any], options: dict[str, Any], root: Path = R
         token = "t-" + secrets.token_urlsafe(16)
         config = work / "config.json"
         config.write_text(json.dumps({"mcpServers": servers, "webhost": options}), encoding="utf-8")
-        args = [PYTHON, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
-                "--data-dir", str(work / "data"), "--log-level", "warning", "--config", str(config)]
+        args = [
+            PYTHON,
+            "-m",
+            "webhost",
+            "serve",
+            "--port",
+            str(port),
+            "--sandbox-port",
+            str(sandbox_port),
+            "--data-dir",
+            str(work / "data"),
+            "--log-level",
+            "warning",
+            "--config",
+            str(config),
+        ]
         log_path = work / "webhost.log"
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(args, cwd=root, env={**os.environ, "WEBHOST_TOKEN": token},
-                                    stdout=log, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                args, cwd=root, env={**os.environ, "WEBHOST_TOKEN": token}, stdout=log, stderr=subprocess.STDOUT
+            )
         host = Webhost(proc, port, token, log_path)
         try:
             wait_healthy(host)
@@ -203,8 +245,9 @@ def http_server() -> Iterator[str]:
     """`tests/servers/basic.py --http PORT`: one Streamable HTTP server for everyone; yields its URL."""
     port = free_port()
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen([PYTHON, str(SERVERS / "basic.py"), "--http", str(port)], cwd=ROOT,
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [PYTHON, str(SERVERS / "basic.py"), "--http", str(port)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+        )
         try:
             deadline = time.monotonic() + 60
             while True:
@@ -264,7 +307,7 @@ def server_processes(pid: int) -> dict[str, int]:
         # `python basic.py`; not webhost's supervisor shim (`python -I -S shim.py ... python basic.py`)
         if len(cmdline) < 2 or not cmdline[1].endswith(b"basic.py"):
             continue
-        person = next((e[len(b"BENCH_PERSON="):].decode() for e in environ if e.startswith(b"BENCH_PERSON=")), "?")
+        person = next((e[len(b"BENCH_PERSON=") :].decode() for e in environ if e.startswith(b"BENCH_PERSON=")), "?")
         by_person[person] = by_person.get(person, 0) + 1
     return by_person
 
@@ -317,9 +360,10 @@ class Tab:
         return answer["result"]
 
     async def echo(self, server: str) -> None:
-        result = await self.request("tools/call", {"server": server, "name": "echo",
-                                                   "arguments": {"text": ECHO_TEXT},
-                                                   "callId": f"c{secrets.token_hex(6)}"})
+        result = await self.request(
+            "tools/call",
+            {"server": server, "name": "echo", "arguments": {"text": ECHO_TEXT}, "callId": f"c{secrets.token_hex(6)}"},
+        )
         text = "".join(str(block.get("text", "")) for block in result.get("content", []))
         if result.get("isError") or ECHO_TEXT not in text:
             raise RpcFailed(f"echo failed: {str(result)[:300]}")
@@ -343,9 +387,14 @@ async def open_tab(host: Webhost, person: str | None, *, compression: bool) -> A
     headers = {"Authorization": f"Bearer {host.token}"}
     if person is not None:
         headers[USER_HEADER] = person
-    async with websockets.connect(host.ws_url, additional_headers=headers, origin=host.base_url,  # type: ignore[arg-type]
-                                  max_size=None, open_timeout=30,
-                                  compression="deflate" if compression else None) as ws:
+    async with websockets.connect(
+        host.ws_url,
+        additional_headers=headers,
+        origin=host.base_url,  # type: ignore[arg-type]
+        max_size=None,
+        open_timeout=30,
+        compression="deflate" if compression else None,
+    ) as ws:
         tab = Tab(ws)
         reader = asyncio.create_task(tab.read())
         try:
@@ -454,15 +503,17 @@ def last_line(log: str) -> str:
 async def detect_proxy(host: Webhost, plan: Plan) -> str | None:
     """None if this webhost believes the proxy's header (two headers, two people); else why not."""
     try:
-        async with open_tab(host, PROBE_PERSON, compression=plan.compression) as one, \
-                open_tab(host, person_email(0), compression=plan.compression) as two:
+        async with (
+            open_tab(host, PROBE_PERSON, compression=plan.compression) as one,
+            open_tab(host, person_email(0), compression=plan.compression) as two,
+        ):
             first = (await one.request("session/info", {}))["user"]
             second = (await two.request("session/info", {}))["user"]
     except (OSError, websockets.InvalidStatus, RpcFailed) as exc:
         return f"a tab with {USER_HEADER} was refused ({exc})"
     if first.get("id") == PROBE_PERSON and second.get("id") == person_email(0):
         return None
-    return f"webhost started but ignored \"auth\" (every tab is {first.get('id')!r})"
+    return f'webhost started but ignored "auth" (every tab is {first.get("id")!r})'
 
 
 @dataclass
@@ -474,8 +525,9 @@ class Choice:
 
 
 @contextlib.asynccontextmanager
-async def start(kind: str, url: str | None, options: dict[str, Any], plan: Plan,
-                choice: Choice) -> AsyncIterator[Webhost]:
+async def start(
+    kind: str, url: str | None, options: dict[str, Any], plan: Plan, choice: Choice
+) -> AsyncIterator[Webhost]:
     """webhost with this kind's server; in stdio, without the BENCH_PERSON env if this webhost cannot expand it."""
     server = f"basic_{kind}"
     person_env = kind == "stdio" and choice.person_env is not False
@@ -485,8 +537,10 @@ async def start(kind: str, url: str | None, options: dict[str, Any], plan: Plan,
     except EarlyExit as exc:
         if not person_env or (exc.code == 2 and "auth" in exc.log):
             raise
-        print(f"*** webhost does not start with BENCH_PERSON=${{user.id}} in the stdio entry's env (exit {exc.code}: "
-              f"{last_line(exc.log)}): server processes are counted without grouping them by person ***")
+        print(
+            f"*** webhost does not start with BENCH_PERSON=${{user.id}} in the stdio entry's env (exit {exc.code}: "
+            f"{last_line(exc.log)}): server processes are counted without grouping them by person ***"
+        )
         choice.person_env = False
         host_cm = run_webhost({server: server_entry(kind, url, False)}, options, plan.webhost_root)
         host = host_cm.__enter__()
@@ -511,11 +565,13 @@ async def run_kind(kind: str, plan: Plan, choice: Choice, url: str | None) -> Ki
         except EarlyExit as exc:
             if exc.code != 2:
                 raise
-            why = f"webhost exits 2 on \"auth\": {last_line(exc.log)}"
+            why = f'webhost exits 2 on "auth": {last_line(exc.log)}'
         if plan.mode == "proxy":
             raise SystemExit(f"sessions: proxy mode is not available: {why}")
-        print(f"*** proxy mode not available ({why}): falling back to token mode, where every tab is the same "
-              f"person: {plan.people} people x {plan.tabs} tabs become 1 person x {plan.sessions} tabs ***")
+        print(
+            f"*** proxy mode not available ({why}): falling back to token mode, where every tab is the same "
+            f"person: {plan.people} people x {plan.tabs} tabs become 1 person x {plan.sessions} tabs ***"
+        )
         choice.mode = "token"
     async with start(kind, url, {}, plan, choice) as host:
         return await measure(host, kind, server, plan, "token")
@@ -531,7 +587,8 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
     print(f"[{kind}] webhost pid {pid}, {mode} mode, {load_average()}", flush=True)
     async with contextlib.AsyncExitStack() as stack:
         probe_tab = await stack.enter_async_context(
-            open_tab(host, PROBE_PERSON if mode == "proxy" else None, compression=compression))
+            open_tab(host, PROBE_PERSON if mode == "proxy" else None, compression=compression)
+        )
         await probe_tab.wait_connected(server, CONNECT_TIMEOUT)
         await probe(probe_tab, server, 0.5)  # warm-up: imports, schemas, the connection's first calls
         before = await probe(probe_tab, server, plan.baseline)
@@ -562,8 +619,10 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
         await anyio.sleep(1.0)
         rss_connected = rss_kib(pid)
         processes_connected = server_processes(pid)
-        print(f"[{kind}] {plan.sessions} sessions connected in {connect_seconds:.1f} s; load for "
-              f"{plan.duration:g} s", flush=True)
+        print(
+            f"[{kind}] {plan.sessions} sessions connected in {connect_seconds:.1f} s; load for {plan.duration:g} s",
+            flush=True,
+        )
 
         loaded = Samples()
         frames0 = sum(t.frames for t in tabs)
@@ -591,9 +650,27 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
         rss_loaded = rss_kib(pid)
         print(f"[{kind}] done; closing the sessions", flush=True)
     people = plan.people + 1 if mode == "proxy" else 1
-    return KindResult(kind, mode, plan.sessions, people, before, during, after, loaded, client_lag, rss_before,
-                      rss_connected, rss_loaded, processes_connected, processes_loaded, connect_seconds,
-                      frames_per_call, calls / wall, webhost_cpu, client_cpu)
+    return KindResult(
+        kind,
+        mode,
+        plan.sessions,
+        people,
+        before,
+        during,
+        after,
+        loaded,
+        client_lag,
+        rss_before,
+        rss_connected,
+        rss_loaded,
+        processes_connected,
+        processes_loaded,
+        connect_seconds,
+        frames_per_call,
+        calls / wall,
+        webhost_cpu,
+        client_cpu,
+    )
 
 
 # ---- printing -------------------------------------------------------------------------------------------------
@@ -618,8 +695,7 @@ def describe_processes(by_person: dict[str, int]) -> str:
     if "?" in by_person:
         return f"{sum(by_person.values())} basic.py process(es), not grouped by person (no BENCH_PERSON)"
     counts = sorted(by_person.values())
-    return (f"{sum(counts)} basic.py process(es) for {len(by_person)} person(s): "
-            f"{counts[0]}-{counts[-1]} per person")
+    return f"{sum(counts)} basic.py process(es) for {len(by_person)} person(s): {counts[0]}-{counts[-1]} per person"
 
 
 def report(result: KindResult) -> None:
@@ -633,10 +709,23 @@ def report(result: KindResult) -> None:
             return
         s = Summary.of(samples)
         worst = max(samples) * 1000
-        ratio = "1.00x / 1.00x" if base is None or base is s else \
-            f"{s.median_ms / base.median_ms:.2f}x / {s.p99_ms / base.p99_ms:.2f}x"
-        rows.append([name, str(s.n), f"{s.median_ms:.2f} ms", f"{s.p99_ms:.2f} ms", f"{worst:.2f} ms",
-                     ratio, f"{s.p99_ms - (base.p99_ms if base else 0):+.2f} ms", str(failures)])
+        ratio = (
+            "1.00x / 1.00x"
+            if base is None or base is s
+            else f"{s.median_ms / base.median_ms:.2f}x / {s.p99_ms / base.p99_ms:.2f}x"
+        )
+        rows.append(
+            [
+                name,
+                str(s.n),
+                f"{s.median_ms:.2f} ms",
+                f"{s.p99_ms:.2f} ms",
+                f"{worst:.2f} ms",
+                ratio,
+                f"{s.p99_ms - (base.p99_ms if base else 0):+.2f} ms",
+                str(failures),
+            ]
+        )
 
     n = result.sessions
     row("echo, 1 session (baseline)", result.before.echo, 0, None)
@@ -659,25 +748,35 @@ def report(result: KindResult) -> None:
         print(f"load failures: {len(result.load.failures)} (first: {result.load.failures[0]})")
     if result.load.echo:
         p99 = Summary.of(result.load.echo).p99_ms
-        print(f"goal p99 < {GOAL_P99_MS:.0f} ms at {n} sessions: {p99:.1f} ms "
-              f"({'met' if p99 < GOAL_P99_MS else 'not met'})")
+        print(
+            f"goal p99 < {GOAL_P99_MS:.0f} ms at {n} sessions: {p99:.1f} ms "
+            f"({'met' if p99 < GOAL_P99_MS else 'not met'})"
+        )
     if result.rss_before and result.rss_connected:
         per = (result.rss_connected - result.rss_before) / 1024 / n
         loaded = f", {result.rss_loaded / 1024:.1f} MB after the load" if result.rss_loaded else ""
-        print(f"webhost RSS: {result.rss_before / 1024:.1f} MB with the probe, {result.rss_connected / 1024:.1f} MB "
-              f"with {n} more sessions connected{loaded}: {per * 1024:.0f} KiB per added session "
-              f"(goal <= {GOAL_RSS_MB:g} MB: {'met' if per <= GOAL_RSS_MB else 'not met'})")
-    print(f"server processes: connected: {describe_processes(result.processes_connected)}; "
-          f"after the load: {describe_processes(result.processes_loaded)}")
+        print(
+            f"webhost RSS: {result.rss_before / 1024:.1f} MB with the probe, {result.rss_connected / 1024:.1f} MB "
+            f"with {n} more sessions connected{loaded}: {per * 1024:.0f} KiB per added session "
+            f"(goal <= {GOAL_RSS_MB:g} MB: {'met' if per <= GOAL_RSS_MB else 'not met'})"
+        )
+    print(
+        f"server processes: connected: {describe_processes(result.processes_connected)}; "
+        f"after the load: {describe_processes(result.processes_loaded)}"
+    )
     if result.client_lag:
         lag = Summary.of(result.client_lag)
-        print(f"this process's own loop lag during the load (10 ms sleeps): p50 {lag.median_ms:.2f} ms, "
-              f"p99 {lag.p99_ms:.2f} ms, max {max(result.client_lag) * 1000:.1f} ms")
+        print(
+            f"this process's own loop lag during the load (10 ms sleeps): p50 {lag.median_ms:.2f} ms, "
+            f"p99 {lag.p99_ms:.2f} ms, max {max(result.client_lag) * 1000:.1f} ms"
+        )
     webhost_cpu = "n/a" if result.webhost_cpu is None else f"{100 * result.webhost_cpu:.0f} %"
-    print(f"during the load: {result.calls_per_second:.0f} calls/s completed (asked: {n}/s); CPU of one core: "
-          f"webhost {webhost_cpu}, this process (the {n + 1} pages) {100 * result.client_cpu:.0f} %; "
-          f"frames received per call: {result.frames_per_call:.1f} "
-          "(a call's activity goes to its own tab)")
+    print(
+        f"during the load: {result.calls_per_second:.0f} calls/s completed (asked: {n}/s); CPU of one core: "
+        f"webhost {webhost_cpu}, this process (the {n + 1} pages) {100 * result.client_cpu:.0f} %; "
+        f"frames received per call: {result.frames_per_call:.1f} "
+        "(a call's activity goes to its own tab)"
+    )
     sys.stdout.flush()
 
 
@@ -685,8 +784,10 @@ async def main() -> int:
     args = parse_args(__doc__.splitlines()[0] if __doc__ else "sessions", extra=add_args)
     plan = Plan.of(args)
     print(f"sessions: {environment()}")
-    print(f"plan: {plan.people} people x {plan.tabs} tabs = {plan.sessions} sessions (+1 probe), {plan.duration:g} s "
-          f"of load per kind, baseline {plan.baseline:g} s before and after, kinds {','.join(plan.kinds)}")
+    print(
+        f"plan: {plan.people} people x {plan.tabs} tabs = {plan.sessions} sessions (+1 probe), {plan.duration:g} s "
+        f"of load per kind, baseline {plan.baseline:g} s before and after, kinds {','.join(plan.kinds)}"
+    )
     choice = Choice("token" if plan.mode == "token" else "proxy")
     results: list[KindResult] = []
     for kind in plan.kinds:
@@ -696,9 +797,11 @@ async def main() -> int:
     for result in results:
         report(result)
     print(f"\n{load_average()} at the end of the run")
-    print("ratio = this row's p50 / the baseline's p50, and p99 / p99 (the baseline is the probe alone, before "
-          "the other sessions connect); p99 is nearest rank; session/info touches no MCP server, so its round "
-          "trip under load is webhost's event-loop lag seen from outside")
+    print(
+        "ratio = this row's p50 / the baseline's p50, and p99 / p99 (the baseline is the probe alone, before "
+        "the other sessions connect); p99 is nearest rank; session/info touches no MCP server, so its round "
+        "trip under load is webhost's event-loop lag seen from outside"
+    )
     return 0
 
 

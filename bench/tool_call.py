@@ -62,17 +62,32 @@ def cases(big_bytes: int) -> list[tuple[str, str, dict[str, object], int, int, i
     return [
         ("echo", "echo", {"text": ECHO_TEXT}, len(ECHO_TEXT), 1500, 300),
         (f"big ({big_bytes / 1e6:g} MB text)", "big", {"size_bytes": big_bytes}, big_bytes, 300, 40),
-        ("image (1 MB base64)", "binary", {"image_bytes": IMAGE_BYTES},
-         4 * math.ceil(IMAGE_BYTES / 3) + len(image_text), 300, 40),
+        (
+            "image (1 MB base64)",
+            "binary",
+            {"image_bytes": IMAGE_BYTES},
+            4 * math.ceil(IMAGE_BYTES / 3) + len(image_text),
+            300,
+            40,
+        ),
     ]
 
 
 def add_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--big-bytes", type=int, default=1_000_000, metavar="N",
-                        help="text size of the big row (default 1000000; the JSON result is about twice that)")
-    parser.add_argument("--direct-transport", choices=["sdk", "webhost"], default="sdk",
-                        help="the direct client's stdio transport: the SDK's stdio_client (default), or webhost's "
-                             "own (webhost.upstream.stdio), to leave the transport out of the comparison")
+    parser.add_argument(
+        "--big-bytes",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="text size of the big row (default 1000000; the JSON result is about twice that)",
+    )
+    parser.add_argument(
+        "--direct-transport",
+        choices=["sdk", "webhost"],
+        default="sdk",
+        help="the direct client's stdio transport: the SDK's stdio_client (default), or webhost's "
+        "own (webhost.upstream.stdio), to leave the transport out of the comparison",
+    )
 
 
 def direct_target(kind: str, params: StdioServerParameters) -> Any:
@@ -86,8 +101,11 @@ def direct_target(kind: str, params: StdioServerParameters) -> Any:
 
 def payload_length(content: list[dict[str, object]]) -> int:
     """Characters of text blocks' `text` and image blocks' `data` (the wire form, as the page gets it)."""
-    return sum(len(str(block.get("text") or block.get("data") or "")) for block in content
-               if block.get("type") in ("text", "image"))
+    return sum(
+        len(str(block.get("text") or block.get("data") or ""))
+        for block in content
+        if block.get("type") in ("text", "image")
+    )
 
 
 async def main() -> int:
@@ -99,8 +117,10 @@ async def main() -> int:
         direct_client = Client(direct_target(args.direct_transport, params))
         async with direct_client as direct, connect(host, compression=not args.no_ws_compression) as ws:
             state = await ws.wait_connected("basic")
-            print(f"era: direct {direct.protocol_version}, webhost {state['protocolVersion']}; "
-                  f"direct stdio transport: {args.direct_transport}")
+            print(
+                f"era: direct {direct.protocol_version}, webhost {state['protocolVersion']}; "
+                f"direct stdio transport: {args.direct_transport}"
+            )
             await direct.list_tools()
             await ws.request("tools/list", {"server": "basic"})
             reset_profile(host)
@@ -108,20 +128,26 @@ async def main() -> int:
 
             for name, tool, arguments, expected, default_n, quick_n in cases(args.big_bytes):
 
-                async def via_direct(tool: str = tool, arguments: dict[str, object] = arguments,
-                                     expected: int = expected) -> None:
+                async def via_direct(
+                    tool: str = tool, arguments: dict[str, object] = arguments, expected: int = expected
+                ) -> None:
                     result = await direct.call_tool(tool, arguments)
-                    length = sum(len(b.text) if isinstance(b, TextContent) else len(b.data)
-                                 for b in result.content if isinstance(b, TextContent | ImageContent))
+                    length = sum(
+                        len(b.text) if isinstance(b, TextContent) else len(b.data)
+                        for b in result.content
+                        if isinstance(b, TextContent | ImageContent)
+                    )
                     if result.is_error or length != expected:
                         raise RuntimeError(f"direct {tool} failed: {str(result)[:300]}")
 
-                async def via_webhost(tool: str = tool, arguments: dict[str, object] = arguments,
-                                      expected: int = expected) -> None:
+                async def via_webhost(
+                    tool: str = tool, arguments: dict[str, object] = arguments, expected: int = expected
+                ) -> None:
                     nonlocal calls
                     calls += 1
-                    result = await ws.request("tools/call", {"server": "basic", "name": tool,
-                                                             "arguments": arguments, "callId": f"c{calls}"})
+                    result = await ws.request(
+                        "tools/call", {"server": "basic", "name": tool, "arguments": arguments, "callId": f"c{calls}"}
+                    )
                     if result.get("isError") or payload_length(result["content"]) != expected:
                         raise RuntimeError(f"webhost {tool} failed: {str(result)[:300]}")
 
@@ -131,12 +157,15 @@ async def main() -> int:
                 rows.append(paired.row(name, meter))
 
             floor_n = iterations_for(args, 1500, 300)
-            floor = Summary.of(await timed(lambda: ws.request("session/info", {}), iterations=floor_n,
-                                           warmup=args.warmup))
+            floor = Summary.of(
+                await timed(lambda: ws.request("session/info", {}), iterations=floor_n, warmup=args.warmup)
+            )
     print()
     print_table("tool call round trip: webhost (WebSocket → webhost → stdio server) vs direct SDK Client", rows)
-    print(f"WebSocket floor (session/info, no MCP server): median {floor.median_ms:.2f} ms, "
-          f"p99 {floor.p99_ms:.2f} ms, n={floor.n}")
+    print(
+        f"WebSocket floor (session/info, no MCP server): median {floor.median_ms:.2f} ms, "
+        f"p99 {floor.p99_ms:.2f} ms, n={floor.n}"
+    )
     if args.profile_webhost:
         print_profile(args.profile_webhost)
     return 0

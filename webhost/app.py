@@ -167,14 +167,22 @@ def create_app(
     secret = secret or load_secret(settings.data_dir)
     audit = AuditLog(settings.data_dir / "audit.sqlite3", AuditLimits(**config.options.audit.model_dump()))
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
-    sandbox = Sandbox(secret=secret, domain=settings.sandbox_domain, port=settings.sandbox_port_for_browsers(),
-                      scheme=settings.sandbox_scheme, host_origins=host_origins)
+    sandbox = Sandbox(
+        secret=secret,
+        domain=settings.sandbox_domain,
+        port=settings.sandbox_port_for_browsers(),
+        scheme=settings.sandbox_scheme,
+        host_origins=host_origins,
+    )
     # The database is opened in every mode (it keeps each person's input values); oidc also keeps sessions there.
     storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
     vault = InputVault(storage, derive_key(secret, "inputs/v1"))
-    host = HostState(settings=settings, config=config, audit=audit,
-                     deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory,
-                                   vault=vault))
+    host = HostState(
+        settings=settings,
+        config=config,
+        audit=audit,
+        deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory, vault=vault),
+    )
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
     auth = config.options.auth
@@ -194,8 +202,9 @@ def create_app(
                 await storage.close()
                 task_group.cancel_scope.cancel()
 
-    app = FastAPI(title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url=None)
+    app = FastAPI(
+        title="webhost", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None
+    )
     app.state.host = host
 
     @app.get("/healthz")
@@ -205,7 +214,9 @@ def create_app(
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request) -> Any:
         return templates.TemplateResponse(
-            request, "index.html", {"version": __version__, "static_url": "/static", "auth_mode": auth.mode},
+            request,
+            "index.html",
+            {"version": __version__, "static_url": "/static", "auth_mode": auth.mode},
         )
 
     if oidc is not None:
@@ -214,12 +225,12 @@ def create_app(
     @app.get("/api/servers")
     async def servers() -> JSONResponse:
         """For scripts: the configured servers (names and transports only, never secrets)."""
-        return JSONResponse({"servers": [{"name": s.name, "transport": s.transport}
-                                         for s in config.servers.values()]})
+        return JSONResponse({"servers": [{"name": s.name, "transport": s.transport} for s in config.servers.values()]})
 
     @app.get("/api/audit")
-    async def audit_export(request: Request, format: str = "json", server: str | None = None,
-                           user: str | None = None) -> Response:
+    async def audit_export(
+        request: Request, format: str = "json", server: str | None = None, user: str | None = None
+    ) -> Response:
         """Export the audit log (JSON, or CSV with ?format=csv): the caller's own rows, an admin's everyone's
         (`?user=ID` narrows to one person); a member asking for another is a 403, an unreadable database a 503."""
         try:
@@ -229,35 +240,52 @@ def create_app(
         people = host.input_redactor(None if owner is None else {owner})
         try:
             if format == "csv":
-                return PlainTextResponse(people.text(redactor.text(host.audit.export_csv(server=server, user=owner))),
-                                         media_type="text/csv",
-                                         headers={"content-disposition": "attachment; filename=webhost-audit.csv"})
-            return JSONResponse({"entries": people.value(redactor.value(host.audit.entries(server=server, user=owner,
-                                                                                           limit=10_000)))})
+                return PlainTextResponse(
+                    people.text(redactor.text(host.audit.export_csv(server=server, user=owner))),
+                    media_type="text/csv",
+                    headers={"content-disposition": "attachment; filename=webhost-audit.csv"},
+                )
+            return JSONResponse(
+                {"entries": people.value(redactor.value(host.audit.entries(server=server, user=owner, limit=10_000)))}
+            )
         except AuditUnavailable as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
         person, sign_in = person_of(ws.scope), sign_in_of(ws.scope)
-        await serve_websocket(ws, lambda notify: host.new_session(person, notify, sign_in), host.end_session, host.tabs,
-                              config.options.limits)
+        await serve_websocket(
+            ws,
+            lambda notify: host.new_session(person, notify, sign_in),
+            host.end_session,
+            host.tabs,
+            config.options.limits,
+        )
 
     app.mount("/static", StaticFiles(directory=str(PACKAGE_DIR / "static")), name="static")
-    proxy = TrustedProxies(auth.trusted_proxies, auth.user_header or "", auth.groups_header, auth.admins,
-                           auth.admin_groups) if auth.mode == "proxy" else None
+    proxy = (
+        TrustedProxies(auth.trusted_proxies, auth.user_header or "", auth.groups_header, auth.admins, auth.admin_groups)
+        if auth.mode == "proxy"
+        else None
+    )
     # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
     masked = RedactWebSocket(app, redactor, lambda scope: host.input_redactor({person_of(scope).id}))
-    gate = AuthGate(masked, policy, oidc=oidc, proxy=proxy,
-                    admin_token=auth.mode == "token" or settings.token_from_env)
+    gate = AuthGate(masked, policy, oidc=oidc, proxy=proxy, admin_token=auth.mode == "token" or settings.token_from_env)
     return HostApp(SecurityHeaders(gate, page_csp(settings)), host.tabs)
 
 
-def oidc_sign_in(auth: AuthOptions, storage: Storage, secret: bytes, secure: bool,
-                 clock: Callable[[], float] = time.time) -> OidcSignIn:
+def oidc_sign_in(
+    auth: AuthOptions, storage: Storage, secret: bytes, secure: bool, clock: Callable[[], float] = time.time
+) -> OidcSignIn:
     client = OidcClient(auth.issuer or "", auth.client_id or "", auth.client_secret, auth.scopes, clock=clock)
-    settings = OidcSettings(user_claim=auth.user_claim, name_claim=auth.name_claim, groups_claim=auth.groups_claim,
-                            admins=auth.admins, admin_groups=auth.admin_groups, session_hours=auth.session_hours)
+    settings = OidcSettings(
+        user_claim=auth.user_claim,
+        name_claim=auth.name_claim,
+        groups_claim=auth.groups_claim,
+        admins=auth.admins,
+        admin_groups=auth.admin_groups,
+        session_hours=auth.session_hours,
+    )
     return OidcSignIn(client, storage, derive_key(secret, "web-session/v1"), settings, secure_cookies=secure)
 
 
@@ -287,8 +315,11 @@ def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy, dir
 def secure_cookies(settings: Settings) -> bool:
     """The session cookie is Secure when asked, and whenever the page is served over https (a public
     origin on https, or a TLS deployment's https sandbox origins)."""
-    return (settings.secure_cookies or settings.sandbox_scheme == "https"
-            or any(origin.lower().startswith("https://") for origin in settings.public_origins))
+    return (
+        settings.secure_cookies
+        or settings.sandbox_scheme == "https"
+        or any(origin.lower().startswith("https://") for origin in settings.public_origins)
+    )
 
 
 class HostApp:
@@ -340,19 +371,21 @@ def page_csp(settings: Settings) -> str:
     default_port = {"http": 80, "https": 443}.get(settings.sandbox_scheme)
     suffix = "" if port == default_port else f":{port}"
     sandbox = f"{settings.sandbox_scheme}://*.{settings.sandbox_domain}{suffix}"
-    return "; ".join([
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data: blob:",
-        "media-src 'self' data: blob:",
-        "connect-src 'self'",
-        f"frame-src {sandbox}",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    ])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "img-src 'self' data: blob:",
+            "media-src 'self' data: blob:",
+            "connect-src 'self'",
+            f"frame-src {sandbox}",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'self'",
+            "frame-ancestors 'none'",
+        ]
+    )
 
 
 class RedactWebSocket:
@@ -360,8 +393,9 @@ class RedactWebSocket:
     secret values masked (`webhost.redact`), whichever part of webhost built it (server state, errors,
     activity entries, logs, results)."""
 
-    def __init__(self, app: ASGIApp, redactor: Redactor,
-                 person_redactor: Callable[[Scope], Redactor] = lambda scope: Redactor()) -> None:
+    def __init__(
+        self, app: ASGIApp, redactor: Redactor, person_redactor: Callable[[Scope], Redactor] = lambda scope: Redactor()
+    ) -> None:
         self.app = app
         self.redactor = redactor
         self.person_redactor = person_redactor  # the input values of the socket's person, as they are now

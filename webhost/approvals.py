@@ -25,13 +25,20 @@ class PendingApproval(Pending):
 
 class ApprovalBroker:
     def __init__(self, publish: Publish, *, timeout: float) -> None:
-        self._registry: PendingRegistry[PendingApproval] = PendingRegistry(publish, notification="approval",
-                                                                           timeout=timeout)
+        self._registry: PendingRegistry[PendingApproval] = PendingRegistry(
+            publish, notification="approval", timeout=timeout
+        )
         # (server, kind, subject) → decision, remembered for this session when the person asks to.
         self._remembered: dict[tuple[str, str, str], Decision] = {}
 
     async def ask(
-        self, server: str, kind: str, summary: str, detail: dict[str, Any], *, frame: str | None = None,
+        self,
+        server: str,
+        kind: str,
+        summary: str,
+        detail: dict[str, Any],
+        *,
+        frame: str | None = None,
         subject: str = "",
     ) -> tuple[Decision, bool]:
         """Wait for the person's decision; returns (decision, was_remembered). Timeout or release denies."""
@@ -40,8 +47,15 @@ class ApprovalBroker:
             return self._remembered[key], True
         approval_id = PendingRegistry.new_id("ap-")
         # `subject` (the tool, the URL) lets the page show identical requests from one frame as one card.
-        view = {"id": approval_id, "server": server, "kind": kind, "summary": summary, "detail": detail,
-                "frame": frame, "subject": subject}
+        view = {
+            "id": approval_id,
+            "server": server,
+            "kind": kind,
+            "summary": summary,
+            "detail": detail,
+            "frame": frame,
+            "subject": subject,
+        }
         pending = PendingApproval(approval_id, server, view, kind=kind, frame=frame)
         await self._registry.wait(pending)
         if pending.remember and pending.decision is not None:
@@ -53,7 +67,7 @@ class ApprovalBroker:
         if pending is None:
             raise InvalidParams("this approval is unknown or was already decided", {"id": approval_id})
         if decision not in ("allow", "deny"):
-            raise InvalidParams("decision must be \"allow\" or \"deny\"")
+            raise InvalidParams('decision must be "allow" or "deny"')
         pending.decision = "allow" if decision == "allow" else "deny"
         pending.remember = remember is True
         pending.finish(pending.decision)

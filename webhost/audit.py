@@ -124,8 +124,7 @@ def _utf8_length(text: str) -> int:
 def _marker(value: Any, text: str, budget: int) -> dict[str, Any]:
     """What stands in for a field too large to keep: a preview and the size of what was dropped."""
     preview = value if isinstance(value, str) else text
-    marker: dict[str, Any] = {"truncated": True, "preview": preview[:PREVIEW_CHARS],
-                              "bytes": _utf8_length(preview)}
+    marker: dict[str, Any] = {"truncated": True, "preview": preview[:PREVIEW_CHARS], "bytes": _utf8_length(preview)}
     cut = min(len(preview), PREVIEW_CHARS)
     while cut > 0 and len(_dumps(marker)) > budget:
         cut //= 2
@@ -325,10 +324,16 @@ class AuditLog:
     ) -> dict[str, Any]:
         """Append one row (or count it against a spent budget); raise AuditUnavailable if it cannot be written."""
         row: dict[str, Any] = {
-            "ts": self._wall_clock(), "session": _label(session), "server": _label(server),
-            "frame": _label(frame), "kind": _label(kind) or "?", "decision": _label(decision),
-            "summary": str(summary)[:MAX_SUMMARY], "detail": None,
-            "user_id": _label(person.id) if person else None, "user_name": _label(person.name) if person else None,
+            "ts": self._wall_clock(),
+            "session": _label(session),
+            "server": _label(server),
+            "frame": _label(frame),
+            "kind": _label(kind) or "?",
+            "decision": _label(decision),
+            "summary": str(summary)[:MAX_SUMMARY],
+            "detail": None,
+            "user_id": _label(person.id) if person else None,
+            "user_name": _label(person.name) if person else None,
         }
         fixed = sum(_utf8_length(v) for v in row.values() if isinstance(v, str)) + 64
         if detail is not None:
@@ -351,15 +356,17 @@ class AuditLog:
             cursor = self._db.execute(
                 "INSERT INTO audit (ts, session, server, frame, kind, decision, summary, detail, user_id, user_name) "
                 "VALUES (:ts, :session, :server, :frame, :kind, :decision, :summary, :detail, :user_id, :user_name)",
-                row)
+                row,
+            )
         except sqlite3.Error as exc:
             raise self._unavailable(exc) from None
         return cursor.lastrowid
 
     def _unavailable(self, exc: sqlite3.Error) -> AuditUnavailable:
         logger.error("audit log %s: write failed: %s", self.path, exc)
-        return AuditUnavailable("the audit log is unavailable (it cannot be written: "
-                                f"{exc}); the action was refused", {"reason": str(exc)})
+        return AuditUnavailable(
+            f"the audit log is unavailable (it cannot be written: {exc}); the action was refused", {"reason": str(exc)}
+        )
 
     def _keys(self, row: dict[str, Any]) -> list[tuple[str, str]]:
         """The budgets a row spends: its frame's, and its person's (by id; a row without one, its session's)."""
@@ -377,12 +384,14 @@ class AuditLog:
         if budget is None:
             limits = self.limits
             if key[0] == "frame":
-                budget = _Budget(_Bucket(limits.frame_rows_per_second, limits.frame_burst, limits.frame_burst, now),
-                                 None)
+                budget = _Budget(
+                    _Bucket(limits.frame_rows_per_second, limits.frame_burst, limits.frame_burst, now), None
+                )
             else:
-                budget = _Budget(_Bucket(limits.person_rows_per_second, limits.person_burst, limits.person_burst, now),
-                                 _Bucket(limits.person_bytes_per_second, limits.person_burst_bytes,
-                                         limits.person_burst_bytes, now))
+                budget = _Budget(
+                    _Bucket(limits.person_rows_per_second, limits.person_burst, limits.person_burst, now),
+                    _Bucket(limits.person_bytes_per_second, limits.person_burst_bytes, limits.person_burst_bytes, now),
+                )
             budget.owner = {"session": row["session"], "user_id": row["user_id"], "user_name": row["user_name"]}
             self._budgets[key] = budget
         budget.rows.refill(now)
@@ -416,21 +425,37 @@ class AuditLog:
             budget = self._budgets.get(key)
             if budget is None or not budget.dropped:
                 continue
-            due = (force or now - budget.last_drop >= QUIET_SECONDS
-                   or (keys is not None and now - budget.first_drop >= COALESCE_SECONDS))
+            due = (
+                force
+                or now - budget.last_drop >= QUIET_SECONDS
+                or (keys is not None and now - budget.first_drop >= COALESCE_SECONDS)
+            )
             if not due:
                 continue
             kind, name = key
             owner = budget.owner
-            self._insert({
-                "ts": budget.last_ts, "session": owner.get("session") if kind != "person" else None,
-                "user_id": owner.get("user_id"), "user_name": owner.get("user_name"),
-                "frame": name if kind == "frame" else None, "server": None, "kind": RATE_LIMITED,
-                "decision": "dropped", "summary": f"rate limited: {budget.dropped} rows dropped",
-                "detail": _dumps({"dropped": budget.dropped, "kinds": budget.kinds,
-                                  "budget": "person" if kind == "session" else kind,
-                                  "from": budget.first_ts, "to": budget.last_ts}),
-            })
+            self._insert(
+                {
+                    "ts": budget.last_ts,
+                    "session": owner.get("session") if kind != "person" else None,
+                    "user_id": owner.get("user_id"),
+                    "user_name": owner.get("user_name"),
+                    "frame": name if kind == "frame" else None,
+                    "server": None,
+                    "kind": RATE_LIMITED,
+                    "decision": "dropped",
+                    "summary": f"rate limited: {budget.dropped} rows dropped",
+                    "detail": _dumps(
+                        {
+                            "dropped": budget.dropped,
+                            "kinds": budget.kinds,
+                            "budget": "person" if kind == "session" else kind,
+                            "from": budget.first_ts,
+                            "to": budget.last_ts,
+                        }
+                    ),
+                }
+            )
             budget.dropped, budget.kinds = 0, {}
 
     def _maintain(self, now: float) -> None:
@@ -517,7 +542,8 @@ class AuditLog:
                 self._db.execute(
                     "INSERT INTO granted_permissions (server, permission, granted, ts) VALUES (?, ?, ?, ?) "
                     "ON CONFLICT(server, permission) DO UPDATE SET granted = excluded.granted, ts = excluded.ts",
-                    (server, permission, int(granted), self._wall_clock()))
+                    (server, permission, int(granted), self._wall_clock()),
+                )
             except sqlite3.Error as exc:
                 raise self._unavailable(exc) from None
 

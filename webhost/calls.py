@@ -87,8 +87,11 @@ class CallRegistry:
 
     def tools_in_flight(self, server: str) -> set[str]:
         """Names of the tools being called on `server` right now."""
-        return {str(c.origin.get("name")) for c in self._calls.values()
-                if c.origin.get("server") == server and c.origin.get("method") == "tools/call"}
+        return {
+            str(c.origin.get("name"))
+            for c in self._calls.values()
+            if c.origin.get("server") == server and c.origin.get("method") == "tools/call"
+        }
 
     # -- legacy -32042: URL steps a call waits on, completed by notifications/elicitation/complete --
 

@@ -101,7 +101,7 @@ def read_config(path: Path) -> dict[str, Any]:
         raise BadConfig(f"{path}: not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     servers = document.get("mcpServers") if isinstance(document, dict) else None
     if not isinstance(servers, dict) or not servers:
-        raise BadConfig(f"{path}: needs an \"mcpServers\" object with at least one server")
+        raise BadConfig(f'{path}: needs an "mcpServers" object with at least one server')
     return dict(document)
 
 
@@ -114,7 +114,7 @@ def example_arguments(schema: Any) -> dict[str, Any]:
         return dict(examples[0])
     arguments: dict[str, Any] = {}
     properties = schema.get("properties")
-    for name, prop in (properties.items() if isinstance(properties, dict) else []):
+    for name, prop in properties.items() if isinstance(properties, dict) else []:
         if not isinstance(prop, dict):
             continue
         if isinstance(prop.get("examples"), list) and prop["examples"]:
@@ -157,8 +157,9 @@ def run(config_path: Path, *, settle: float, app_timeout: float) -> list[ServerR
     return reports
 
 
-def check_server(ui: WebhostPage, fresh_page: Callable[[], WebhostPage], name: str, *, settle: float,
-                 app_timeout: float) -> ServerReport:
+def check_server(
+    ui: WebhostPage, fresh_page: Callable[[], WebhostPage], name: str, *, settle: float, app_timeout: float
+) -> ServerReport:
     try:
         ui.wait_connected(name)
     except AssertionError as exc:
@@ -166,10 +167,15 @@ def check_server(ui: WebhostPage, fresh_page: Callable[[], WebhostPage], name: s
     rpc = ui.page.evaluate
     state = next(s for s in rpc(PAGE_RPC_JS, ["servers/list", {}])["servers"] if s["name"] == name)
     caps = state.get("capabilities") or {}
-    report = ServerReport(name, state.get("status"), protocol_version=state.get("protocolVersion"),
-                          era=state.get("era"), server_info=state.get("serverInfo"),
-                          capabilities=sorted(k for k in caps if k != "extensions"),
-                          extensions=sorted((caps.get("extensions") or {}).keys()))
+    report = ServerReport(
+        name,
+        state.get("status"),
+        protocol_version=state.get("protocolVersion"),
+        era=state.get("era"),
+        server_info=state.get("serverInfo"),
+        capabilities=sorted(k for k in caps if k != "extensions"),
+        extensions=sorted((caps.get("extensions") or {}).keys()),
+    )
     tools = rpc(PAGE_RPC_JS, ["tools/list", {"server": name}])["tools"]
     report.tools = len(tools)
     for tool in tools:
@@ -183,8 +189,9 @@ def check_server(ui: WebhostPage, fresh_page: Callable[[], WebhostPage], name: s
     return report
 
 
-def check_app(ui: WebhostPage, server: str, tool: dict[str, Any], uri: str, *, settle: float,
-              app_timeout: float) -> AppReport:
+def check_app(
+    ui: WebhostPage, server: str, tool: dict[str, Any], uri: str, *, settle: float, app_timeout: float
+) -> AppReport:
     arguments = example_arguments(tool.get("inputSchema"))
     report = AppReport(tool["name"], uri, arguments)
     try:
@@ -232,8 +239,11 @@ def attach_audit(reports: list[ServerReport], audit: list[dict[str, Any]]) -> No
                 loads = ":" in target and target not in ("eval", "inline", "wasm-eval", "trusted-types-sink")
                 (app.csp_violations if loads else app.csp_blocked_code).append(str(entry.get("summary")))
             app.bridge_violations = [str(e.get("summary")) for e in mine if e.get("kind") == "app.violation"]
-            app.refused_tool_calls = [str(e.get("summary")) for e in mine
-                                      if e.get("kind") == "app.tools/call" and e.get("decision") == "refused"]
+            app.refused_tool_calls = [
+                str(e.get("summary"))
+                for e in mine
+                if e.get("kind") == "app.tools/call" and e.get("decision") == "refused"
+            ]
 
 
 def _detail(entry: dict[str, Any]) -> dict[str, Any]:
@@ -272,8 +282,9 @@ def as_text(config: Path, reports: list[ServerReport]) -> str:
         info = s.server_info or {}
         who = f"{info.get('name', '?')} {info.get('version', '')}".strip()
         lines.append(f"\n{s.name} ({who}): connected, protocol {s.protocol_version} ({s.era})")
-        lines.append(f"  capabilities: {', '.join(s.capabilities) or 'none'}; extensions: "
-                     f"{', '.join(s.extensions) or 'none'}")
+        lines.append(
+            f"  capabilities: {', '.join(s.capabilities) or 'none'}; extensions: {', '.join(s.extensions) or 'none'}"
+        )
         lines.append(f"  tools: {s.tools}, with an app: {len(s.apps)}")
         for a in s.apps:
             outcome = f"ready in {a.ready_seconds:.2f} s" if a.ready else f"NOT READY ({a.app_status})"
@@ -291,8 +302,11 @@ def as_text(config: Path, reports: list[ServerReport]) -> str:
     problems += [f"{s.name}/{a.tool}: {f}" for s in reports for a in s.apps for f in a.failures]
     apps = sum(len(s.apps) for s in reports)
     lines.append("")
-    lines.append(f"FAIL: {len(problems)} problem(s): " + "; ".join(problems) if problems
-                 else f"OK: {apps} app(s) checked, all ready, no violations")
+    lines.append(
+        f"FAIL: {len(problems)} problem(s): " + "; ".join(problems)
+        if problems
+        else f"OK: {apps} app(s) checked, all ready, no violations"
+    )
     return "\n".join(lines)
 
 
@@ -300,10 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="webhost check", description=__doc__.split("\n\n")[0])
     parser.add_argument("config", type=Path, help="the configuration file (mcp.json format)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--settle", type=float, default=2.0,
-                        help="seconds to watch each app after it is ready (default 2)")
-    parser.add_argument("--timeout", type=float, default=30.0,
-                        help="seconds each app has to reach ready (default 30)")
+    parser.add_argument(
+        "--settle", type=float, default=2.0, help="seconds to watch each app after it is ready (default 2)"
+    )
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds each app has to reach ready (default 30)")
     args = parser.parse_args(argv)
     try:
         read_config(args.config)
@@ -313,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from webhost.testing.host import WebhostFailed
     except ImportError as exc:  # pragma: no cover - the extra is missing
-        print(f"webhost check: needs the testing extra (pip install \"webhost[testing]\"): {exc}", file=sys.stderr)
+        print(f'webhost check: needs the testing extra (pip install "webhost[testing]"): {exc}', file=sys.stderr)
         return USAGE_ERROR
     try:
         reports = run(args.config, settle=args.settle, app_timeout=args.timeout)

@@ -36,8 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the configured MCP servers to the browser")
     add_settings_arguments(serve)
-    commands.add_parser("check", add_help=False, help="open every MCP App of a configuration in headless Chromium "
-                        "and report (webhost check --help)")
+    commands.add_parser(
+        "check",
+        add_help=False,
+        help="open every MCP App of a configuration in headless Chromium and report (webhost check --help)",
+    )
     return parser
 
 
@@ -52,8 +55,11 @@ def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
             continue
         shown = field.default not in (None, (), PydanticUndefined) and field.default is not False
         default = f" Default: {field.default}." if shown else ""
-        options: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS,
-                                   "help": f"{field.description}{default} Environment: {env_for(name)}."}
+        options: dict[str, Any] = {
+            "dest": name,
+            "default": argparse.SUPPRESS,
+            "help": f"{field.description}{default} Environment: {env_for(name)}.",
+        }
         if field.annotation is bool:
             options["action"] = "store_true"
         elif get_origin(field.annotation) is Literal:
@@ -114,11 +120,17 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     if not is_loopback(settings.host):
         if not settings.allow_remote:
-            print(f"webhost: refusing to listen on {settings.host}: that exposes webhost beyond this machine. "
-                  "Pass --allow-remote to confirm.", file=sys.stderr)
+            print(
+                f"webhost: refusing to listen on {settings.host}: that exposes webhost beyond this machine. "
+                "Pass --allow-remote to confirm.",
+                file=sys.stderr,
+            )
             return 2
-        print(f"webhost: WARNING: listening on {settings.host}, reachable from the network. Anyone with the "
-              "token can run the configured servers' tools.", file=sys.stderr)
+        print(
+            f"webhost: WARNING: listening on {settings.host}, reachable from the network. Anyone with the "
+            "token can run the configured servers' tools.",
+            file=sys.stderr,
+        )
     try:
         config = load_config(settings.config) if settings.config else _demo()
     except ConfigError as exc:
@@ -176,15 +188,27 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
     origins = settings.host_origins() + list(config.options.allowed_origins)
     sandbox_app = create_sandbox_app(secret=secret, domain=settings.sandbox_domain, host_origins=origins)
     servers = [
-        Server(uvicorn.Config(host_app, host=settings.host, port=settings.port, log_level=log_level,
-                                      # The ASGI client is the TCP peer: proxy mode's trustedProxies check it.
-                                      proxy_headers=False, ws_max_size=16 * 1024 * 1024, lifespan="on",
-                                      timeout_graceful_shutdown=5,
-                                      # Deflating large results costs ~20 ms of event-loop CPU per MB and
-                                      # stalls every tab; on loopback it buys nothing (bench/README.md).
-                                      ws_per_message_deflate=False)),
-        Server(uvicorn.Config(sandbox_app, host=settings.host, port=settings.sandbox_port,
-                                      log_level=log_level, lifespan="off")),
+        Server(
+            uvicorn.Config(
+                host_app,
+                host=settings.host,
+                port=settings.port,
+                log_level=log_level,
+                # The ASGI client is the TCP peer: proxy mode's trustedProxies check it.
+                proxy_headers=False,
+                ws_max_size=16 * 1024 * 1024,
+                lifespan="on",
+                timeout_graceful_shutdown=5,
+                # Deflating large results costs ~20 ms of event-loop CPU per MB and
+                # stalls every tab; on loopback it buys nothing (bench/README.md).
+                ws_per_message_deflate=False,
+            )
+        ),
+        Server(
+            uvicorn.Config(
+                sandbox_app, host=settings.host, port=settings.sandbox_port, log_level=log_level, lifespan="off"
+            )
+        ),
     ]
     hide_login_tokens()  # after uvicorn.Config, which (re)configures uvicorn's loggers
     login = f"http://{_display_host(settings.host)}:{settings.port}/"
@@ -214,8 +238,9 @@ class _HideToken(logging.Filter):
         if isinstance(record.msg, str):
             record.msg = _TOKEN_IN_URL.sub(r"\1***", record.msg)
         if isinstance(record.args, tuple):
-            record.args = tuple(_TOKEN_IN_URL.sub(r"\1***", arg) if isinstance(arg, str) else arg
-                                for arg in record.args)
+            record.args = tuple(
+                _TOKEN_IN_URL.sub(r"\1***", arg) if isinstance(arg, str) else arg for arg in record.args
+            )
         return True
 
 

@@ -73,9 +73,11 @@ def _expand(value: str, info: ValidationInfo) -> str:
             return match.group(0)
         if match.group("bad") is not None:
             if not match.group("closed"):
-                raise _invalid("unclosed \"${\" (write ${NAME} or ${NAME:-default})")
-            raise _invalid(f"\"{match.group(0)}\" is not a variable reference (names use letters, digits "
-                           "and '_' and do not start with a digit)")
+                raise _invalid('unclosed "${" (write ${NAME} or ${NAME:-default})')
+            raise _invalid(
+                f'"{match.group(0)}" is not a variable reference (names use letters, digits '
+                "and '_' and do not start with a digit)"
+            )
         var, default = match.group("var"), match.group("default")
         if var in environ:
             return environ[var]
@@ -156,7 +158,7 @@ class ServerConfig(_Model):
         kind = data.get("type")
         if kind is None:
             if "command" not in data and "url" not in data:
-                raise _invalid("needs either \"command\" (stdio) or \"url\" (HTTP)")
+                raise _invalid('needs either "command" (stdio) or "url" (HTTP)')
             kind = "stdio" if "command" in data else "http"
         if kind == "stdio":
             return {k: v for k, v in data.items() if k not in ("url", "headers")} | {"type": kind}
@@ -169,9 +171,9 @@ class ServerConfig(_Model):
     @classmethod
     def _known_transport(cls, value: Any) -> Any:
         if not isinstance(value, str):
-            raise _invalid("must be a string: \"stdio\", \"http\" or \"sse\"")
+            raise _invalid('must be a string: "stdio", "http" or "sse"')
         if value not in ("stdio", "http", "sse"):
-            raise _invalid(f"unknown transport {value!r} (use \"stdio\", \"http\" or \"sse\")")
+            raise _invalid(f'unknown transport {value!r} (use "stdio", "http" or "sse")')
         return value
 
     @field_validator("command")
@@ -206,8 +208,12 @@ class ServerConfig(_Model):
     def secret_values(self) -> frozenset[str]:
         """Every value the browser must not see: each ${VAR} expansion, every env and header value, and
         the URL's userinfo and query values."""
-        return frozenset(self._expanded | set(self.env.values()) | set(self.headers.values())
-                         | (url_secrets(self.url) if self.url else set()))
+        return frozenset(
+            self._expanded
+            | set(self.env.values())
+            | set(self.headers.values())
+            | (url_secrets(self.url) if self.url else set())
+        )
 
     def redactor(self) -> Redactor:
         return Redactor(self.secret_values)
@@ -234,8 +240,12 @@ class InputSpec(_Model):
 
     def public(self) -> dict[str, Any]:
         """What the page may show to ask for it (never a value a person gave)."""
-        return {"id": self.id, "description": self.description or self.id, "password": self.password,
-                "default": None if self.password else self.default}
+        return {
+            "id": self.id,
+            "description": self.description or self.id,
+            "password": self.password,
+            "default": None if self.password else self.default,
+        }
 
 
 class ServerPolicy(_Model):
@@ -259,21 +269,25 @@ class Root(_Model):
 class AuditOptions(_Model):
     """`webhost.audit`: how long the audit log keeps rows and how fast apps and people may add them."""
 
-    retention_days: float | None = Field(default=90.0, validation_alias="retentionDays", strict=True, gt=0,
-                                         allow_inf_nan=False)
+    retention_days: float | None = Field(
+        default=90.0, validation_alias="retentionDays", strict=True, gt=0, allow_inf_nan=False
+    )
     max_rows: int | None = Field(default=1_000_000, validation_alias="maxRows", strict=True, ge=1000)
-    max_row_bytes: int = Field(default=16 * 1024, validation_alias="maxRowBytes", strict=True, ge=1024,
-                               le=1024 * 1024)
-    frame_rows_per_second: float = Field(default=10.0, validation_alias="frameRowsPerSecond", strict=True, gt=0,
-                                         allow_inf_nan=False)
+    max_row_bytes: int = Field(default=16 * 1024, validation_alias="maxRowBytes", strict=True, ge=1024, le=1024 * 1024)
+    frame_rows_per_second: float = Field(
+        default=10.0, validation_alias="frameRowsPerSecond", strict=True, gt=0, allow_inf_nan=False
+    )
     frame_burst: int = Field(default=100, validation_alias="frameBurst", strict=True, ge=1)
-    person_rows_per_second: float = Field(default=20.0, validation_alias="personRowsPerSecond", strict=True, gt=0,
-                                          allow_inf_nan=False)
+    person_rows_per_second: float = Field(
+        default=20.0, validation_alias="personRowsPerSecond", strict=True, gt=0, allow_inf_nan=False
+    )
     person_burst: int = Field(default=300, validation_alias="personBurst", strict=True, ge=1)
-    person_bytes_per_second: float = Field(default=64 * 1024, validation_alias="personBytesPerSecond",
-                                           strict=True, gt=0, allow_inf_nan=False)
-    person_burst_bytes: int = Field(default=4 * 1024 * 1024, validation_alias="personBurstBytes", strict=True,
-                                    ge=1024 * 1024)
+    person_bytes_per_second: float = Field(
+        default=64 * 1024, validation_alias="personBytesPerSecond", strict=True, gt=0, allow_inf_nan=False
+    )
+    person_burst_bytes: int = Field(
+        default=4 * 1024 * 1024, validation_alias="personBurstBytes", strict=True, ge=1024 * 1024
+    )
 
 
 def _seconds(key: str, default: float) -> Any:
@@ -298,7 +312,7 @@ def _network(value: str) -> str:
     try:
         ipaddress.ip_network(value, strict=False)
     except ValueError:
-        raise _invalid(f"{value!r} is not an IP address or CIDR (like \"127.0.0.1/32\" or \"10.0.0.0/8\")") from None
+        raise _invalid(f'{value!r} is not an IP address or CIDR (like "127.0.0.1/32" or "10.0.0.0/8")') from None
     return value
 
 
@@ -314,14 +328,18 @@ class AuthOptions(_Model):
     user_claim: str = Field(default="sub", validation_alias="userClaim")
     name_claim: str = Field(default="name", validation_alias="nameClaim")
     groups_claim: str = Field(default="groups", validation_alias="groupsClaim")
-    session_hours: float = Field(default=12.0, validation_alias="sessionHours", strict=True, gt=0, le=24 * 366,
-                                 allow_inf_nan=False)
+    session_hours: float = Field(
+        default=12.0, validation_alias="sessionHours", strict=True, gt=0, le=24 * 366, allow_inf_nan=False
+    )
     user_header: Annotated[str, StringConstraints(pattern=_HEADER_PATTERN)] | None = Field(
-        default=None, validation_alias="userHeader")
+        default=None, validation_alias="userHeader"
+    )
     groups_header: Annotated[str, StringConstraints(pattern=_HEADER_PATTERN)] | None = Field(
-        default=None, validation_alias="groupsHeader")
+        default=None, validation_alias="groupsHeader"
+    )
     trusted_proxies: tuple[Annotated[str, AfterValidator(_network)], ...] = Field(
-        default=(), validation_alias="trustedProxies")
+        default=(), validation_alias="trustedProxies"
+    )
     admins: frozenset[str] = frozenset()
     admin_groups: frozenset[str] = Field(default=frozenset(), validation_alias="adminGroups")
 
@@ -330,17 +348,17 @@ class AuthOptions(_Model):
         if self.mode == "oidc":
             for key, value in (("issuer", self.issuer), ("clientId", self.client_id)):
                 if not value:
-                    raise _invalid(f"mode \"oidc\" needs \"{key}\"")
+                    raise _invalid(f'mode "oidc" needs "{key}"')
             parts = urlsplit(self.issuer or "")
             if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-                raise _invalid("\"issuer\" must be an absolute https:// URL (the provider's issuer identifier)")
+                raise _invalid('"issuer" must be an absolute https:// URL (the provider\'s issuer identifier)')
             if "openid" not in self.scopes:
-                raise _invalid("\"scopes\" must include \"openid\"")
+                raise _invalid('"scopes" must include "openid"')
         if self.mode == "proxy":
             if not self.user_header:
-                raise _invalid("mode \"proxy\" needs \"userHeader\" (the header the proxy puts the person in)")
+                raise _invalid('mode "proxy" needs "userHeader" (the header the proxy puts the person in)')
             if not self.trusted_proxies:
-                raise _invalid("mode \"proxy\" needs \"trustedProxies\" (the proxy's addresses or CIDRs)")
+                raise _invalid('mode "proxy" needs "trustedProxies" (the proxy\'s addresses or CIDRs)')
         return self
 
     @property
@@ -381,7 +399,8 @@ class WebhostOptions(_Model):
 class Config(_Model):
     source: str
     servers: Mapping[Annotated[str, StringConstraints(pattern=_NAME_PATTERN)], ServerConfig] = Field(
-        validation_alias="mcpServers")
+        validation_alias="mcpServers"
+    )
     options: WebhostOptions = Field(default=WebhostOptions(), validation_alias="webhost")
     inputs: tuple[InputSpec, ...] = ()
 
@@ -395,8 +414,10 @@ class Config(_Model):
         for server in self.servers.values():
             for input_id in server.input_ids:
                 if input_id not in seen:
-                    raise _invalid(f"mcpServers.{server.name}: uses ${{input:{input_id}}}, but no entry of the "
-                                   f"top-level \"inputs\" list has \"id\": \"{input_id}\"")
+                    raise _invalid(
+                        f"mcpServers.{server.name}: uses ${{input:{input_id}}}, but no entry of the "
+                        f'top-level "inputs" list has "id": "{input_id}"'
+                    )
         return self
 
     def input_spec(self, input_id: str) -> InputSpec | None:
@@ -411,8 +432,12 @@ class Config(_Model):
 
     def redactor(self) -> Redactor:
         """Masks every server's secret values (`ServerConfig.secret_values`) in what goes to the browser."""
-        return Redactor([*(value for server in self.servers.values() for value in server.secret_values),
-                         *self.options.auth.secret_values])
+        return Redactor(
+            [
+                *(value for server in self.servers.values() for value in server.secret_values),
+                *self.options.auth.secret_values,
+            ]
+        )
 
 
 # Messages for pydantic's own errors (wrong type, missing, not one of the choices), by where they
@@ -429,21 +454,21 @@ _MESSAGES = {
     "mcpServers.*.env.*": "must be a string",
     "mcpServers.*.headers": "must be an object of string values",
     "mcpServers.*.headers.*": "must be a string",
-    "inputs": "must be a list of {\"type\": \"promptString\", \"id\": \"...\", \"description\": \"...\"}",
-    "inputs.*": "must be an object with \"type\": \"promptString\" and an \"id\"",
-    "inputs.*.type": "only \"promptString\" inputs are supported",
+    "inputs": 'must be a list of {"type": "promptString", "id": "...", "description": "..."}',
+    "inputs.*": 'must be an object with "type": "promptString" and an "id"',
+    "inputs.*.type": 'only "promptString" inputs are supported',
     "inputs.*.id": "must be a string of letters, digits, '.', '_' and '-' (at most 64)",
     "inputs.*.description": "must be a string",
     "inputs.*.password": "must be true or false",
     "inputs.*.default": "must be a string",
     "webhost": "must be an object",
-    "webhost.allowedOrigins": "must be a list of origins like \"https://host.example\"",
+    "webhost.allowedOrigins": 'must be a list of origins like "https://host.example"',
     "webhost.timeouts": "must be an object of seconds",
     "webhost.timeouts.*": "must be a positive number of seconds",
     "webhost.maxInputRounds": "must be an integer from 1 to 100",
     "webhost.dataDir": "must be a string path",
-    "webhost.roots": "must be a list of {\"uri\": \"file:///...\", \"name\": \"...\"}",
-    "webhost.roots.*": "must be an object with a string \"uri\"",
+    "webhost.roots": 'must be a list of {"uri": "file:///...", "name": "..."}',
+    "webhost.roots.*": 'must be an object with a string "uri"',
     "webhost.roots.*.uri": "must be a string file:// URI",
     "webhost.roots.*.name": "must be a string",
     "webhost.audit": "must be an object",
@@ -456,11 +481,11 @@ _MESSAGES = {
     "webhost.audit.personBurst": "must be a positive integer",
     "webhost.audit.personBytesPerSecond": "must be a positive number",
     "webhost.audit.personBurstBytes": "must be an integer of at least 1048576",
-    "webhost.auth": "must be an object with \"mode\": \"token\", \"oidc\" or \"proxy\"",
-    "webhost.auth.mode": "must be \"token\", \"oidc\" or \"proxy\"",
+    "webhost.auth": 'must be an object with "mode": "token", "oidc" or "proxy"',
+    "webhost.auth.mode": 'must be "token", "oidc" or "proxy"',
     "webhost.auth.issuer": "must be a string (the provider's issuer URL)",
     "webhost.auth.clientId": "must be a string",
-    "webhost.auth.clientSecret": "must be a string (usually \"${VARIABLE}\")",
+    "webhost.auth.clientSecret": 'must be a string (usually "${VARIABLE}")',
     "webhost.auth.scopes": "must be a list of strings",
     "webhost.auth.userClaim": "must be a string (a claim name)",
     "webhost.auth.nameClaim": "must be a string (a claim name)",
@@ -474,11 +499,11 @@ _MESSAGES = {
     "webhost.database": "must be a string URL",
     "webhost.servers": "must be an object keyed by server name",
     "webhost.servers.*": "must be an object",
-    "webhost.servers.*.appToolCalls": "must be \"allow\", \"ask\" or \"deny\"",
-    "webhost.servers.*.tools": "must map tool names to \"allow\", \"ask\" or \"deny\"",
+    "webhost.servers.*.appToolCalls": 'must be "allow", "ask" or "deny"',
+    "webhost.servers.*.tools": 'must map tool names to "allow", "ask" or "deny"',
     "webhost.servers.*.permissions": f"must be a list drawn from {sorted(get_args(Permission))}",
     "webhost.servers.*.cspCompat": f"must be a list drawn from {sorted(get_args(CompatFlag))}",
-    "webhost.servers.*.openLinks": "must be \"ask\" or \"allow\"",
+    "webhost.servers.*.openLinks": 'must be "ask" or "allow"',
 }
 
 
@@ -537,11 +562,11 @@ def parse_config(text: str, source: str, environ: Mapping[str, str]) -> Config:
     except ValueError:  # the one other failure: an integer literal longer than Python's digit limit
         raise ConfigError(f"{source}: invalid JSON: a number has too many digits") from None
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the top level must be a JSON object with an \"mcpServers\" key")
+        raise ConfigError(f'{source}: the top level must be a JSON object with an "mcpServers" key')
     if data.get("mcpServers") is None:
-        raise ConfigError(f"{source}: missing \"mcpServers\" (an object mapping server names to entries)")
+        raise ConfigError(f'{source}: missing "mcpServers" (an object mapping server names to entries)')
     if not isinstance(data["mcpServers"], dict):
-        raise ConfigError(f"{source}: \"mcpServers\" must be an object mapping server names to entries")
+        raise ConfigError(f'{source}: "mcpServers" must be an object mapping server names to entries')
     try:
         config = Config.model_validate({**data, "source": source}, context={"environ": environ})
     except ValidationError as exc:

@@ -65,7 +65,6 @@ class SessionDirectory:
         tab.end(reason.encode("utf-8")[:MAX_REASON_BYTES].decode("utf-8", "ignore"))
         return tab
 
-
     def end_sign_in(self, sign_in: str, reason: str) -> int:
         """Signing out ends every tab opened with that web session (a revoked session keeps no socket)."""
         ended = [tab for tab in self._tabs.values() if tab.sign_in == sign_in]
@@ -77,5 +76,9 @@ class SessionDirectory:
 def describe(tab: LiveTab) -> dict[str, object]:
     """One row of `sessions/list`: the tab, its person (id, name, role), when it opened, its connected servers."""
     person = tab.person
-    return {"sessionId": tab.id, "user": {"id": person.id, "name": person.name, "role": person.role},
-            "started": tab.started, "servers": tab.servers_connected()}
+    return {
+        "sessionId": tab.id,
+        "user": {"id": person.id, "name": person.name, "role": person.role},
+        "started": tab.started,
+        "servers": tab.servers_connected(),
+    }

@@ -53,7 +53,7 @@ def _as_request(frame: object) -> Request | dict[str, Any]:
         return error(None, INVALID_REQUEST, "id must be a string or an integer")
     method = frame.get("method")
     if frame.get("jsonrpc") != "2.0" or not isinstance(method, str):
-        return error(request_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request (jsonrpc \"2.0\" and a method)")
+        return error(request_id, INVALID_REQUEST, 'not a JSON-RPC 2.0 request (jsonrpc "2.0" and a method)')
     params = frame.get("params", {})
     if params is None:
         params = {}

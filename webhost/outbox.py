@@ -98,8 +98,15 @@ class Outbox:
                 await send(text)
             if self._dropped:
                 dropped, self._dropped = self._dropped, Counter()
-                await send(json.dumps({"jsonrpc": "2.0", "method": "outbox/dropped",
-                                       "params": {"count": sum(dropped.values()), "methods": dict(dropped)}}))
+                await send(
+                    json.dumps(
+                        {
+                            "jsonrpc": "2.0",
+                            "method": "outbox/dropped",
+                            "params": {"count": sum(dropped.values()), "methods": dict(dropped)},
+                        }
+                    )
+                )
                 continue
             if self.closed:
                 return

@@ -79,8 +79,11 @@ def render(keys: tuple[str, ...] | None = None) -> str:
     for key, value in values.items():
         if keys is None or key in keys:
             text = json.dumps(value, indent=2)
-            lines.append(f"export const {key} = Object.freeze({text});" if isinstance(value, dict | list)
-                         else f"export const {key} = {text};")
+            lines.append(
+                f"export const {key} = Object.freeze({text});"
+                if isinstance(value, dict | list)
+                else f"export const {key} = {text};"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -71,8 +71,7 @@ class Redactor:
             forms |= secret_forms(value)
         self._values = sorted(forms, key=len, reverse=True)
         # The same values as they appear inside JSON text (escaped), to spot them without decoding.
-        self._in_json = sorted({json.dumps(v)[1:-1] for v in self._values} | set(self._values),
-                               key=len, reverse=True)
+        self._in_json = sorted({json.dumps(v)[1:-1] for v in self._values} | set(self._values), key=len, reverse=True)
 
     def __bool__(self) -> bool:
         return bool(self._values)

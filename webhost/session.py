@@ -32,8 +32,9 @@ from webhost.workspace import Workspace
 class BrowserSession:
     """One tab of one person."""
 
-    def __init__(self, workspace: Workspace, notify: Publish, directory: SessionDirectory, *,
-                 sign_in: str | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, notify: Publish, directory: SessionDirectory, *, sign_in: str | None = None
+    ) -> None:
         deps = workspace.deps
         options = deps.config.options
         self.id = "s-" + secrets.token_urlsafe(8)
@@ -54,14 +55,35 @@ class BrowserSession:
         self.inputs = workspace.inputs
         self.connections: Mapping[str, Connection] = workspace.connections
         self.approvals = ApprovalBroker(notify, timeout=options.human_timeout)
-        self.apps = AppInstances(session_id=self.id, person=self.person, sandbox=deps.sandbox, options=options,
-                                 audit=deps.audit, catalogue=self.catalogue, activity=self.activity,
-                                 on_close=self._app_closed, prefetch=workspace.app_prefetch)
+        self.apps = AppInstances(
+            session_id=self.id,
+            person=self.person,
+            sandbox=deps.sandbox,
+            options=options,
+            audit=deps.audit,
+            catalogue=self.catalogue,
+            activity=self.activity,
+            on_close=self._app_closed,
+            prefetch=workspace.app_prefetch,
+        )
         self.calls = CallRegistry(on_end=self._call_ended, tab=self.id)
-        self.requests = InputRequests(broker=self.inputs, apps=self.apps, calls=self.calls, options=options,
-                                      activity=self.activity, route=workspace.route_to(self.id))
-        self.app_policy = AppPolicy(session_id=self.id, person=self.person, options=options, audit=deps.audit,
-                                    approvals=self.approvals, catalogue=self.catalogue, notify=notify)
+        self.requests = InputRequests(
+            broker=self.inputs,
+            apps=self.apps,
+            calls=self.calls,
+            options=options,
+            activity=self.activity,
+            route=workspace.route_to(self.id),
+        )
+        self.app_policy = AppPolicy(
+            session_id=self.id,
+            person=self.person,
+            options=options,
+            audit=deps.audit,
+            approvals=self.approvals,
+            catalogue=self.catalogue,
+            notify=notify,
+        )
         workspace.attach(self, self._leave_app)
         directory.add(self)
 
@@ -94,8 +116,9 @@ class BrowserSession:
         self.calls.cancel_all()
 
     def _call_ended(self, call_id: str) -> None:
-        self.inputs.release(lambda p: self.workspace.routed_to(p.id) == self.id
-                            and (p.origin or {}).get("callId") == call_id)
+        self.inputs.release(
+            lambda p: self.workspace.routed_to(p.id) == self.id and (p.origin or {}).get("callId") == call_id
+        )
 
     def _app_closed(self, instance: AppInstance) -> None:
         self.approvals.release_frame(instance.frame_id)

@@ -27,38 +27,52 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_ignore_empty=True, extra="ignore")
 
     config: Path | None = Field(
-        default=None, description="An mcpServers JSON file. Without one, webhost serves its embedded demo.")
+        default=None, description="An mcpServers JSON file. Without one, webhost serves its embedded demo."
+    )
     host: str = Field(
-        default="127.0.0.1", description="Interface the host page and the sandbox listen on. Anything but "
-        "loopback also needs --allow-remote.")
+        default="127.0.0.1",
+        description="Interface the host page and the sandbox listen on. Anything but "
+        "loopback also needs --allow-remote.",
+    )
     port: Port = Field(default=8700, description="Port of the host page.")
     sandbox_port: Port = Field(default=8701, description="Port of the sandbox proxy that serves MCP Apps.")
     sandbox_domain: str = Field(
-        default="localhost", description="Apps are served from <scheme>://<label>.<sandbox-domain>:<port>.")
+        default="localhost", description="Apps are served from <scheme>://<label>.<sandbox-domain>:<port>."
+    )
     sandbox_scheme: Literal["http", "https"] = Field(
-        default="http", description="Scheme browsers use for the sandbox origins (https behind TLS).")
+        default="http", description="Scheme browsers use for the sandbox origins (https behind TLS)."
+    )
     sandbox_public_port: Port | None = Field(
-        default=None, description="Port browsers use for the sandbox when a proxy maps it. Without it, "
-        "--sandbox-port.")
+        default=None, description="Port browsers use for the sandbox when a proxy maps it. Without it, --sandbox-port."
+    )
     public_origins: Annotated[tuple[str, ...], NoDecode] = Field(
-        default=(), description="An extra origin the page is served on (e.g. https://webhost.example). The "
+        default=(),
+        description="An extra origin the page is served on (e.g. https://webhost.example). The "
         "flag is repeatable; the variable takes a comma-separated list.",
-        json_schema_extra={"flag": "--public-origin"})
+        json_schema_extra={"flag": "--public-origin"},
+    )
     data_dir: Path = Field(
-        default=Path(".webhost-data"), description="Folder for the deployment secret and the audit log. "
-        "Overrides the configuration file's dataDir.")
+        default=Path(".webhost-data"),
+        description="Folder for the deployment secret and the audit log. Overrides the configuration file's dataDir.",
+    )
     database_url: str | None = Field(
-        default=None, description="Database for people and sessions (a sqlite+aiosqlite:///PATH URL; "
+        default=None,
+        description="Database for people and sessions (a sqlite+aiosqlite:///PATH URL; "
         "PostgreSQL is not supported yet). Overrides the configuration file's database. Without either, SQLite "
-        "in the data folder. Environment only (a URL may hold a password).", json_schema_extra={"flag": None})
+        "in the data folder. Environment only (a URL may hold a password).",
+        json_schema_extra={"flag": None},
+    )
     secure_cookies: bool = Field(default=False, description="Mark the session cookie Secure (behind TLS).")
     allow_remote: bool = Field(
-        default=False, description="Confirm listening on a non-loopback interface (e.g. --host 0.0.0.0).")
+        default=False, description="Confirm listening on a non-loopback interface (e.g. --host 0.0.0.0)."
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field(default="warning", description="Log level.")
     token: str = Field(
-        default_factory=lambda: secrets.token_urlsafe(24), description="The access token. Without it, one "
+        default_factory=lambda: secrets.token_urlsafe(24),
+        description="The access token. Without it, one "
         "is generated and printed as a login URL. Environment only, so it stays out of process listings.",
-        json_schema_extra={"flag": None})
+        json_schema_extra={"flag": None},
+    )
 
     @field_validator("public_origins", mode="before")
     @classmethod

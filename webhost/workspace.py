@@ -76,13 +76,21 @@ class Workspace:
         self.app_prefetch = AppPrefetch()  # app resources read ahead of apps/open (webhost/apps/prefetch.py)
         self.tabs: dict[str, Tab] = {}
         self._routes: dict[str, str | None] = {}  # input request id → the tab it was asked in (None: every tab)
-        self.inputs = InputBroker(self._publish_input, human_timeout=options.human_timeout,
-                                  leave_app=self._leave_app)
-        self._any_tab = InputRequests(broker=self.inputs, apps=None, calls=None, options=options,
-                                      activity=self.activity, route=self.route_to(None))
+        self.inputs = InputBroker(self._publish_input, human_timeout=options.human_timeout, leave_app=self._leave_app)
+        self._any_tab = InputRequests(
+            broker=self.inputs,
+            apps=None,
+            calls=None,
+            options=options,
+            activity=self.activity,
+            route=self.route_to(None),
+        )
         self._leave_app_of: dict[str, Callable[[str, str], None]] = {}
-        settings = ConnectionSettings(connect_timeout=options.connect_timeout, call_timeout=options.call_timeout,
-                                      max_input_rounds=options.max_input_rounds)
+        settings = ConnectionSettings(
+            connect_timeout=options.connect_timeout,
+            call_timeout=options.call_timeout,
+            max_input_rounds=options.max_input_rounds,
+        )
         self.connections: Mapping[str, Connection] = {
             name: Connection(expand_for(cfg, person), self, settings, transport_factory=deps.transport_factory)
             for name, cfg in deps.config.servers.items()
@@ -282,8 +290,14 @@ class Workspace:
     def activity(self, server: str, **entry: Any) -> None:
         duration = entry.pop("duration_ms", None)
         data = entry.pop("data", None)
-        record = {"id": next(self._activity_ids), "ts": time.time(), "server": server, **entry,
-                  "durationMs": None if duration is None else round(duration, 2), "data": _clip(data)}
+        record = {
+            "id": next(self._activity_ids),
+            "ts": time.time(),
+            "server": server,
+            **entry,
+            "durationMs": None if duration is None else round(duration, 2),
+            "data": _clip(data),
+        }
         # What a tab's own request caused goes to that tab; the servers' own news to every tab of the person.
         tab = self.tabs.get(current_tab.get() or "")
         if tab is not None:
@@ -335,14 +349,18 @@ def expand_for(config: ServerConfig, person: Person, inputs: Mapping[str, str] |
                 text = text.replace("${" + key + "}", values[key])
         return text
 
-    if not any("${user." in text or "${input:" in text
-               for text in (config.url or "", *config.env.values(), *config.headers.values())):
+    if not any(
+        "${user." in text or "${input:" in text
+        for text in (config.url or "", *config.env.values(), *config.headers.values())
+    ):
         return config
-    expanded = config.model_copy(update={
-        "url": fill(config.url) if config.url else config.url,
-        "env": {k: fill(v) for k, v in config.env.items()},
-        "headers": {k: fill(v) for k, v in config.headers.items()},
-    })
+    expanded = config.model_copy(
+        update={
+            "url": fill(config.url) if config.url else config.url,
+            "env": {k: fill(v) for k, v in config.env.items()},
+            "headers": {k: fill(v) for k, v in config.headers.items()},
+        }
+    )
     # The person's values are secrets of this connection too (masked in its errors and its description).
     expanded._expanded = config._expanded | {values[f"input:{i}"] for i in config.input_ids if f"input:{i}" in values}
     return expanded

@@ -71,8 +71,7 @@ class Tabs:
 class _Tab:
     """One socket's session, outbox and requests in flight (token → request id and method)."""
 
-    def __init__(self, websocket: WebSocket, session: BrowserSession, outbox: Outbox,
-                 scope: anyio.CancelScope) -> None:
+    def __init__(self, websocket: WebSocket, session: BrowserSession, outbox: Outbox, scope: anyio.CancelScope) -> None:
         self.websocket = websocket
         self.session = session
         self.outbox = outbox
@@ -89,8 +88,14 @@ class _Tab:
 
     async def stop(self) -> None:
         for request_id, method in self.in_flight.values():
-            _post(self.outbox, {"jsonrpc": "2.0", "id": request_id, "error": {
-                "code": UPSTREAM_ERROR, "message": STOPPING_MESSAGE, "data": {"method": method}}})
+            _post(
+                self.outbox,
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": UPSTREAM_ERROR, "message": STOPPING_MESSAGE, "data": {"method": method}},
+                },
+            )
         self.in_flight.clear()
         self.outbox.close()  # the writer sends what is queued, then ends
         with anyio.move_on_after(2):
@@ -275,10 +280,15 @@ async def _post_large(outbox: Outbox, response: dict[str, Any], limits: Limits) 
         _post(outbox, frames.error(response["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
         return
     if len(text) > limits.max_result_bytes:
-        _post(outbox, frames.error(
-            response["id"], UPSTREAM_ERROR,
-            f"the result is too large to send ({_size(len(text))}; the limit is {_size(limits.max_result_bytes)}, "
-            "webhost.limits.maxResultBytes)"))
+        _post(
+            outbox,
+            frames.error(
+                response["id"],
+                UPSTREAM_ERROR,
+                f"the result is too large to send ({_size(len(text))}; the limit is {_size(limits.max_result_bytes)}, "
+                "webhost.limits.maxResultBytes)",
+            ),
+        )
         return
     outbox.post(text)
 

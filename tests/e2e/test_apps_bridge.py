@@ -551,8 +551,11 @@ def test_dropped_and_malformed_requests_are_answered_at_once(app_page: Page) -> 
       window.parent.postMessage({jsonrpc: "2.0", id: "m-2", method: "ping", params: [1]}, "*");
     }""")
     errors = wait_until(
-        lambda: {m["id"]: m["error"] for m in received(app) if m.get("id") in ("m-1", "m-2") and "error" in m}
-        if len([m for m in received(app) if m.get("id") in ("m-1", "m-2")]) == 2 else None,
+        lambda: (
+            {m["id"]: m["error"] for m in received(app) if m.get("id") in ("m-1", "m-2") and "error" in m}
+            if len([m for m in received(app) if m.get("id") in ("m-1", "m-2")]) == 2
+            else None
+        ),
         message="answers to malformed requests",
     )
     assert errors["m-1"]["code"] == errors["m-2"]["code"] == -32600

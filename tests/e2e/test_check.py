@@ -19,15 +19,23 @@ from tests.support.process import PEERS, ROOT, SERVERS, peer_server, peers_insta
 def check(tmp_path: Path, config: Any, *args: str, timeout: float = 110) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "servers.json"
     path.write_text(config if isinstance(config, str) else json.dumps(config), encoding="utf-8")
-    return subprocess.run([sys.executable, "-m", "webhost", "check", str(path), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "webhost", "check", str(path), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
-@pytest.mark.parametrize(("config", "says"), [
-    ("{not json", "not JSON"),
-    ({"servers": {}}, '"mcpServers"'),
-    ({"mcpServers": {"x": {"type": "carrier-pigeon", "url": "http://127.0.0.1:1/mcp"}}}, "x"),
-])
+@pytest.mark.parametrize(
+    ("config", "says"),
+    [
+        ("{not json", "not JSON"),
+        ({"servers": {}}, '"mcpServers"'),
+        ({"mcpServers": {"x": {"type": "carrier-pigeon", "url": "http://127.0.0.1:1/mcp"}}}, "x"),
+    ],
+)
 def test_a_bad_configuration_is_one_line_and_exit_2(tmp_path: Path, config: Any, says: str) -> None:
     done = check(tmp_path, config, timeout=60)
     assert done.returncode == 2, done
@@ -43,8 +51,13 @@ def test_a_bad_configuration_is_one_line_and_exit_2(tmp_path: Path, config: Any,
 def test_the_react_example_app_is_ready_and_clean(tmp_path: Path) -> None:
     if not peers_installed():
         pytest.skip(f"no npm peers in {PEERS}: run scripts/install-test-deps")
-    done = check(tmp_path, {"mcpServers": {"basic-react": peer_server("mcp-server-basic-react", "--stdio")}},
-                 "--json", "--settle", "1")
+    done = check(
+        tmp_path,
+        {"mcpServers": {"basic-react": peer_server("mcp-server-basic-react", "--stdio")}},
+        "--json",
+        "--settle",
+        "1",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["ok"] is True
@@ -62,8 +75,9 @@ def test_the_react_example_app_is_ready_and_clean(tmp_path: Path) -> None:
 @pytest.mark.e2e
 @pytest.mark.timeout(150)
 def test_an_app_that_breaks_its_csp_and_visibility_fails_the_check(tmp_path: Path) -> None:
-    config = {"mcpServers": {"check": {"command": sys.executable,
-                                       "args": [str(SERVERS / "check_apps.py"), "--with-silent"]}}}
+    config = {
+        "mcpServers": {"check": {"command": sys.executable, "args": [str(SERVERS / "check_apps.py"), "--with-silent"]}}
+    }
     done = check(tmp_path, config, "--json", "--timeout", "5", "--settle", "1.5", timeout=140)
     assert done.returncode == 1, done.stdout + done.stderr
     report = json.loads(done.stdout)

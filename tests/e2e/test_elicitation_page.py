@@ -43,11 +43,14 @@ def elicit_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[
     }
     hosts: dict[str, Webhost] = {}
     with contextlib.ExitStack() as stack:
+
         def get(era: str) -> Webhost:
             if era not in hosts:
                 hosts[era] = stack.enter_context(
-                    run_webhost(tmp_path_factory.mktemp(f"elicit-{era}"), {era: entries[era]}))
+                    run_webhost(tmp_path_factory.mktemp(f"elicit-{era}"), {era: entries[era]})
+                )
             return hosts[era]
+
         yield get
 
 
@@ -64,8 +67,11 @@ def elicit(elicit_hosts: Callable[[str], Webhost], era: str) -> Webhost:
 
 @pytest.fixture(scope="module")
 def mrtr(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
-    with run_webhost(tmp_path_factory.mktemp("mrtr-page"), {"mrtr": stdio_server("mrtr_raw")},
-                     webhost_options={"timeouts": {"appHandshake": 3}}) as running:
+    with run_webhost(
+        tmp_path_factory.mktemp("mrtr-page"),
+        {"mrtr": stdio_server("mrtr_raw")},
+        webhost_options={"timeouts": {"appHandshake": 3}},
+    ) as running:
         yield running
 
 
@@ -79,8 +85,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
 def everything(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
     if not peers_installed():
         pytest.skip("npm peers not installed: run `npm ci` in tests/peers (see shared/reference/peers.md §1)")
-    with run_webhost(tmp_path_factory.mktemp("everything-page"),
-                     {"everything": peer_server("mcp-server-everything", "stdio")}) as running:
+    with run_webhost(
+        tmp_path_factory.mktemp("everything-page"), {"everything": peer_server("mcp-server-everything", "stdio")}
+    ) as running:
         yield running
 
 
@@ -159,8 +166,16 @@ def test_form_full_every_field_kind(page: Page, elicit: Webhost, era: str) -> No
     expect(form.locator('[name="tags"][value="b"]')).not_to_be_checked()
     expect(form.locator('[name="toppings"]')).to_have_count(4)
     # Each kind gets the matching control.
-    for name, kind in (("email", "email"), ("website", "url"), ("birthday", "date"), ("meeting", "datetime-local"),
-                       ("ratio", "number"), ("count", "number"), ("agree", "checkbox"), ("maybe", "checkbox")):
+    for name, kind in (
+        ("email", "email"),
+        ("website", "url"),
+        ("birthday", "date"),
+        ("meeting", "datetime-local"),
+        ("ratio", "number"),
+        ("count", "number"),
+        ("agree", "checkbox"),
+        ("maybe", "checkbox"),
+    ):
         expect(form.locator(f'[name="{name}"]')).to_have_attribute("type", kind)
 
     # Bad values are caught on the page, with a message, before anything is sent.
@@ -205,9 +220,18 @@ def test_form_full_every_field_kind(page: Page, elicit: Webhost, era: str) -> No
     meeting = content.pop("meeting")
     assert re.fullmatch(r"2030-01-02T10:30:00(Z|[+-]\d\d:\d\d)", meeting), meeting
     assert content == {
-        "text": "typed text", "email": "ada@example.com", "website": "https://example.org/home",
-        "birthday": "1990-05-17", "ratio": 0.25, "count": 7, "agree": True, "color": "blue",
-        "legacy_enum": "y", "tags": ["b", "c"], "toppings": ["cheese", "chili"], "size": "m",
+        "text": "typed text",
+        "email": "ada@example.com",
+        "website": "https://example.org/home",
+        "birthday": "1990-05-17",
+        "ratio": 0.25,
+        "count": 7,
+        "agree": True,
+        "color": "blue",
+        "legacy_enum": "y",
+        "tags": ["b", "c"],
+        "toppings": ["cheese", "chili"],
+        "size": "m",
     }
     assert type(content["count"]) is int and type(content["agree"]) is bool and type(content["ratio"]) is float
     # Answered: the request's view is gone.
@@ -229,8 +253,10 @@ def test_decline_and_cancel_are_distinct(page: Page, elicit: Webhost, era: str) 
     # Accepting the untouched form sends the defaults it shows (and the backend's validation accepts them).
     result = run_tool(page, era, "form_defaults")
     form_for(page, era).locator('[data-action="accept"]').click()
-    assert result_json(result) == {"action": "accept", "content": {
-        "name": "Ada Lovelace", "age": 36, "score": 9.5, "tier": "gold", "subscribed": True}}
+    assert result_json(result) == {
+        "action": "accept",
+        "content": {"name": "Ada Lovelace", "age": 36, "score": 9.5, "tier": "gold", "subscribed": True},
+    }
     no_console_errors(page)
 
 
@@ -281,8 +307,9 @@ def test_two_requests_at_once(page: Page, elicit: Webhost, era: str) -> None:
 # ---- URL mode --------------------------------------------------------------------------------------------
 
 
-def test_url_mode_opens_the_page_only_after_consent(page: Page, elicit: Webhost, offline_example: BrowserContext,
-                                                    era: str) -> None:
+def test_url_mode_opens_the_page_only_after_consent(
+    page: Page, elicit: Webhost, offline_example: BrowserContext, era: str
+) -> None:
     start(page, elicit, era)
     opened: list[Page] = []
     offline_example.on("page", lambda new_page: opened.append(new_page))
@@ -455,10 +482,13 @@ def test_app_that_never_initializes_falls_back_after_the_handshake_timeout(page:
     answer_fallback_form(page, result, "did not initialize within 3 s")
 
 
-@pytest.mark.parametrize(("tool", "reason"), [
-    ("pick_no_capability", "appCapabilities.elicitation"),
-    ("pick_bad_answer", "did not match the requested schema"),
-])
+@pytest.mark.parametrize(
+    ("tool", "reason"),
+    [
+        ("pick_no_capability", "appCapabilities.elicitation"),
+        ("pick_bad_answer", "did not match the requested schema"),
+    ],
+)
 def test_app_that_cannot_serve_falls_back_to_the_form(page: Page, mrtr: Webhost, tool: str, reason: str) -> None:
     start(page, mrtr, "mrtr")
     result = run_tool(page, "mrtr", tool)

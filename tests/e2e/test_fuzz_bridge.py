@@ -23,32 +23,68 @@ from tests.e2e.test_apps_bridge import app_page, host, open_probe  # noqa: F401 
 pytestmark = pytest.mark.e2e
 
 BRIDGE_METHODS = [
-    "ui/initialize", "tools/call", "resources/read", "resources/list", "resources/templates/list", "prompts/list",
-    "ui/message", "ui/update-model-context", "ui/request-display-mode", "ui/open-link", "ui/download-file", "ping",
-    "notifications/message", "ui/notifications/size-changed", "ui/notifications/initialized",
-    "notifications/cancelled", "ui/notifications/sandbox-ready", "sampling/createMessage",
+    "ui/initialize",
+    "tools/call",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+    "ui/message",
+    "ui/update-model-context",
+    "ui/request-display-mode",
+    "ui/open-link",
+    "ui/download-file",
+    "ping",
+    "notifications/message",
+    "ui/notifications/size-changed",
+    "ui/notifications/initialized",
+    "notifications/cancelled",
+    "ui/notifications/sandbox-ready",
+    "sampling/createMessage",
 ]
-leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.floats(allow_nan=False,
-                 allow_infinity=False), st.text(max_size=30))
-value = st.recursive(leaf, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                   st.dictionaries(st.text(max_size=8), inner, max_size=3)),
-                     max_leaves=10)
+leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**53), 2**53),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=30),
+)
+value = st.recursive(
+    leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=10,
+)
 params = st.one_of(
-    st.fixed_dictionaries({}, optional={
-        "name": st.sampled_from(["echo_app", "nope", ""]), "arguments": st.one_of(
-            st.fixed_dictionaries({"text": st.text(max_size=20)}), value),
-        "uri": st.one_of(st.sampled_from(["ui://apps/echo.html", "nope://x"]), st.text(max_size=20)),
-        "content": value, "role": st.sampled_from(["user", "assistant", "system"]), "mode": st.text(max_size=10),
-        "url": st.sampled_from(["javascript:alert(1)", "file:///etc/passwd", "http://u:p@example.com/", "x"]),
-        "level": leaf, "data": value, "requestId": leaf, "height": leaf, "width": leaf}),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "name": st.sampled_from(["echo_app", "nope", ""]),
+            "arguments": st.one_of(st.fixed_dictionaries({"text": st.text(max_size=20)}), value),
+            "uri": st.one_of(st.sampled_from(["ui://apps/echo.html", "nope://x"]), st.text(max_size=20)),
+            "content": value,
+            "role": st.sampled_from(["user", "assistant", "system"]),
+            "mode": st.text(max_size=10),
+            "url": st.sampled_from(["javascript:alert(1)", "file:///etc/passwd", "http://u:p@example.com/", "x"]),
+            "level": leaf,
+            "data": value,
+            "requestId": leaf,
+            "height": leaf,
+            "width": leaf,
+        },
+    ),
     value,
 )
-request = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "method": st.sampled_from(BRIDGE_METHODS),
-                                 "params": params})
+request = st.fixed_dictionaries(
+    {"jsonrpc": st.just("2.0"), "method": st.sampled_from(BRIDGE_METHODS), "params": params}
+)
 malformed = st.one_of(
-    st.fixed_dictionaries({"jsonrpc": st.sampled_from(["2.0", "1.0", None]),
-                           "method": st.one_of(st.sampled_from(BRIDGE_METHODS), leaf),
-                           "id": st.one_of(leaf, st.text(min_size=201, max_size=210))}),
+    st.fixed_dictionaries(
+        {
+            "jsonrpc": st.sampled_from(["2.0", "1.0", None]),
+            "method": st.one_of(st.sampled_from(BRIDGE_METHODS), leaf),
+            "id": st.one_of(leaf, st.text(min_size=201, max_size=210)),
+        }
+    ),
     value,
 )
 message = st.one_of(request, request, malformed)
@@ -77,8 +113,9 @@ def deny_approvals(page: Page) -> None:
 def answered(app: Locator, ids: list[str], page: Page, timeout: float = 15.0) -> dict[str, int]:
     deadline = time.monotonic() + timeout
     while True:
-        counts: dict[str, int] = app.evaluate("(_el, ids) => Object.fromEntries(ids.map((i) => "
-                                              "[i, (window.fuzzAnswers || {})[i] || 0]))", ids)
+        counts: dict[str, int] = app.evaluate(
+            "(_el, ids) => Object.fromEntries(ids.map((i) => [i, (window.fuzzAnswers || {})[i] || 0]))", ids
+        )
         if all(counts.values()) or time.monotonic() > deadline:
             return counts
         deny_approvals(page)
@@ -98,8 +135,9 @@ def probe(app_page: Page) -> tuple[Page, Locator, list[str]]:  # noqa: F811
     return app_page, app, errors
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                  HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(messages=st.lists(message, min_size=1, max_size=4))
 def test_any_app_messages_get_answers_and_break_nothing(
     probe: tuple[Page, Locator, list[str]], messages: list[Any]
@@ -107,8 +145,13 @@ def test_any_app_messages_get_answers_and_break_nothing(
     page, app, errors = probe
     ids: list[str] = []
     for item in messages:
-        if isinstance(item, dict) and item.get("jsonrpc") == "2.0" and isinstance(item.get("method"), str) \
-                and not item["method"].startswith(("notifications/", "ui/notifications/")) and "id" not in item:
+        if (
+            isinstance(item, dict)
+            and item.get("jsonrpc") == "2.0"
+            and isinstance(item.get("method"), str)
+            and not item["method"].startswith(("notifications/", "ui/notifications/"))
+            and "id" not in item
+        ):
             item = {**item, "id": f"fz-{next(counter)}"}
             ids.append(item["id"])
         app.evaluate("(_el, m) => window.parent.postMessage(m, '*')", json.loads(json.dumps(item)))
@@ -118,4 +161,6 @@ def test_any_app_messages_get_answers_and_break_nothing(
     assert errors == []
     servers = page.evaluate("() => window.__page.rpc.request('servers/list')")["servers"]
     assert {s["name"]: s["status"] for s in servers if s["name"] in ("apps", "second")} == {
-        "apps": "connected", "second": "connected"}
+        "apps": "connected",
+        "second": "connected",
+    }

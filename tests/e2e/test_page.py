@@ -57,8 +57,10 @@ def no_console_errors(page: Page) -> None:
 
 
 def log_entries(page: Page, server_name: str, method: str, kind: str) -> Locator:
-    return page.locator(f'[data-testid="activity-log"] [data-log-entry][data-log-server="{server_name}"]'
-                        f'[data-method="{method}"][data-kind="{kind}"]')
+    return page.locator(
+        f'[data-testid="activity-log"] [data-log-entry][data-log-server="{server_name}"]'
+        f'[data-method="{method}"][data-kind="{kind}"]'
+    )
 
 
 # ---- getting in, server status, reconnect -----------------------------------------------------------------
@@ -161,8 +163,14 @@ def test_plan_trip_form_every_argument_kind(page: Page, ui: WebhostPage, demo: W
     # The wire shows the typed arguments (numbers as numbers, the object as an object, the list as a list).
     request = log_entries(page, "demo", "tools/call", "request").last
     request.locator("summary").click()
-    for fragment in ('"nights": 3', '"budget_eur": 1234.5', '"flexible_dates": true', '"transport": "plane"',
-                     '"age": 36', '"surf"'):
+    for fragment in (
+        '"nights": 3',
+        '"budget_eur": 1234.5',
+        '"flexible_dates": true',
+        '"transport": "plane"',
+        '"age": 36',
+        '"surf"',
+    ):
         expect(request).to_contain_text(fragment)
     no_console_errors(page)
 
@@ -257,11 +265,14 @@ def test_progress_bar_and_cancel(page: Page, ui: WebhostPage, host: Webhost) -> 
     bar = result.locator('[data-testid="call-progress"]')
     expect(bar).to_have_js_property("max", 4)
     # Checked in one go: the bar and its message leave the view as soon as the call ends.
-    page.wait_for_function("""() => {
+    page.wait_for_function(
+        """() => {
         const result = document.querySelector('[data-testid="tool-result"]');
         const bar = result && result.querySelector('[data-testid="call-progress"]');
         return Boolean(bar && bar.value >= 2 && /step \\d of 4/.test(result.textContent));
-    }""", timeout=CALL_MS)
+    }""",
+        timeout=CALL_MS,
+    )
     expect(result).to_have_attribute("data-status", "ok", timeout=CALL_MS)
     expect(result).to_contain_text("done after 4 steps")
     expect(result.locator('[data-testid="call-progress"]')).to_have_count(0)

@@ -61,8 +61,9 @@ def axe_problems(page: Page) -> list[str]:
         # The page's CSP allows only its own origin's scripts (no inline one, as path= would add): axe.min.js
         # is served on that origin by the test, and the CSP stays what a person gets.
         origin = page.evaluate("() => location.origin")
-        page.route(f"{origin}/__test__/axe.min.js", lambda route: route.fulfill(
-            path=str(AXE), content_type="text/javascript"))
+        page.route(
+            f"{origin}/__test__/axe.min.js", lambda route: route.fulfill(path=str(AXE), content_type="text/javascript")
+        )
         page.add_script_tag(url=f"{origin}/__test__/axe.min.js")
     # Animations settle first: axe measures contrast on what is drawn.
     page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null)))")
@@ -107,9 +108,11 @@ def place(frame: Locator) -> dict[str, float]:
 def ask_open_link(page: Page, times: int) -> None:
     """The dashboard App asks to open the same link `times` times (identical approvals from one frame)."""
     inner = page.frame_locator("iframe[data-app-frame]").frame_locator("iframe")
-    inner.locator("body").evaluate("""(b, n) => { for (let i = 0; i < n; i++) window.parent.postMessage(
+    inner.locator("body").evaluate(
+        """(b, n) => { for (let i = 0; i < n; i++) window.parent.postMessage(
         {jsonrpc: "2.0", id: 900000 + i, method: "ui/open-link", params: {url: "https://example.com/"}}, "*"); }""",
-                                   times)
+        times,
+    )
 
 
 # ---- accessibility ---------------------------------------------------------------------------------------------
@@ -262,7 +265,8 @@ def test_the_401_page_says_how_to_get_in_and_takes_the_token(page: Page, demo: W
 
 
 def test_on_a_phone_the_tool_title_the_theme_toggle_and_a_pending_request_are_reachable(
-        browser: Browser, demo: Webhost) -> None:
+    browser: Browser, demo: Webhost
+) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         page = context.new_page()

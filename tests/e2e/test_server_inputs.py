@@ -36,8 +36,9 @@ def test_filling_the_form_connects_the_server(tmp_path: Path, page: Page) -> Non
         expect(card.locator('[data-tool="echo"]')).to_be_visible()
 
         page.reload()  # stored for this person: connected again, no form
-        expect(page.locator('[data-server="keyed"]').first).to_have_attribute("data-status", "connected",
-                                                                              timeout=30_000)
+        expect(page.locator('[data-server="keyed"]').first).to_have_attribute(
+            "data-status", "connected", timeout=30_000
+        )
         expect(page.locator("form[data-server-input]")).to_have_count(0)
         assert VALUE not in page.content()
         assert VALUE not in host.log_path.read_text(errors="replace")

@@ -20,8 +20,12 @@ pytestmark = pytest.mark.e2e
 def oidc_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Webhost, Provider]]:
     port = free_port()
     with run_provider([f"http://127.0.0.1:{port}"]) as provider:
-        with run_webhost(tmp_path_factory.mktemp("oidc"), {"basic": stdio_server("basic")},
-                         webhost_options=provider.options(), port=port) as host:
+        with run_webhost(
+            tmp_path_factory.mktemp("oidc"),
+            {"basic": stdio_server("basic")},
+            webhost_options=provider.options(),
+            port=port,
+        ) as host:
             yield host, provider
 
 
@@ -59,8 +63,9 @@ def test_two_people_at_once_each_see_their_own_name(browser: Browser, oidc_host:
             context.close()
 
 
-def test_sign_out_revokes_the_session(page: Page, context: BrowserContext, oidc_host: tuple[Webhost, Provider],
-                                      tmp_path: Path) -> None:
+def test_sign_out_revokes_the_session(
+    page: Page, context: BrowserContext, oidc_host: tuple[Webhost, Provider], tmp_path: Path
+) -> None:
     host, provider = oidc_host
     sign_in(page, host, "bob")
     expect(page.locator("[data-user]")).to_have_text("Bob Builder")

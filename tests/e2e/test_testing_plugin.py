@@ -17,7 +17,7 @@ from tests.support.process import ROOT, SERVERS
 
 pytest_plugins = ["pytester"]
 
-INNER = '''
+INNER = """
 import sys
 import pytest
 from webhost.testing import WebhostPage
@@ -44,7 +44,7 @@ def test_fails_and_says_what_the_page_shows(webhost_page: WebhostPage) -> None:
     webhost_page.open_tool("basic", "fail")
     webhost_page.fill(message="it broke on purpose")
     webhost_page.call(expect="ok")
-'''
+"""
 
 
 def test_the_entry_point_names_the_plugin() -> None:
@@ -55,8 +55,9 @@ def test_the_entry_point_names_the_plugin() -> None:
 
 @pytest.mark.e2e
 @pytest.mark.timeout(180)
-def test_a_server_authors_tests_pass_and_a_failure_names_the_page(pytester: pytest.Pytester,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_server_authors_tests_pass_and_a_failure_names_the_page(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytester.makepyfile(test_mine=INNER.replace("BASIC_PY", repr(str(SERVERS / "basic.py"))))
     # This worktree's webhost, not whichever one the venv's editable install points at.
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))

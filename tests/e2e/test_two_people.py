@@ -27,8 +27,10 @@ CONNECT_MS = 30_000
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
     demo = {"command": sys.executable, "args": ["-m", "webhost.demo.server"]}
-    options = {"auth": {"mode": "proxy", "userHeader": HEADER, "trustedProxies": ["127.0.0.1/32"], "admins": [ADA]},
-               "servers": {"demo": {"appToolCalls": "ask"}}}
+    options = {
+        "auth": {"mode": "proxy", "userHeader": HEADER, "trustedProxies": ["127.0.0.1/32"], "admins": [ADA]},
+        "servers": {"demo": {"appToolCalls": "ask"}},
+    }
     with run_webhost(tmp_path_factory.mktemp("two-people"), {"demo": demo}, webhost_options=options) as running:
         yield running
 
@@ -78,7 +80,8 @@ def test_two_people_see_only_their_own_requests_approvals_and_audit(browser: Bro
         bob_rows = bob.locator('[data-testid="audit-log"] [data-audit-entry]')
         assert set(bob_rows.evaluate_all("els => els.map((e) => e.dataset.auditUser || '')")) == {BOB}
         ada_users = ada.locator('[data-testid="audit-log"] [data-audit-entry]').evaluate_all(
-            "els => els.map((e) => e.dataset.auditUser || '')")
+            "els => els.map((e) => e.dataset.auditUser || '')"
+        )
         assert {ADA, BOB} <= set(ada_users)
     finally:
         ada_context.close()
@@ -92,8 +95,10 @@ def test_the_sign_in_header_counts_only_from_the_trusted_proxy(host: Webhost, tm
     # A webhost whose proxy is elsewhere: the same header from this machine is refused, and a forged
     # X-Forwarded-For naming the proxy changes nothing (the TCP peer is what is checked).
     options = {"auth": {"mode": "proxy", "userHeader": HEADER, "trustedProxies": ["192.0.2.1/32"]}}
-    with run_webhost(tmp_path, {}, webhost_options=options) as other, \
-            httpx.Client(base_url=other.base_url, timeout=10) as client:
+    with (
+        run_webhost(tmp_path, {}, webhost_options=options) as other,
+        httpx.Client(base_url=other.base_url, timeout=10) as client,
+    ):
         assert client.get("/api/servers", headers={HEADER: BOB}).status_code == 403
         forged = client.get("/api/servers", headers={HEADER: BOB, "X-Forwarded-For": "192.0.2.1"})
         assert forged.status_code == 403 and "trusted" in forged.text

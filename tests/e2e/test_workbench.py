@@ -83,7 +83,7 @@ def test_search_filters_every_list_across_servers_and_opens_with_the_keyboard(re
     search.fill("add")
     search.press("ArrowDown")
     search.press("Enter")
-    expect(page.locator('.tool-view:not([data-parked])[data-open-tool]').first).to_be_attached()
+    expect(page.locator(".tool-view:not([data-parked])[data-open-tool]").first).to_be_attached()
     # Escape clears the search: the tabs are back, with every item.
     search.focus()
     search.press("Escape")
@@ -130,8 +130,10 @@ def test_history_records_calls_reads_and_prompts_and_replays_and_edits_them(read
     copied = page.evaluate("() => window.__copied")
     assert copied[0] == "one"
     assert json.loads(copied[1])["content"][0]["text"] == "one"
-    assert json.loads(copied[2]) == {"method": "tools/call", "params": {"server": "basic", "name": "echo",
-                                                                        "arguments": {"text": "one"}}}
+    assert json.loads(copied[2]) == {
+        "method": "tools/call",
+        "params": {"server": "basic", "name": "echo", "arguments": {"text": "one"}},
+    }
     assert json.loads(copied[3]) == json.loads(copied[2])
 
     # A tool error, a resource read and a prompt are recorded too; a failed call says so.
@@ -230,8 +232,9 @@ def test_activity_log_follows_new_entries_until_the_person_scrolls_up(ready: Pag
     log = page.locator('[data-testid="activity-log"]')
     expect(log.locator("ol > li > [data-log-entry]").first).to_be_attached()
     assert log.locator("ol > details").count() == 0
-    distance = ("() => { const l = document.querySelector('.log-list');"
-                " return l.scrollHeight - l.scrollTop - l.clientHeight; }")
+    distance = (
+        "() => { const l = document.querySelector('.log-list'); return l.scrollHeight - l.scrollTop - l.clientHeight; }"
+    )
     ui.open_tool("basic", "stderr")
     ui.fill(lines="60")
     ui.call("ok")

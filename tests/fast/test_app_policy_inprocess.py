@@ -56,9 +56,7 @@ async def test_apps_open_describes_the_frame(tmp_path: Path) -> None:
         assert opened["frame"] == frame["frameId"]
 
 
-async def test_apps_open_refuses_an_unknown_tool_a_tool_without_an_app_and_a_missing_resource(
-    tmp_path: Path
-) -> None:
+async def test_apps_open_refuses_an_unknown_tool_a_tool_without_an_app_and_a_missing_resource(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, {"demo": demo_server, "apps": apps_server()}) as tab:
         with pytest.raises(RpcError) as unknown:
             await tab.request("apps/open", {"server": "demo", "tool": "no_such_tool"})
@@ -100,9 +98,12 @@ async def test_an_app_calls_tools_visible_to_apps_only(tmp_path: Path) -> None:
             await app_request(tab, frame, "tools/call", {"name": "echo_app", "arguments": [1]})
         assert malformed.value.code == -32602
         decisions = {(e["summary"], e["decision"]) for e in await audit(tab, "app.tools/call")}
-        assert decisions == {("app_only_ping", "allowed"), ("echo_app", "allowed"),
-                             ("model_only_ping: not visible to apps", "refused"),
-                             ("nope: no such tool on this server", "refused")}
+        assert decisions == {
+            ("app_only_ping", "allowed"),
+            ("echo_app", "allowed"),
+            ("model_only_ping: not visible to apps", "refused"),
+            ("nope: no such tool on this server", "refused"),
+        }
 
 
 async def test_a_tool_the_policy_denies_is_refused(tmp_path: Path) -> None:
@@ -117,8 +118,9 @@ async def test_a_tool_the_policy_denies_is_refused(tmp_path: Path) -> None:
 
 async def test_ask_shows_an_approval_and_remember_skips_the_next_one(tmp_path: Path) -> None:
     async with app_frame(tmp_path, {"appToolCalls": "ask"}) as (tab, frame):
-        running = tab.start_request("apps/request", {"frameId": frame, "method": "tools/call",
-                                                     "params": call("echo_app", text="one")})
+        running = tab.start_request(
+            "apps/request", {"frameId": frame, "method": "tools/call", "params": call("echo_app", text="one")}
+        )
         approval = await tab.wait_notification("approval/request")
         assert approval["server"] == "apps" and approval["kind"] == "tool-call" and approval["frame"] == frame
         assert approval["detail"]["tool"] == "echo_app" and approval["detail"]["arguments"] == {"text": "one"}
@@ -138,8 +140,9 @@ async def test_ask_shows_an_approval_and_remember_skips_the_next_one(tmp_path: P
 
 async def test_ask_denied_refuses_the_call(tmp_path: Path) -> None:
     async with app_frame(tmp_path, {"appToolCalls": "ask"}) as (tab, frame):
-        running = tab.start_request("apps/request", {"frameId": frame, "method": "tools/call",
-                                                     "params": call("app_only_ping")})
+        running = tab.start_request(
+            "apps/request", {"frameId": frame, "method": "tools/call", "params": call("app_only_ping")}
+        )
         approval = await tab.wait_notification("approval/request")
         await tab.request("approvals/respond", {"id": approval["id"], "decision": "deny"})
         error = error_of(await tab.wait_response(running))
@@ -148,8 +151,9 @@ async def test_ask_denied_refuses_the_call(tmp_path: Path) -> None:
 
 async def test_closing_the_frame_releases_its_approval_as_a_denial(tmp_path: Path) -> None:
     async with app_frame(tmp_path, {"appToolCalls": "ask"}) as (tab, frame):
-        running = tab.start_request("apps/request", {"frameId": frame, "method": "tools/call",
-                                                     "params": call("app_only_ping")})
+        running = tab.start_request(
+            "apps/request", {"frameId": frame, "method": "tools/call", "params": call("app_only_ping")}
+        )
         approval = await tab.wait_notification("approval/request")
         await tab.request("apps/close", {"frameId": frame, "reason": "teardown"})
         assert await tab.wait_notification("approval/resolved") == {"id": approval["id"], "decision": "deny"}
@@ -158,14 +162,18 @@ async def test_closing_the_frame_releases_its_approval_as_a_denial(tmp_path: Pat
         assert closed["summary"] == "teardown"
 
 
-@pytest.mark.parametrize(("url", "scheme"), [
-    ("javascript:alert(1)", "javascript"),
-    ("JavaScript:alert(1)", "javascript"),
-    ("data:text/html,<b>x</b>", "data"),
-    ("file:///etc/passwd", "file"),
-    ("https://user:secret@example.com/", "https"),
-    (42, ""),
-], ids=["javascript", "JavaScript", "data", "file", "credentials", "not-a-string"])
+@pytest.mark.parametrize(
+    ("url", "scheme"),
+    [
+        ("javascript:alert(1)", "javascript"),
+        ("JavaScript:alert(1)", "javascript"),
+        ("data:text/html,<b>x</b>", "data"),
+        ("file:///etc/passwd", "file"),
+        ("https://user:secret@example.com/", "https"),
+        (42, ""),
+    ],
+    ids=["javascript", "JavaScript", "data", "file", "credentials", "not-a-string"],
+)
 async def test_open_link_refuses_what_is_not_a_plain_http_link(tmp_path: Path, url: object, scheme: str) -> None:
     async with app_frame(tmp_path, {"openLinks": "allow"}) as (tab, frame):
         with pytest.raises(RpcError) as refused:
@@ -179,15 +187,17 @@ async def test_open_link_refuses_what_is_not_a_plain_http_link(tmp_path: Path, u
 async def test_open_link_asks_for_consent(tmp_path: Path) -> None:
     async with app_frame(tmp_path) as (tab, frame):
         url = "https://example.com/docs?x=1"
-        running = tab.start_request("apps/request", {"frameId": frame, "method": "ui/open-link",
-                                                     "params": {"url": url}})
+        running = tab.start_request(
+            "apps/request", {"frameId": frame, "method": "ui/open-link", "params": {"url": url}}
+        )
         approval = await tab.wait_notification("approval/request")
         assert approval["kind"] == "open-link" and approval["detail"] == {"url": url}
         await tab.request("approvals/respond", {"id": approval["id"], "decision": "allow"})
         assert (await tab.wait_response(running))["result"] == {"open": True, "url": url}
 
-        running = tab.start_request("apps/request", {"frameId": frame, "method": "ui/open-link",
-                                                     "params": {"url": url}})
+        running = tab.start_request(
+            "apps/request", {"frameId": frame, "method": "ui/open-link", "params": {"url": url}}
+        )
         approval = await tab.wait_notification("approval/request")
         await tab.request("approvals/respond", {"id": approval["id"], "decision": "deny"})
         error = error_of(await tab.wait_response(running))
@@ -213,8 +223,7 @@ async def test_messages_and_model_context_reach_the_conversation(tmp_path: Path)
         await app_request(tab, frame, "ui/message", {"role": "system", "content": {"type": "text", "text": "b"}})
         second = await tab.wait_notification("apps/conversation")
         assert (second["message"]["role"], second["message"]["content"]) == ("user", [{"type": "text", "text": "b"}])
-        await app_request(tab, frame, "ui/update-model-context", {"content": [block],
-                                                                  "structuredContent": {"n": 1}})
+        await app_request(tab, frame, "ui/update-model-context", {"content": [block], "structuredContent": {"n": 1}})
         third = await tab.wait_notification("apps/conversation")
         assert third["modelContext"]["content"] == [block] and third["modelContext"]["structuredContent"] == {"n": 1}
         await app_request(tab, frame, "ui/update-model-context", {"content": "not blocks"})
@@ -248,29 +257,44 @@ async def test_an_app_reads_and_lists_its_own_servers_resources_and_prompts(tmp_
 async def test_progress_of_an_apps_call_goes_to_the_app_with_its_token(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, {"demo": demo_server}) as tab:
         frame = (await tab.request("apps/open", {"server": "demo", "tool": "show_dashboard"}))["frameId"]
-        result = await app_request(tab, frame, "tools/call", {"name": "count_slowly",
-                                                              "arguments": {"steps": 2, "delay": 0},
-                                                              "_meta": {"progressToken": "app-token-1"}})
+        result = await app_request(
+            tab,
+            frame,
+            "tools/call",
+            {"name": "count_slowly", "arguments": {"steps": 2, "delay": 0}, "_meta": {"progressToken": "app-token-1"}},
+        )
         assert text(result) == "Counted to 2."
         progress = await tab.wait_notification("apps/progress", lambda p: p["progress"] == 2)
-        assert progress == {"frameId": frame, "progressToken": "app-token-1", "progress": 2, "total": 2,
-                            "message": "Counted 2 of 2"}
+        assert progress == {
+            "frameId": frame,
+            "progressToken": "app-token-1",
+            "progress": 2,
+            "total": 2,
+            "message": "Counted 2 of 2",
+        }
         assert not [n for n in tab.notifications if n["method"] == "progress"]
 
 
-@pytest.mark.parametrize(("kind", "audited", "activity_kind"), [
-    ("violation", "blocked", "error"),
-    ("csp-violation", "blocked", "error"),
-    ("error", None, "error"),
-    ("log", None, "notification"),
-    ("size", None, "notification"),
-])
+@pytest.mark.parametrize(
+    ("kind", "audited", "activity_kind"),
+    [
+        ("violation", "blocked", "error"),
+        ("csp-violation", "blocked", "error"),
+        ("error", None, "error"),
+        ("log", None, "notification"),
+        ("size", None, "notification"),
+    ],
+)
 async def test_app_events_reach_the_activity_log_and_problems_the_audit_log(
     tmp_path: Path, kind: str, audited: str | None, activity_kind: str
 ) -> None:
     async with app_frame(tmp_path) as (tab, frame):
-        assert await tab.request("apps/event", {"frameId": frame, "kind": kind,
-                                                "detail": {"summary": f"saw {kind}", "n": 1}}) == {}
+        assert (
+            await tab.request(
+                "apps/event", {"frameId": frame, "kind": kind, "detail": {"summary": f"saw {kind}", "n": 1}}
+            )
+            == {}
+        )
         entry = await tab.wait_notification("activity", lambda p: p["entry"]["method"] == f"app/{kind}")
         assert entry["entry"]["kind"] == activity_kind and entry["entry"]["summary"] == f"saw {kind}"
         assert entry["entry"]["data"] == {"summary": f"saw {kind}", "n": 1}

@@ -64,8 +64,15 @@ async def app_tab(tmp_path: Path, seen: Seen) -> AsyncIterator[tuple[InProcessHo
 async def test_an_app_cancelling_its_request_cancels_the_upstream_call(tmp_path: Path) -> None:
     seen = Seen()
     async with app_tab(tmp_path, seen) as (_, tab, frame):
-        running = tab.start_request("apps/request", {"frameId": frame, "method": "tools/call", "requestId": 7,
-                                                     "params": {"name": "wait_forever", "arguments": {}}})
+        running = tab.start_request(
+            "apps/request",
+            {
+                "frameId": frame,
+                "method": "tools/call",
+                "requestId": 7,
+                "params": {"name": "wait_forever", "arguments": {}},
+            },
+        )
         with anyio.fail_after(10):
             await seen.started.wait()
         assert await tab.request("apps/cancel", {"frameId": frame, "requestId": 7}) == {"cancelled": True}
@@ -90,22 +97,28 @@ async def test_download_file_after_consent_embedded_and_linked(tmp_path: Path) -
         descriptor_caps = (await tab.request("apps/open", {"server": "cancel", "tool": "show_app"}))["hostCapabilities"]
         assert descriptor_caps["downloadFile"] == {}
         contents = [
-            {"type": "resource", "resource": {"uri": "file:///notes/hello.txt", "mimeType": "text/plain",
-                                              "text": "hello"}},
-            {"type": "resource", "resource": {"uri": "file:///x/../evil name.bin",
-                                              "blob": base64.b64encode(b"\x00\x01").decode()}},
+            {
+                "type": "resource",
+                "resource": {"uri": "file:///notes/hello.txt", "mimeType": "text/plain", "text": "hello"},
+            },
+            {
+                "type": "resource",
+                "resource": {"uri": "file:///x/../evil name.bin", "blob": base64.b64encode(b"\x00\x01").decode()},
+            },
             {"type": "resource_link", "uri": "file:///report.csv", "name": "report.csv", "mimeType": "text/csv"},
         ]
-        running = tab.start_request("apps/request", {"frameId": frame, "method": "ui/download-file",
-                                                     "params": {"contents": contents}})
+        running = tab.start_request(
+            "apps/request", {"frameId": frame, "method": "ui/download-file", "params": {"contents": contents}}
+        )
         request = await approve(tab, "allow")
         assert [f["name"] for f in request["detail"]["files"]] == ["hello.txt", "evil_name.bin", "report.csv"]
         result = (await tab.wait_response(running))["result"]
         files = {f["name"]: base64.b64decode(f["blob"]) for f in result["files"]}
         assert files == {"hello.txt": b"hello", "evil_name.bin": b"\x00\x01", "report.csv": b"a,b\n1,2\n"}
 
-        denied = tab.start_request("apps/request", {"frameId": frame, "method": "ui/download-file",
-                                                    "params": {"contents": contents[:1]}})
+        denied = tab.start_request(
+            "apps/request", {"frameId": frame, "method": "ui/download-file", "params": {"contents": contents[:1]}}
+        )
         await approve(tab, "deny")
         assert (await tab.wait_response(denied))["result"] == {"isError": True}
 
@@ -117,11 +130,16 @@ async def test_download_file_after_consent_embedded_and_linked(tmp_path: Path) -
 
 async def test_download_file_limits(tmp_path: Path) -> None:
     async with app_tab(tmp_path, Seen()) as (_, tab, frame):
-        big = {"type": "resource", "resource": {"uri": "file:///big.bin",
-                                                "blob": base64.b64encode(b"x" * (10 * 1024 * 1024 + 1)).decode()}}
-        for params, code in [({"contents": [big]}, -32003), ({"contents": []}, -32602),
-                             ({"contents": [{"type": "text", "text": "x"}]}, -32602),
-                             ({"contents": [{"type": "resource", "resource": {"uri": "a", "blob": "!!"}}]}, -32602)]:
+        big = {
+            "type": "resource",
+            "resource": {"uri": "file:///big.bin", "blob": base64.b64encode(b"x" * (10 * 1024 * 1024 + 1)).decode()},
+        }
+        for params, code in [
+            ({"contents": [big]}, -32003),
+            ({"contents": []}, -32602),
+            ({"contents": [{"type": "text", "text": "x"}]}, -32602),
+            ({"contents": [{"type": "resource", "resource": {"uri": "a", "blob": "!!"}}]}, -32602),
+        ]:
             with pytest.raises(RpcError) as refused:
                 await tab.request("apps/request", {"frameId": frame, "method": "ui/download-file", "params": params})
             assert refused.value.code == code, params

@@ -18,8 +18,10 @@ pytestmark = pytest.mark.anyio
 
 @asynccontextmanager
 async def demo_tab(tmp_path: Path, *, legacy: bool = False) -> AsyncIterator[AsgiWsClient]:
-    async with in_process_host(tmp_path, {"demo": demo_server},
-                               legacy=frozenset({"demo"}) if legacy else frozenset()) as host, host.tab() as tab:
+    async with (
+        in_process_host(tmp_path, {"demo": demo_server}, legacy=frozenset({"demo"}) if legacy else frozenset()) as host,
+        host.tab() as tab,
+    ):
         state = await tab.wait_connected("demo")
         assert state["era"] == ("legacy" if legacy else "modern")
         yield tab
@@ -33,9 +35,14 @@ async def open_dashboard(tab: AsgiWsClient) -> dict[str, Any]:
 async def test_a_frame_closed_while_its_request_runs_still_gets_the_answer(tmp_path: Path) -> None:
     async with demo_tab(tmp_path) as tab:
         frame = await open_dashboard(tab)
-        running = tab.start_request("apps/request", {"frameId": frame["frameId"], "method": "tools/call",
-                                                     "params": {"name": "count_slowly",
-                                                                "arguments": {"steps": 3, "delay": 0.1}}})
+        running = tab.start_request(
+            "apps/request",
+            {
+                "frameId": frame["frameId"],
+                "method": "tools/call",
+                "params": {"name": "count_slowly", "arguments": {"steps": 3, "delay": 0.1}},
+            },
+        )
         await tab.wait_notification("activity", lambda p: p["entry"]["summary"] == "count_slowly (from app)")
         await tab.request("apps/close", {"frameId": frame["frameId"], "reason": "closed by the test"})
         response = await tab.wait_response(running)
@@ -47,37 +54,56 @@ async def test_a_frame_closed_while_its_request_runs_still_gets_the_answer(tmp_p
 async def test_an_app_has_at_most_32_requests_in_flight_and_each_finished_one_frees_a_slot(tmp_path: Path) -> None:
     async with demo_tab(tmp_path) as tab:
         frame = await open_dashboard(tab)
-        slow = [tab.start_request("apps/request", {"frameId": frame["frameId"], "method": "tools/call",
-                                                   "params": {"name": "count_slowly",
-                                                              "arguments": {"steps": 1, "delay": 1}}})
-                for _ in range(32)]
+        slow = [
+            tab.start_request(
+                "apps/request",
+                {
+                    "frameId": frame["frameId"],
+                    "method": "tools/call",
+                    "params": {"name": "count_slowly", "arguments": {"steps": 1, "delay": 1}},
+                },
+            )
+            for _ in range(32)
+        ]
         for _ in range(32):  # each of the 32 reached the server (and so holds its slot)
-            await tab.wait_notification("activity", lambda p: p["entry"]["summary"] == "count_slowly (from app)"
-                                        and p["entry"]["kind"] == "request")
+            await tab.wait_notification(
+                "activity",
+                lambda p: p["entry"]["summary"] == "count_slowly (from app)" and p["entry"]["kind"] == "request",
+            )
         with pytest.raises(RpcError, match="too many requests in flight") as refused:
             await tab.request("apps/request", {"frameId": frame["frameId"], "method": "ui/message", "params": {}})
         assert refused.value.data == {"limit": 32}
         for request_id in slow:
             assert "result" in await tab.wait_response(request_id)
-        assert await tab.request("apps/request", {"frameId": frame["frameId"], "method": "ui/message",
-                                                  "params": {"role": "user", "content": []}}) == {}
+        assert (
+            await tab.request(
+                "apps/request",
+                {"frameId": frame["frameId"], "method": "ui/message", "params": {"role": "user", "content": []}},
+            )
+            == {}
+        )
 
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "legacy"])
 async def test_an_app_bound_to_an_input_request_cannot_rerun_the_call_that_asked(tmp_path: Path, legacy: bool) -> None:
     async with demo_tab(tmp_path, legacy=legacy) as tab:
-        call = tab.start_request("tools/call", {"server": "demo", "name": "pick_color", "arguments": {},
-                                                "callId": "c-pick"})
+        call = tab.start_request(
+            "tools/call", {"server": "demo", "name": "pick_color", "arguments": {}, "callId": "c-pick"}
+        )
         request = await tab.wait_notification("elicitation/request")
         assert request["mode"] == "app" and request["state"] == "app"
         assert request["origin"]["callId"] == "c-pick"
         frame = request["app"]["frameId"]
         with pytest.raises(RpcError) as refused:
-            await tab.request("apps/request", {"frameId": frame, "method": "tools/call",
-                                               "params": {"name": "pick_color", "arguments": {}}})
+            await tab.request(
+                "apps/request",
+                {"frameId": frame, "method": "tools/call", "params": {"name": "pick_color", "arguments": {}}},
+            )
         assert refused.value.code == -32003 and "cannot retry" in str(refused.value.message)
-        await tab.request("elicitation/respond", {"id": request["id"], "frameId": frame, "action": "accept",
-                                                  "content": {"color": "#16a34a"}})
+        await tab.request(
+            "elicitation/respond",
+            {"id": request["id"], "frameId": frame, "action": "accept", "content": {"color": "#16a34a"}},
+        )
         result = await tab.wait_response(call)
         assert result["result"]["content"][0]["text"] == "You picked Fern (#16a34a).", result
         resolved = await tab.wait_notification("elicitation/resolved", lambda p: p["id"] == request["id"])

@@ -57,11 +57,18 @@ def truncated_fields(value: Any) -> list[dict[str, Any]]:
 BIG = "b" * 70_000
 
 
-@pytest.mark.parametrize(("method", "params", "kind"), [
-    ("tools/call", {"name": "count_slowly", "arguments": {"steps": 1, "delay": 0, "padding": BIG}},
-     "app.tools/call"),
-    ("ui/message", {"role": "user", "content": [{"type": "text", "text": BIG}]}, "app.message"),
-], ids=["tools-call", "ui-message"])
+@pytest.mark.parametrize(
+    ("method", "params", "kind"),
+    [
+        (
+            "tools/call",
+            {"name": "count_slowly", "arguments": {"steps": 1, "delay": 0, "padding": BIG}},
+            "app.tools/call",
+        ),
+        ("ui/message", {"role": "user", "content": [{"type": "text", "text": BIG}]}, "app.message"),
+    ],
+    ids=["tools-call", "ui-message"],
+)
 async def test_a_70_kb_app_request_is_audited_truncated_and_every_export_keeps_working(
     tmp_path: Path, method: str, params: dict[str, Any], kind: str
 ) -> None:
@@ -71,8 +78,14 @@ async def test_a_70_kb_app_request_is_audited_truncated_and_every_export_keeps_w
             await tab.request("apps/request", {"frameId": frame, "method": method, "params": params})
         except RpcError:
             pass  # the server may refuse the extra argument; what matters is what was audited
-        await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
-                                           "params": {"role": "user", "content": [{"type": "text", "text": "after"}]}})
+        await tab.request(
+            "apps/request",
+            {
+                "frameId": frame,
+                "method": "ui/message",
+                "params": {"role": "user", "content": [{"type": "text", "text": "after"}]},
+            },
+        )
         listed = (await tab.request("audit/list", {"server": "demo"}))["entries"]
         (row,) = [e for e in listed if e["kind"] == kind and e["frame"] == frame and "b" * 100 in str(e["detail"])]
         (marker,) = truncated_fields(row["detail"])
@@ -90,8 +103,10 @@ async def test_a_70_kb_app_request_is_audited_truncated_and_every_export_keeps_w
 async def test_a_row_an_older_version_cut_mid_json_does_not_break_the_exports(tmp_path: Path) -> None:
     async with demo(tmp_path) as (host, tab):
         db = sqlite3.connect(audit_log(host).path)
-        db.execute("INSERT INTO audit (ts, kind, server, summary, detail) VALUES (1, 'app.message', 'demo', 'old', ?)",
-                   ('{"content": [{"type": "text", "text": "' + "o" * 65_000,))
+        db.execute(
+            "INSERT INTO audit (ts, kind, server, summary, detail) VALUES (1, 'app.message', 'demo', 'old', ?)",
+            ('{"content": [{"type": "text", "text": "' + "o" * 65_000,),
+        )
         db.commit()
         db.close()
         listed = (await tab.request("audit/list", {"server": "demo"}))["entries"]
@@ -106,8 +121,14 @@ async def test_a_flooding_app_is_coalesced_into_one_rate_limited_row(tmp_path: P
     async with demo(tmp_path, {"frameRowsPerSecond": 1, "frameBurst": 5}) as (host, tab):
         frame = await open_dashboard(tab)
         for i in range(200):
-            await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
-                                               "params": {"content": [{"type": "text", "text": f"{i} " + "m" * 5000}]}})
+            await tab.request(
+                "apps/request",
+                {
+                    "frameId": frame,
+                    "method": "ui/message",
+                    "params": {"content": [{"type": "text", "text": f"{i} " + "m" * 5000}]},
+                },
+            )
         listed = [e for e in (await tab.request("audit/list", {"limit": 1000}))["entries"] if e["frame"] == frame]
         assert len(listed) <= 10, [e["summary"][:20] for e in listed]
         path = audit_log(host).path
@@ -126,8 +147,14 @@ async def test_a_flooding_app_is_coalesced_into_one_rate_limited_row(tmp_path: P
 async def test_the_csv_export_neutralises_formulas_an_app_sends(tmp_path: Path) -> None:
     async with demo(tmp_path) as (host, tab):
         frame = await open_dashboard(tab)
-        await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
-                                           "params": {"content": [{"type": "text", "text": "=cmd|' /C calc'!A0"}]}})
+        await tab.request(
+            "apps/request",
+            {
+                "frameId": frame,
+                "method": "ui/message",
+                "params": {"content": [{"type": "text", "text": "=cmd|' /C calc'!A0"}]},
+            },
+        )
         async with host.http() as http:
             text = (await http.get("/api/audit", params={"format": "csv"})).text
     header, *rows = list(csv.reader(io.StringIO(text)))
@@ -159,15 +186,29 @@ async def test_an_app_action_that_cannot_be_audited_is_refused_not_run(
         frame = await open_dashboard(tab)
         break_log(audit_log(host))
         with pytest.raises(RpcError) as refused:
-            await tab.request("apps/request", {"frameId": frame, "method": "tools/call",
-                                               "params": {"name": "count_slowly",
-                                                          "arguments": {"steps": 1, "delay": 0}}})
+            await tab.request(
+                "apps/request",
+                {
+                    "frameId": frame,
+                    "method": "tools/call",
+                    "params": {"name": "count_slowly", "arguments": {"steps": 1, "delay": 0}},
+                },
+            )
         assert refused.value.code == -32003 and "audit log is unavailable" in str(refused.value.message)
-        assert not [n for n in tab.notifications if n.get("method") == "activity"
-                    and "count_slowly" in str(n["params"]["entry"].get("summary"))]
+        assert not [
+            n
+            for n in tab.notifications
+            if n.get("method") == "activity" and "count_slowly" in str(n["params"]["entry"].get("summary"))
+        ]
         with pytest.raises(RpcError) as message_refused:
-            await tab.request("apps/request", {"frameId": frame, "method": "ui/message",
-                                               "params": {"content": [{"type": "text", "text": "unaudited"}]}})
+            await tab.request(
+                "apps/request",
+                {
+                    "frameId": frame,
+                    "method": "ui/message",
+                    "params": {"content": [{"type": "text", "text": "unaudited"}]},
+                },
+            )
         assert message_refused.value.code == -32003
         assert not [n for n in tab.notifications if n.get("method") == "apps/conversation"]
         with pytest.raises(RpcError) as open_refused:
@@ -177,6 +218,8 @@ async def test_an_app_action_that_cannot_be_audited_is_refused_not_run(
         assert (await tab.request("audit/list", {}))["entries"]
         await tab.request("apps/close", {"frameId": frame})
         # The page's own calls are not audited and still run.
-        result = await tab.request("tools/call", {"server": "demo", "name": "count_slowly",
-                                                  "arguments": {"steps": 1, "delay": 0}, "callId": "c-page"})
+        result = await tab.request(
+            "tools/call",
+            {"server": "demo", "name": "count_slowly", "arguments": {"steps": 1, "delay": 0}, "callId": "c-page"},
+        )
         assert result["content"][0]["text"] == "Counted to 1."

@@ -59,6 +59,7 @@ class Ending:
 
             async def pump() -> None:
                 async with to_client, anyio.create_task_group() as inner:
+
                     async def stop() -> None:
                         await self.end.wait()
                         inner.cancel_scope.cancel()  # the client's read stream ends here
@@ -75,35 +76,48 @@ class Ending:
 
 
 async def status(tab: AsgiWsClient, server: str, wanted: str) -> dict[str, Any]:
-    state = await tab.wait_notification("servers/status", lambda p: p["server"]["name"] == server
-                                        and p["server"]["status"] == wanted, timeout=10)
+    state = await tab.wait_notification(
+        "servers/status", lambda p: p["server"]["name"] == server and p["server"]["status"] == wanted, timeout=10
+    )
     server_state: dict[str, Any] = state["server"]
     return server_state
 
 
 async def test_a_server_that_cannot_start_is_an_error_and_the_others_still_work(tmp_path: Path) -> None:
-    async with in_process_host(tmp_path, {"basic": sdk_server("basic")},
-                               broken={"gone": missing_command}) as host, host.tab() as tab:
+    async with (
+        in_process_host(tmp_path, {"basic": sdk_server("basic")}, broken={"gone": missing_command}) as host,
+        host.tab() as tab,
+    ):
         state = await status(tab, "gone", "error")
         assert state["error"] == "command not found: /opt/nowhere/server"
         await tab.wait_connected("basic")
         with pytest.raises(RpcError) as refused:
             await tab.request("tools/list", {"server": "gone"})
         assert refused.value.code == -32002
-        assert refused.value.data == {"server": "gone", "status": "error",
-                                      "reason": "command not found: /opt/nowhere/server"}
-        echoed = await tab.request("tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "ok"},
-                                                  "callId": "c-1"})
+        assert refused.value.data == {
+            "server": "gone",
+            "status": "error",
+            "reason": "command not found: /opt/nowhere/server",
+        }
+        echoed = await tab.request(
+            "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "ok"}, "callId": "c-1"}
+        )
         assert text(echoed) == "ok"
-        entry = await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "status"
-                                            and p["entry"]["server"] == "gone" and "error" in p["entry"]["summary"])
+        entry = await tab.wait_notification(
+            "activity",
+            lambda p: (
+                p["entry"]["kind"] == "status" and p["entry"]["server"] == "gone" and "error" in p["entry"]["summary"]
+            ),
+        )
         assert entry["entry"]["summary"] == "error: command not found: /opt/nowhere/server"
 
 
 async def test_a_server_that_never_answers_times_out_connecting(tmp_path: Path) -> None:
     options = {"timeouts": {"connect": 0.2}}
-    async with in_process_host(tmp_path, {}, broken={"mute": silent}, webhost_options=options) as host, \
-            host.tab() as tab:
+    async with (
+        in_process_host(tmp_path, {}, broken={"mute": silent}, webhost_options=options) as host,
+        host.tab() as tab,
+    ):
         state = await status(tab, "mute", "error")
         assert state["error"] == "timed out connecting after 0.2 s"
 
@@ -119,11 +133,11 @@ async def test_disconnecting_a_server_that_is_still_connecting_stops_it(tmp_path
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 async def test_a_server_that_goes_away_releases_its_input_requests_and_says_so(tmp_path: Path) -> None:
     ending = Ending()
-    async with in_process_host(tmp_path, {}, broken={"elicit": ending}) as host, \
-            host.tab() as tab:
+    async with in_process_host(tmp_path, {}, broken={"elicit": ending}) as host, host.tab() as tab:
         await tab.wait_connected("elicit")
-        call = tab.start_request("tools/call", {"server": "elicit", "name": "form_full", "arguments": {},
-                                                "callId": "c-form"})
+        call = tab.start_request(
+            "tools/call", {"server": "elicit", "name": "form_full", "arguments": {}, "callId": "c-form"}
+        )
         request = await tab.wait_notification("elicitation/request")
         ending.end.set()
         state = await status(tab, "elicit", "error")

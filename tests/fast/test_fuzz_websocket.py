@@ -48,29 +48,65 @@ def greet(name: str = "you") -> str:
 
 
 SERVERS = ("target", "nope", "")
-KEYS = ("server", "name", "callId", "arguments", "uri", "tool", "frameId", "method", "params", "id", "action",
-        "content", "reason", "decision", "remember", "permission", "granted", "limit", "kind", "detail")
+KEYS = (
+    "server",
+    "name",
+    "callId",
+    "arguments",
+    "uri",
+    "tool",
+    "frameId",
+    "method",
+    "params",
+    "id",
+    "action",
+    "content",
+    "reason",
+    "decision",
+    "remember",
+    "permission",
+    "granted",
+    "limit",
+    "kind",
+    "detail",
+)
 
-json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False,
-                      allow_infinity=False), st.text(max_size=40))
-json_value = st.recursive(json_leaf, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                              st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                          max_leaves=12)
+json_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
 names = st.sampled_from(["echo", "fail", "fuzz://note", "greet", "f-nope", "c-1", "show", "accept"])
 param_value = st.one_of(json_value, st.sampled_from(SERVERS), names)
 # Mostly plausible params (the right server, real names, an arguments object), with hostile extras.
 params = st.fixed_dictionaries(
     {"server": st.one_of(st.just("target"), st.just("target"), st.sampled_from(SERVERS), json_leaf)},
-    optional={"name": st.one_of(names, json_leaf), "arguments": st.one_of(st.dictionaries(
-        st.sampled_from(["text", "message", "name", "x"]), json_value, max_size=3), json_value),
-        "uri": st.one_of(names, st.text(max_size=20)), **dict.fromkeys(KEYS[4:], param_value)},
+    optional={
+        "name": st.one_of(names, json_leaf),
+        "arguments": st.one_of(
+            st.dictionaries(st.sampled_from(["text", "message", "name", "x"]), json_value, max_size=3), json_value
+        ),
+        "uri": st.one_of(names, st.text(max_size=20)),
+        **dict.fromkeys(KEYS[4:], param_value),
+    },
 )
 methods = st.sampled_from(sorted(METHODS))
 request = st.fixed_dictionaries({"jsonrpc": st.just("2.0"), "method": methods, "params": params})
 malformed = st.one_of(
-    st.fixed_dictionaries({"jsonrpc": st.sampled_from(["1.0", "2.0", None]),
-                           "method": st.one_of(methods, st.text(max_size=20), json_leaf),
-                           "params": st.one_of(params, json_value)}),
+    st.fixed_dictionaries(
+        {
+            "jsonrpc": st.sampled_from(["1.0", "2.0", None]),
+            "method": st.one_of(methods, st.text(max_size=20), json_leaf),
+            "params": st.one_of(params, json_value),
+        }
+    ),
     json_value,
 )
 garbage = st.one_of(st.text(max_size=60), st.sampled_from(["{", "[1,", '{"jsonrpc":"2.0","id":', "NaN", "\x00"]))
@@ -118,8 +154,9 @@ async def exchange(tab: AsgiWsClient, frames: list[object], first_id: int) -> No
 counter = iter(range(1_000_000, 10**9, 100))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(frames=st.lists(frame, min_size=1, max_size=5))
 def test_any_frames_get_answers_and_break_nothing(
     fuzz_tab: tuple[anyio.from_thread.BlockingPortal, Any], frames: list[object]

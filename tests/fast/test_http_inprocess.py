@@ -24,8 +24,10 @@ async def test_healthz_needs_no_credentials_and_everything_else_does(tmp_path: P
             refused = await http.get(path)
             assert refused.status_code == 401, path
             assert refused.headers["www-authenticate"] == 'Bearer realm="webhost"'
-            assert refused.json() == {"error": "Authentication required: open the login URL webhost printed.",
-                                      "status": 401}
+            assert refused.json() == {
+                "error": "Authentication required: open the login URL webhost printed.",
+                "status": 401,
+            }
         page = await http.get("/", headers={"accept": "text/html"})
         assert page.status_code == 401 and page.headers["content-type"].startswith("text/html")
         assert "<h1>401</h1>" in page.text
@@ -47,8 +49,9 @@ async def test_a_foreign_host_is_421_and_a_foreign_origin_403_before_any_credent
 async def test_an_allowed_origin_from_the_config_is_accepted(tmp_path: Path) -> None:
     options = {"allowedOrigins": ["https://webhost.example.org"]}
     async with in_process_host(tmp_path, {}, webhost_options=options) as host, host.http() as http:
-        response = await http.get("/api/servers", headers={"origin": "https://webhost.example.org",
-                                                           "host": "webhost.example.org"})
+        response = await http.get(
+            "/api/servers", headers={"origin": "https://webhost.example.org", "host": "webhost.example.org"}
+        )
         assert response.status_code == 200
 
 
@@ -75,8 +78,7 @@ async def test_the_login_url_sets_the_session_cookie_and_redirects_without_the_t
 
 async def test_api_servers_lists_names_and_transports_only(tmp_path: Path) -> None:
     entries = {"basic": {"command": "in-process", "env": {"SECRET": "hunter2"}}}
-    async with in_process_host(tmp_path, {"basic": sdk_server("basic")}, entries=entries) as host, \
-            host.http() as http:
+    async with in_process_host(tmp_path, {"basic": sdk_server("basic")}, entries=entries) as host, host.http() as http:
         response = await http.get("/api/servers")
         assert response.json() == {"servers": [{"name": "basic", "transport": "stdio"}]}
         assert "hunter2" not in response.text
@@ -88,7 +90,9 @@ async def test_api_audit_exports_json_and_csv(tmp_path: Path) -> None:
         await tab.request("apps/permission", {"server": "basic", "permission": "microphone", "granted": False})
         entries = (await http.get("/api/audit")).json()["entries"]
         assert [(e["kind"], e["decision"], e["summary"]) for e in entries] == [
-            ("app.permission", "revoked", "microphone"), ("app.permission", "granted", "camera")]
+            ("app.permission", "revoked", "microphone"),
+            ("app.permission", "granted", "camera"),
+        ]
         assert (await http.get("/api/audit", params={"server": "other"})).json() == {"entries": []}
         exported = await http.get("/api/audit", params={"format": "csv"})
         assert exported.headers["content-type"].startswith("text/csv")
@@ -100,8 +104,11 @@ async def test_api_audit_exports_json_and_csv(tmp_path: Path) -> None:
 
 async def test_the_websocket_needs_credentials_and_our_origin(tmp_path: Path) -> None:
     async with in_process_host(tmp_path, {}) as host:
-        bad: list[dict[str, str | None]] = [{"authorization": ""}, {"origin": "https://evil.example"},
-                                             {"host": "evil.example"}]
+        bad: list[dict[str, str | None]] = [
+            {"authorization": ""},
+            {"origin": "https://evil.example"},
+            {"host": "evil.example"},
+        ]
         for headers in bad:
             tab = AsgiWsClient(host.app, headers=headers)
             with pytest.raises(ConnectionRefusedError):

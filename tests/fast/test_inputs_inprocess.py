@@ -12,9 +12,11 @@ from tests.support.inprocess import AsgiWsClient, sdk_server
 from tests.support.process import RpcError, json_result, start_tool_call
 from webhost.demo.server import mcp as demo_server
 
-pytestmark = [pytest.mark.anyio,
-              # elicit.py ignores this warning when imported; pytest restores the filters after each test.
-              pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")]
+pytestmark = [
+    pytest.mark.anyio,
+    # elicit.py ignores this warning when imported; pytest restores the filters after each test.
+    pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning"),
+]
 
 ERAS = pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "legacy"])
 
@@ -28,8 +30,9 @@ def era(legacy: bool) -> frozenset[str]:
 
 
 async def refusal(tab: AsgiWsClient) -> str:
-    entry = await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "error"
-                                        and p["entry"]["method"] == "elicitation/create")
+    entry = await tab.wait_notification(
+        "activity", lambda p: p["entry"]["kind"] == "error" and p["entry"]["method"] == "elicitation/create"
+    )
     summary: str = entry["entry"]["summary"]
     return summary
 
@@ -40,22 +43,30 @@ async def test_a_form_answer_is_validated_before_it_reaches_the_server(tmp_path:
         call = start_tool_call(tab, "elicit", "form_defaults", "c-form")
         request = await tab.wait_notification("elicitation/request")
         assert request["mode"] == "form" and request["state"] == "form" and request["server"] == "elicit"
-        assert request["origin"] == {"method": "tools/call", "name": "form_defaults", "server": "elicit",
-                                     "callId": "c-form"}
+        assert request["origin"] == {
+            "method": "tools/call",
+            "name": "form_defaults",
+            "server": "elicit",
+            "callId": "c-form",
+        }
         assert request["requestedSchema"]["properties"]["age"]["type"] == "integer"
         assert {f["name"] for f in request["fields"]} >= {"name", "age", "tier"}
         assert (await tab.request("session/info"))["pending"][0]["id"] == request["id"]
         with pytest.raises(RpcError) as invalid:
-            await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                      "content": {"age": "not a number"}})
+            await tab.request(
+                "elicitation/respond", {"id": request["id"], "action": "accept", "content": {"age": "not a number"}}
+            )
         assert invalid.value.code == -32602
         assert [e["field"] for e in invalid.value.data["errors"]] == ["age"]
         with pytest.raises(RpcError, match="not shown in an app"):
-            await tab.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": {},
-                                                      "frameId": "f-nope"})
+            await tab.request(
+                "elicitation/respond", {"id": request["id"], "action": "accept", "content": {}, "frameId": "f-nope"}
+            )
         content = {"name": "Grace", "age": 40, "score": 1.5, "tier": "basic", "subscribed": False}
-        assert await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                         "content": content}) == {}
+        assert (
+            await tab.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": content})
+            == {}
+        )
         assert await json_result(tab, call) == {"action": "accept", "content": content}
         resolved = await tab.wait_notification("elicitation/resolved")
         assert resolved == {"id": request["id"], "outcome": "accept"}
@@ -78,8 +89,9 @@ async def test_a_schema_outside_the_subset_is_refused_to_the_server_and_never_sh
     tmp_path: Path, legacy: bool
 ) -> None:
     async with connected_tab(tmp_path, elicit(), legacy=era(legacy)) as tab:
-        response = await tab.request_raw("tools/call", {"server": "elicit", "name": "hostile_schema",
-                                                        "arguments": {}, "callId": "c-hostile"})
+        response = await tab.request_raw(
+            "tools/call", {"server": "elicit", "name": "hostile_schema", "arguments": {}, "callId": "c-hostile"}
+        )
         assert "outside the allowed subset" in await refusal(tab)
         assert not [n for n in tab.notifications if n["method"] == "elicitation/request"]
         # The server sees the refusal: an error (legacy: a failed call; 2026: the round is refused).
@@ -99,9 +111,10 @@ async def test_url_consent_accept_and_a_non_http_url_refused(tmp_path: Path, leg
         await tab.request("elicitation/respond", {"id": request["id"], "action": "accept"})
         assert (await json_result(tab, call))["action"] == "accept"
 
-        response = await tab.request_raw("tools/call", {"server": "elicit", "name": "url_mode",
-                                                        "arguments": {"url": "javascript:alert(1)"},
-                                                        "callId": "c-js"})
+        response = await tab.request_raw(
+            "tools/call",
+            {"server": "elicit", "name": "url_mode", "arguments": {"url": "javascript:alert(1)"}, "callId": "c-js"},
+        )
         assert "refused the URL elicitation" in await refusal(tab)
         assert "error" in response or response["result"].get("isError")
         assert not [n for n in tab.notifications if n["method"] == "elicitation/request"]
@@ -152,8 +165,7 @@ async def test_sampling_is_answered_by_the_person(tmp_path: Path, legacy: bool) 
         with pytest.raises(RpcError) as empty:
             await tab.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": {}})
         assert empty.value.data["errors"] == [{"field": "text", "message": "write a reply (text) or decline"}]
-        await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                  "content": {"text": "Hi!"}})
+        await tab.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": {"text": "Hi!"}})
         reply = await json_result(tab, call)
         assert reply["content"] == {"type": "text", "text": "Hi!"} and reply["model"] == "webhost-person"
 
@@ -172,8 +184,9 @@ async def test_declined_sampling_is_an_error_to_the_server(tmp_path: Path) -> No
 async def test_roots_come_from_the_configuration(tmp_path: Path, legacy: bool) -> None:
     roots = [{"uri": "file:///srv/project", "name": "project"}, {"uri": "file:///tmp"}]
     async with connected_tab(tmp_path, elicit(), legacy=era(legacy), webhost_options={"roots": roots}) as tab:
-        result = await tab.request("tools/call", {"server": "elicit", "name": "roots", "arguments": {},
-                                                  "callId": "c-roots"})
+        result = await tab.request(
+            "tools/call", {"server": "elicit", "name": "roots", "arguments": {}, "callId": "c-roots"}
+        )
         assert json_text(result) == ["file:///srv/project", "file:///tmp"]
         entry = await tab.wait_notification("activity", lambda p: p["entry"]["method"] == "roots/list")
         assert entry["entry"]["summary"] == "2 root(s) configured"
@@ -181,8 +194,9 @@ async def test_roots_come_from_the_configuration(tmp_path: Path, legacy: bool) -
 
 async def test_without_configured_roots_the_server_is_told_there_are_none(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, elicit(), legacy=era(True)) as tab:
-        response = await tab.request_raw("tools/call", {"server": "elicit", "name": "roots", "arguments": {},
-                                                        "callId": "c-roots"})
+        response = await tab.request_raw(
+            "tools/call", {"server": "elicit", "name": "roots", "arguments": {}, "callId": "c-roots"}
+        )
         error = error_of(response)
         assert error["data"]["upstreamCode"] == -32601 and "no roots configured" in error["message"]
         entry = await tab.wait_notification("activity", lambda p: p["entry"]["method"] == "roots/list")
@@ -196,8 +210,7 @@ async def test_an_app_hint_the_server_did_not_negotiate_is_ignored(tmp_path: Pat
         assert request["mode"] == "form" and "app" not in request
         ignored = await tab.wait_notification("activity", lambda p: "app hint ignored" in p["entry"]["summary"])
         assert ignored["entry"]["direction"] == "local"
-        await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                  "content": {"answer": "42"}})
+        await tab.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": {"answer": "42"}})
         assert await json_result(tab, call) == {"action": "accept", "content": {"answer": "42"}}
 
 
@@ -228,18 +241,21 @@ async def test_disconnecting_the_server_releases_its_input_requests(tmp_path: Pa
 
 @ERAS
 async def test_an_app_rendered_request_falls_back_to_the_form_with_nothing_lost(tmp_path: Path, legacy: bool) -> None:
-    async with connected_tab(tmp_path, {"demo": demo_server},
-                             legacy=frozenset({"demo"}) if legacy else frozenset()) as tab:
+    async with connected_tab(
+        tmp_path, {"demo": demo_server}, legacy=frozenset({"demo"}) if legacy else frozenset()
+    ) as tab:
         call = start_tool_call(tab, "demo", "pick_color", "c-pick")
         request = await tab.wait_notification("elicitation/request")
         assert request["mode"] == "app" and request["app"]["purpose"] == "elicitation"
         assert "elicitation" in request["app"]["hostCapabilities"]
         frame = request["app"]["frameId"]
         with pytest.raises(RpcError, match="bound to another app instance"):
-            await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                      "content": {"color": "#16a34a"}})
-        assert await tab.request("elicitation/fallback", {"id": request["id"], "reason": "handshake timed out"}) \
-            == {"fellBack": True}
+            await tab.request(
+                "elicitation/respond", {"id": request["id"], "action": "accept", "content": {"color": "#16a34a"}}
+            )
+        assert await tab.request("elicitation/fallback", {"id": request["id"], "reason": "handshake timed out"}) == {
+            "fellBack": True
+        }
         again = await tab.wait_notification("elicitation/request", lambda p: p["id"] == request["id"])
         assert again["mode"] == "form" and again["state"] == "fallback" and again["app"] is None
         assert again["fallbackReason"] == "handshake timed out"
@@ -247,8 +263,9 @@ async def test_an_app_rendered_request_falls_back_to_the_form_with_nothing_lost(
         with pytest.raises(RpcError, match="no such app frame"):
             await tab.request("apps/event", {"frameId": frame, "kind": "log"})
         assert await tab.request("elicitation/fallback", {"id": request["id"]}) == {"fellBack": False}
-        await tab.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                  "content": {"color": "#16a34a"}})
+        await tab.request(
+            "elicitation/respond", {"id": request["id"], "action": "accept", "content": {"color": "#16a34a"}}
+        )
         result = (await tab.wait_response(call))["result"]
         assert result["content"][0]["text"] == "You picked Fern (#16a34a)."
 
@@ -259,8 +276,10 @@ async def test_an_invalid_answer_from_the_app_sends_the_request_back_to_the_form
         request = await tab.wait_notification("elicitation/request")
         frame = request["app"]["frameId"]
         with pytest.raises(RpcError) as invalid:
-            await tab.request("elicitation/respond", {"id": request["id"], "frameId": frame, "action": "accept",
-                                                      "content": {"color": 7}})
+            await tab.request(
+                "elicitation/respond",
+                {"id": request["id"], "frameId": frame, "action": "accept", "content": {"color": 7}},
+            )
         assert invalid.value.code == -32602 and invalid.value.data["errors"]
         again = await tab.wait_notification("elicitation/request", lambda p: p["id"] == request["id"])
         assert again["state"] == "fallback" and "did not match" in again["fallbackReason"]

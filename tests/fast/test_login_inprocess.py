@@ -27,12 +27,16 @@ async def _login_cookie(tmp_path: Path, **settings: Any) -> str:
     return response.headers["set-cookie"]
 
 
-@pytest.mark.parametrize("settings", [
-    {"public_origins": ("https://webhost.example",)},
-    {"public_origins": ("http://intranet.example:8700", "HTTPS://webhost.example")},
-    {"sandbox_scheme": "https", "sandbox_domain": "apps.example"},
-    {"secure_cookies": True},
-], ids=["https-public-origin", "one-https-origin-of-two", "https-sandbox", "flag"])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"public_origins": ("https://webhost.example",)},
+        {"public_origins": ("http://intranet.example:8700", "HTTPS://webhost.example")},
+        {"sandbox_scheme": "https", "sandbox_domain": "apps.example"},
+        {"secure_cookies": True},
+    ],
+    ids=["https-public-origin", "one-https-origin-of-two", "https-sandbox", "flag"],
+)
 async def test_the_cookie_is_secure_behind_https(tmp_path: Path, settings: dict[str, Any]) -> None:
     cookie = await _login_cookie(tmp_path, **settings)
     assert "; Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie

@@ -27,8 +27,13 @@ CARL = Person(id="carl", name="Carl", role="member")
 
 @asynccontextmanager
 async def people_host(tmp_path: Path, **kwargs: Any) -> AsyncIterator[InProcessHost]:
-    async with in_process_host(tmp_path, {"demo": demo_server, "apps": apps_server()}, people=True,
-                               webhost_options={"servers": {"apps": {"appToolCalls": "ask"}}}, **kwargs) as host:
+    async with in_process_host(
+        tmp_path,
+        {"demo": demo_server, "apps": apps_server()},
+        people=True,
+        webhost_options={"servers": {"apps": {"appToolCalls": "ask"}}},
+        **kwargs,
+    ) as host:
         yield host
 
 
@@ -51,8 +56,11 @@ async def refused(tab: AsgiWsClient, method: str, params: dict[str, Any]) -> int
 
 async def test_two_people_at_once_each_get_their_own_connection_and_only_their_own_questions(tmp_path: Path) -> None:
     connects: list[ServerConfig] = []
-    async with people_host(tmp_path, connects=connects) as host, \
-            host.tab(person=BOB) as bob, host.tab(person=CARL) as carl:
+    async with (
+        people_host(tmp_path, connects=connects) as host,
+        host.tab(person=BOB) as bob,
+        host.tab(person=CARL) as carl,
+    ):
         await ready(bob, carl)
         assert sorted(c.name for c in connects) == ["apps", "apps", "demo", "demo"]  # two connects per server
         assert (await bob.request("session/info"))["user"]["id"] == "bob"
@@ -74,14 +82,24 @@ async def test_two_people_at_once_each_get_their_own_connection_and_only_their_o
 
 
 async def test_an_apps_approval_reaches_only_its_persons_tab_and_the_audit_rows_are_theirs(tmp_path: Path) -> None:
-    async with people_host(tmp_path) as host, host.tab(person=BOB) as bob, host.tab(person=CARL) as carl, \
-            host.tab(person=ADA) as ada:
+    async with (
+        people_host(tmp_path) as host,
+        host.tab(person=BOB) as bob,
+        host.tab(person=CARL) as carl,
+        host.tab(person=ADA) as ada,
+    ):
         await ready(bob, carl, ada)
         frames = {}
         for tab, who in ((bob, "bob"), (carl, "carl")):
             frames[who] = (await tab.request("apps/open", {"server": "apps", "tool": "bridge_probe"}))["frameId"]
-        running = bob.start_request("apps/request", {"frameId": frames["bob"], "method": "tools/call",
-                                                     "params": {"name": "echo_app", "arguments": {"text": "hi"}}})
+        running = bob.start_request(
+            "apps/request",
+            {
+                "frameId": frames["bob"],
+                "method": "tools/call",
+                "params": {"name": "echo_app", "arguments": {"text": "hi"}},
+            },
+        )
         approval = await bob.wait_notification("approval/request")
         assert not [n for n in carl.notifications + ada.notifications if n["method"] == "approval/request"]
         assert await refused(carl, "approvals/respond", {"id": approval["id"], "decision": "allow"}) == -32602
@@ -94,7 +112,7 @@ async def test_an_apps_approval_reaches_only_its_persons_tab_and_the_audit_rows_
         assert {e["kind"] for e in bobs_rows} >= {"app.open", "approval", "app.tools/call"}
         assert {(e["user_id"], e["user_name"]) for e in bobs_rows} == {("bob", "Bob")}
         assert {e["user_id"] for e in carls_rows} == {"carl"} and {e["frame"] for e in carls_rows} == {frames["carl"]}
-        everyone = (await ada.request("audit/list", {}))
+        everyone = await ada.request("audit/list", {})
         assert everyone["everyone"] is True and {"bob", "carl"} <= {e["user_id"] for e in everyone["entries"]}
         only_carl = (await ada.request("audit/list", {"user": "carl"}))["entries"]
         assert [e["id"] for e in only_carl] == [e["id"] for e in carls_rows]
@@ -109,16 +127,24 @@ async def test_an_apps_approval_reaches_only_its_persons_tab_and_the_audit_rows_
             assert {tuple(r[-2:]) for r in rows} == {("bob", "Bob")}
         async with host.http(person=ADA) as http:
             assert {"bob", "carl"} <= {e["user_id"] for e in (await http.get("/api/audit")).json()["entries"]}
-            assert {e["user_id"] for e in (await http.get("/api/audit", params={"user": "bob"})).json()["entries"]} \
-                == {"bob"}
+            assert {e["user_id"] for e in (await http.get("/api/audit", params={"user": "bob"})).json()["entries"]} == {
+                "bob"
+            }
 
 
 async def test_a_member_lists_and_ends_only_their_own_tabs_an_admin_any(tmp_path: Path) -> None:
-    async with people_host(tmp_path) as host, host.tab(person=BOB) as bob, host.tab(person=BOB) as bob2, \
-            host.tab(person=CARL) as carl, host.tab(person=ADA) as ada:
+    async with (
+        people_host(tmp_path) as host,
+        host.tab(person=BOB) as bob,
+        host.tab(person=BOB) as bob2,
+        host.tab(person=CARL) as carl,
+        host.tab(person=ADA) as ada,
+    ):
         await ready(bob, bob2, carl, ada)
-        ids = {name: (await tab.request("session/info"))["sessionId"]
-               for name, tab in (("bob", bob), ("bob2", bob2), ("carl", carl), ("ada", ada))}
+        ids = {
+            name: (await tab.request("session/info"))["sessionId"]
+            for name, tab in (("bob", bob), ("bob2", bob2), ("carl", carl), ("ada", ada))
+        }
         mine = await bob.request("sessions/list")
         assert mine["everyone"] is False
         assert {s["sessionId"] for s in mine["sessions"]} == {ids["bob"], ids["bob2"]}

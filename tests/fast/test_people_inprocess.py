@@ -21,8 +21,9 @@ def register(tab_request: object) -> dict[str, object]:
 
 async def test_two_tabs_of_one_person_share_one_connection_and_a_reload_keeps_it(tmp_path: Path) -> None:
     connects: list[ServerConfig] = []
-    async with in_process_host(tmp_path, {"demo": demo_server}, connects=connects,
-                               webhost_options={"timeouts": {"idle": 5}}) as host:
+    async with in_process_host(
+        tmp_path, {"demo": demo_server}, connects=connects, webhost_options={"timeouts": {"idle": 5}}
+    ) as host:
         async with host.tab() as first, host.tab() as second:
             await first.wait_connected("demo")
             await second.wait_connected("demo")
@@ -36,8 +37,9 @@ async def test_two_tabs_of_one_person_share_one_connection_and_a_reload_keeps_it
 
 async def test_after_the_idle_time_the_connection_closes_and_a_new_tab_opens_a_new_one(tmp_path: Path) -> None:
     connects: list[ServerConfig] = []
-    async with in_process_host(tmp_path, {"demo": demo_server}, connects=connects,
-                               webhost_options={"timeouts": {"idle": 0.05}}) as host:
+    async with in_process_host(
+        tmp_path, {"demo": demo_server}, connects=connects, webhost_options={"timeouts": {"idle": 0.05}}
+    ) as host:
         async with host.tab() as tab:
             await tab.wait_connected("demo")
         await anyio.sleep(0.3)
@@ -48,9 +50,11 @@ async def test_after_the_idle_time_the_connection_closes_and_a_new_tab_opens_a_n
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "legacy"])
 async def test_a_question_reaches_only_the_tab_whose_call_caused_it(tmp_path: Path, legacy: bool) -> None:
-    async with in_process_host(tmp_path, {"demo": demo_server},
-                               legacy=frozenset({"demo"}) if legacy else frozenset()) as host, \
-            host.tab() as asking, host.tab() as other:
+    async with (
+        in_process_host(tmp_path, {"demo": demo_server}, legacy=frozenset({"demo"}) if legacy else frozenset()) as host,
+        host.tab() as asking,
+        host.tab() as other,
+    ):
         await asking.wait_connected("demo")
         await other.wait_connected("demo")
         call = asking.start_request("tools/call", register("c-ask"))
@@ -68,8 +72,11 @@ async def test_a_question_reaches_only_the_tab_whose_call_caused_it(tmp_path: Pa
 async def test_a_legacy_question_no_single_tab_caused_goes_to_every_tab_and_the_first_answer_wins(
     tmp_path: Path,
 ) -> None:
-    async with in_process_host(tmp_path, {"demo": demo_server}, legacy=frozenset({"demo"})) as host, \
-            host.tab() as one, host.tab() as two:
+    async with (
+        in_process_host(tmp_path, {"demo": demo_server}, legacy=frozenset({"demo"})) as host,
+        host.tab() as one,
+        host.tab() as two,
+    ):
         await one.wait_connected("demo")
         await two.wait_connected("demo")
         calls = [one.start_request("tools/call", register("c-one")), two.start_request("tools/call", register("c-two"))]
@@ -87,10 +94,11 @@ async def test_a_legacy_question_no_single_tab_caused_goes_to_every_tab_and_the_
 
 async def test_user_values_expand_in_the_entry_for_each_person(tmp_path: Path) -> None:
     connects: list[ServerConfig] = []
-    entry = {"command": "in-process", "env": {"WHO": "${user.id}", "NAME": "${user.name}"},
-             "headers": {}}
-    async with in_process_host(tmp_path, {"demo": demo_server}, entries={"demo": entry},
-                               connects=connects) as host, host.tab() as tab:
+    entry = {"command": "in-process", "env": {"WHO": "${user.id}", "NAME": "${user.name}"}, "headers": {}}
+    async with (
+        in_process_host(tmp_path, {"demo": demo_server}, entries={"demo": entry}, connects=connects) as host,
+        host.tab() as tab,
+    ):
         await tab.wait_connected("demo")
         user = (await tab.request("session/info"))["user"]
         assert user["role"] == "admin"
@@ -102,11 +110,18 @@ async def test_a_calls_activity_goes_to_its_own_tab_and_the_servers_news_to_ever
     async with in_process_host(tmp_path, {"demo": demo_server}) as host, host.tab() as caller, host.tab() as other:
         await caller.wait_connected("demo")
         await other.wait_connected("demo")
-        await caller.request("tools/call", {"server": "demo", "name": "get_weather", "arguments": {"city": "Oslo"},
-                                            "callId": "c-weather"})
+        await caller.request(
+            "tools/call",
+            {"server": "demo", "name": "get_weather", "arguments": {"city": "Oslo"}, "callId": "c-weather"},
+        )
+
         def calls(tab: object) -> list[dict[str, object]]:
-            return [n["params"]["entry"] for n in tab.notifications  # type: ignore[attr-defined]
-                    if n["method"] == "activity" and n["params"]["entry"]["method"] == "tools/call"]
+            return [
+                n["params"]["entry"]
+                for n in tab.notifications  # type: ignore[attr-defined]
+                if n["method"] == "activity" and n["params"]["entry"]["method"] == "tools/call"
+            ]
+
         assert {e["kind"] for e in calls(caller)} == {"request", "response"}
         await other.request("session/info")  # a round trip: anything sent to `other` before it has arrived
         assert calls(other) == []

@@ -39,12 +39,21 @@ async def test_a_server_waits_for_its_input_then_connects_with_the_value(tmp_pat
     async with host(tmp_path, connects) as h, h.tab() as tab:
         await tab.wait_connected("plain")
         state = await tab.wait_status("keyed", "needs-input")
-        assert state["inputs"] == [{"id": "api_key", "description": "Your API key for keyed", "password": True,
-                                    "default": None}]
+        assert state["inputs"] == [
+            {"id": "api_key", "description": "Your API key for keyed", "password": True, "default": None}
+        ]
         assert keyed(connects) == []
         listed = await tab.request("inputs/list")
-        assert listed["inputs"] == [{"id": "api_key", "description": "Your API key for keyed", "password": True,
-                                     "default": None, "stored": False, "servers": ["keyed"]}]
+        assert listed["inputs"] == [
+            {
+                "id": "api_key",
+                "description": "Your API key for keyed",
+                "password": True,
+                "default": None,
+                "stored": False,
+                "servers": ["keyed"],
+            }
+        ]
 
         answer = await tab.request("inputs/set", {"server": "keyed", "values": {"api_key": SECRET_VALUE}})
         assert answer["stored"] == ["api_key"] and [s["name"] for s in answer["servers"]] == ["keyed"]
@@ -55,8 +64,10 @@ async def test_a_server_waits_for_its_input_then_connects_with_the_value(tmp_pat
 
         # A server that echoes the value is masked too (result and activity): the tab's person's values are
         # masked in every frame webhost sends that person's tabs.
-        echoed = await tab.request("tools/call", {"server": "plain", "name": "echo",
-                                                  "arguments": {"text": f"key={SECRET_VALUE}"}, "callId": "c1"})
+        echoed = await tab.request(
+            "tools/call",
+            {"server": "plain", "name": "echo", "arguments": {"text": f"key={SECRET_VALUE}"}, "callId": "c1"},
+        )
         assert echoed["content"][0]["text"] == "key=***"
         await tab.request("servers/reconnect", {"server": "keyed"})
         await tab.wait_connected("keyed")
@@ -112,8 +123,13 @@ async def test_each_person_is_asked_separately_and_never_gets_another_ones_value
 async def test_bad_requests_name_ids_only(tmp_path: Path) -> None:
     async with host(tmp_path) as h, h.tab() as tab:
         await tab.wait_status("keyed", "needs-input")
-        bad: list[dict[str, Any]] = [{}, {"values": {}}, {"values": {"api_key": ""}}, {"values": {"api_key": 5}},
-                                     {"server": "nope", "values": {"api_key": SECRET_VALUE}}]
+        bad: list[dict[str, Any]] = [
+            {},
+            {"values": {}},
+            {"values": {"api_key": ""}},
+            {"values": {"api_key": 5}},
+            {"server": "nope", "values": {"api_key": SECRET_VALUE}},
+        ]
         for params in bad:
             with pytest.raises(RpcError):
                 await tab.request("inputs/set", params)

@@ -33,16 +33,20 @@ async def _refuse_all(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """A tiny HTTP endpoint that answers every request 401, as a server would without the right key."""
     if scope["type"] != "http":
         return
-    await send({"type": "http.response.start", "status": 401,
-                "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+        }
+    )
     await send({"type": "http.response.body", "body": b'{"error": "unauthorized"}'})
 
 
 @asynccontextmanager
 async def refusing_server() -> AsyncIterator[int]:
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(_refuse_all, host="127.0.0.1", port=port, log_level="error",
-                                           lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(_refuse_all, host="127.0.0.1", port=port, log_level="error", lifespan="off"))
     async with anyio.create_task_group() as tg:
         tg.start_soon(server.serve)
         with anyio.fail_after(10):
@@ -62,18 +66,26 @@ async def test_no_secret_reaches_the_browser(tmp_path: Path, monkeypatch: pytest
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
     closed = free_port()
-    leaky_stdio = ("import os, sys; print('starting with key', os.environ['API_KEY'], file=sys.stderr); "
-                   "sys.exit(3)")
+    leaky_stdio = "import os, sys; print('starting with key', os.environ['API_KEY'], file=sys.stderr); sys.exit(3)"
     async with refusing_server() as refusing:
         entries = {
             "basic": {"command": "in-process", "env": {"API_KEY": "${WH_ENV}"}},
             "leaky": {"command": sys.executable, "args": ["-c", leaky_stdio], "env": {"API_KEY": "${WH_ENV}"}},
-            "closed": {"type": "http", "url": f"http://user:${{WH_PASS}}@127.0.0.1:{closed}/mcp?key=${{WH_KEY}}",
-                       "headers": {"Authorization": "Bearer ${WH_HDR}"}},
-            "refused": {"type": "http", "url": f"http://127.0.0.1:{refusing}/mcp?key=${{WH_KEY}}&v=2",
-                        "headers": {"X-Api-Key": "Token literal-SECRET-6"}},
-            "newline": {"type": "http", "url": f"http://127.0.0.1:{refusing}/mcp",
-                        "headers": {"X-Api-Key": "${WH_NEWLINE}"}},
+            "closed": {
+                "type": "http",
+                "url": f"http://user:${{WH_PASS}}@127.0.0.1:{closed}/mcp?key=${{WH_KEY}}",
+                "headers": {"Authorization": "Bearer ${WH_HDR}"},
+            },
+            "refused": {
+                "type": "http",
+                "url": f"http://127.0.0.1:{refusing}/mcp?key=${{WH_KEY}}&v=2",
+                "headers": {"X-Api-Key": "Token literal-SECRET-6"},
+            },
+            "newline": {
+                "type": "http",
+                "url": f"http://127.0.0.1:{refusing}/mcp",
+                "headers": {"X-Api-Key": "${WH_NEWLINE}"},
+            },
         }
         async with in_process_host(tmp_path, {"basic": sdk_server("basic")}, entries=entries) as host:
             async with host.tab() as tab:
@@ -81,13 +93,15 @@ async def test_no_secret_reaches_the_browser(tmp_path: Path, monkeypatch: pytest
                 states = {}
                 for name in ("leaky", "closed", "refused", "newline"):
                     states[name] = await tab.wait_status(name, "error")
-                await tab.request("tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "hi"},
-                                                 "callId": "c-1"})
+                await tab.request(
+                    "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "hi"}, "callId": "c-1"}
+                )
                 listing = await tab.request("servers/list")
                 received = json.dumps([tab.notifications, listing, states], ensure_ascii=False)
             async with host.http() as http:
-                pages = [(await http.get(path)).text for path in ("/", "/api/servers", "/api/audit",
-                                                                   "/api/audit?format=csv")]
+                pages = [
+                    (await http.get(path)).text for path in ("/", "/api/servers", "/api/audit", "/api/audit?format=csv")
+                ]
 
     assert _leaks(received) == [], received
     assert _leaks("\n".join(pages)) == []
@@ -95,8 +109,9 @@ async def test_no_secret_reaches_the_browser(tmp_path: Path, monkeypatch: pytest
     assert states["leaky"]["error"] == "the server exited with status 3 (stderr: starting with key ***)"
     assert states["closed"]["target"] == f"http: http://***@127.0.0.1:{closed}/mcp?key=***"
     assert states["closed"]["error"].startswith(f"cannot reach http://***@127.0.0.1:{closed}/mcp?key=***")
-    assert states["refused"]["error"] == (f"http://127.0.0.1:{refusing}/mcp?key=***&v=*** answered HTTP 401 "
-                                          "(check the entry's headers)")
+    assert states["refused"]["error"] == (
+        f"http://127.0.0.1:{refusing}/mcp?key=***&v=*** answered HTTP 401 (check the entry's headers)"
+    )
     assert "***" in states["newline"]["error"]
     activity = [n["params"]["entry"] for n in tab.notifications if n["method"] == "activity"]
     assert any(e["kind"] == "stderr" and e["summary"] == "starting with key ***" for e in activity), activity

@@ -28,9 +28,11 @@ async def test_session_info_names_the_version_the_session_and_the_sandbox(tmp_pa
         info = await tab.request("session/info")
         assert info["version"] == __version__
         assert info["sessionId"].startswith("s-")
-        assert info["sandbox"] == {"domain": host.settings.sandbox_domain,
-                                   "port": host.settings.sandbox_port_for_browsers(),
-                                   "scheme": host.settings.sandbox_scheme}
+        assert info["sandbox"] == {
+            "domain": host.settings.sandbox_domain,
+            "port": host.settings.sandbox_port_for_browsers(),
+            "scheme": host.settings.sandbox_scheme,
+        }
         assert info["pending"] == []
         async with host.tab() as other:
             assert (await other.request("session/info"))["sessionId"] != info["sessionId"]
@@ -55,8 +57,9 @@ async def test_disconnect_reports_the_status_and_requests_then_fail_as_not_conne
         assert answer["server"]["status"] == "disconnected"
         await tab.wait_notification("servers/status", lambda p: p["server"]["status"] == "disconnected")
         with pytest.raises(RpcError) as refused:
-            await tab.request("tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "x"},
-                                             "callId": "c-1"})
+            await tab.request(
+                "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "x"}, "callId": "c-1"}
+            )
         assert refused.value.code == -32002
         assert refused.value.data == {"server": "basic", "status": "disconnected", "reason": None}
 
@@ -96,26 +99,46 @@ async def test_tools_carry_what_the_backend_computed_for_the_page(tmp_path: Path
 
 async def test_a_failing_tool_is_a_result_and_a_json_rpc_error_keeps_the_servers_code(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, basic()) as tab:
-        failed = await tab.request("tools/call", {"server": "basic", "name": "fail",
-                                                  "arguments": {"message": "boom"}, "callId": "c-fail"})
+        failed = await tab.request(
+            "tools/call", {"server": "basic", "name": "fail", "arguments": {"message": "boom"}, "callId": "c-fail"}
+        )
         assert failed["isError"] is True and text(failed) == "Error executing tool fail"
         with pytest.raises(RpcError) as broke:
-            await tab.request("tools/call", {"server": "basic", "name": "rpc_error",
-                                             "arguments": {"code": -32099, "message": "teapot"}, "callId": "c-rpc"})
+            await tab.request(
+                "tools/call",
+                {
+                    "server": "basic",
+                    "name": "rpc_error",
+                    "arguments": {"code": -32099, "message": "teapot"},
+                    "callId": "c-rpc",
+                },
+            )
         assert broke.value.code == -32000
         assert broke.value.message == "basic: teapot"
-        assert broke.value.data == {"server": "basic", "method": "tools/call", "upstreamCode": -32099,
-                                    "upstreamData": {"tool": "rpc_error"}}
-        entry = await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "error"
-                                            and p["entry"]["method"] == "tools/call")
+        assert broke.value.data == {
+            "server": "basic",
+            "method": "tools/call",
+            "upstreamCode": -32099,
+            "upstreamData": {"tool": "rpc_error"},
+        }
+        entry = await tab.wait_notification(
+            "activity", lambda p: p["entry"]["kind"] == "error" and p["entry"]["method"] == "tools/call"
+        )
         assert entry["entry"]["direction"] == "in" and entry["entry"]["summary"] == "basic: teapot"
 
 
 async def test_a_server_that_answers_cancelled_is_a_cancelled_call(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, basic()) as tab:
         with pytest.raises(RpcError) as cancelled:
-            await tab.request("tools/call", {"server": "basic", "name": "rpc_error",
-                                             "arguments": {"code": -32800, "message": "stopped"}, "callId": "c"})
+            await tab.request(
+                "tools/call",
+                {
+                    "server": "basic",
+                    "name": "rpc_error",
+                    "arguments": {"code": -32800, "message": "stopped"},
+                    "callId": "c",
+                },
+            )
         assert cancelled.value.code == -32800 and cancelled.value.data["upstreamCode"] == -32800
 
 
@@ -127,15 +150,18 @@ async def test_a_call_past_the_call_timeout_is_32001_with_the_seconds(tmp_path: 
         assert timed_out.value.data == {"server": "basic", "timeoutSeconds": 0.3}
         assert "timed out after 0.3 s" in str(timed_out.value.message)
         # The connection survives a timed-out call.
-        echoed = await tab.request("tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "ok"},
-                                                  "callId": "c-e"})
+        echoed = await tab.request(
+            "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "ok"}, "callId": "c-e"}
+        )
         assert text(echoed) == "ok"
 
 
 async def test_progress_reaches_the_page_with_the_call_id(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, basic()) as tab:
-        result = await tab.request("tools/call", {"server": "basic", "name": "slow",
-                                                  "arguments": {"steps": 2, "delay": 0.01}, "callId": "c-slow"})
+        result = await tab.request(
+            "tools/call",
+            {"server": "basic", "name": "slow", "arguments": {"steps": 2, "delay": 0.01}, "callId": "c-slow"},
+        )
         assert text(result) == "done after 2 steps"
         last = await tab.wait_notification("progress", lambda p: p["progress"] == 2)
         assert last == {"callId": "c-slow", "progress": 2, "total": 2, "message": "step 2 of 2"}
@@ -144,12 +170,14 @@ async def test_progress_reaches_the_page_with_the_call_id(tmp_path: Path) -> Non
 async def test_cancel_answers_the_call_with_32800_and_an_unknown_call_is_not_cancelled(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, basic()) as tab:
         assert await tab.request("tools/cancel", {"callId": "never-started"}) == {"cancelled": False}
-        running = tab.start_request("tools/call", {"server": "basic", "name": "hang", "arguments": {},
-                                                   "callId": "c-hang"})
+        running = tab.start_request(
+            "tools/call", {"server": "basic", "name": "hang", "arguments": {}, "callId": "c-hang"}
+        )
         await tab.wait_notification("activity", lambda p: p["entry"]["summary"] == "hang")
         with pytest.raises(RpcError, match="already running"):
-            await tab.request("tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "x"},
-                                             "callId": "c-hang"})
+            await tab.request(
+                "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "x"}, "callId": "c-hang"}
+            )
         assert await tab.request("tools/cancel", {"callId": "c-hang"}) == {"cancelled": True}
         error = error_of(await tab.wait_response(running))
         assert error["code"] == -32800 and error["data"] == {"callId": "c-hang"}
@@ -177,8 +205,7 @@ async def test_prompts_are_listed_and_rendered_with_string_arguments_only(tmp_pa
     async with connected_tab(tmp_path, basic()) as tab:
         prompts = {p["name"]: p for p in (await tab.request("prompts/list", {"server": "basic"}))["prompts"]}
         assert [a["name"] for a in prompts["summarize"]["arguments"]] == ["text", "style"]
-        rendered = await tab.request("prompts/get", {"server": "basic", "name": "greet",
-                                                     "arguments": {"name": "Ada"}})
+        rendered = await tab.request("prompts/get", {"server": "basic", "name": "greet", "arguments": {"name": "Ada"}})
         assert "greeting for Ada" in rendered["messages"][0]["content"]["text"]
         with pytest.raises(RpcError) as refused:
             await tab.request("prompts/get", {"server": "basic", "name": "greet", "arguments": {"name": 3}})
@@ -191,11 +218,13 @@ async def test_prompts_are_listed_and_rendered_with_string_arguments_only(tmp_pa
 async def test_large_activity_data_is_clipped_to_a_preview_but_the_result_is_whole(tmp_path: Path) -> None:
     size = 4 * MAX_ACTIVITY_DATA
     async with connected_tab(tmp_path, basic()) as tab:
-        result = await tab.request("tools/call", {"server": "basic", "name": "big", "arguments": {"size_bytes": size},
-                                                  "callId": "c-big"})
+        result = await tab.request(
+            "tools/call", {"server": "basic", "name": "big", "arguments": {"size_bytes": size}, "callId": "c-big"}
+        )
         assert len(text(result)) == size
-        response = await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "response"
-                                               and p["entry"]["method"] == "tools/call")
+        response = await tab.wait_notification(
+            "activity", lambda p: p["entry"]["kind"] == "response" and p["entry"]["method"] == "tools/call"
+        )
         entry = response["entry"]
         assert entry["data"]["truncated"] is True
         preview = entry["data"]["preview"]["content"][0]["text"]
@@ -205,10 +234,12 @@ async def test_large_activity_data_is_clipped_to_a_preview_but_the_result_is_who
 
 async def test_small_activity_data_is_kept_whole(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, basic()) as tab:
-        await tab.request("tools/call", {"server": "basic", "name": "add", "arguments": {"a": 2, "b": 3},
-                                         "callId": "c-add"})
-        request = await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "request"
-                                              and p["entry"]["method"] == "tools/call")
+        await tab.request(
+            "tools/call", {"server": "basic", "name": "add", "arguments": {"a": 2, "b": 3}, "callId": "c-add"}
+        )
+        request = await tab.wait_notification(
+            "activity", lambda p: p["entry"]["kind"] == "request" and p["entry"]["method"] == "tools/call"
+        )
         assert request["entry"]["data"] == {"arguments": {"a": 2, "b": 3}}
         assert request["entry"]["direction"] == "out" and request["entry"]["summary"] == "add"
 
@@ -217,9 +248,15 @@ async def test_small_activity_data_is_kept_whole(tmp_path: Path) -> None:
 @pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 async def test_legacy_server_log_and_list_changed_reach_the_page(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, basic(), legacy=frozenset({"basic"})) as tab:
-        await tab.request("tools/call", {"server": "basic", "name": "log",
-                                         "arguments": {"message": "hello log", "level": "warning"},
-                                         "callId": "c-log"})
+        await tab.request(
+            "tools/call",
+            {
+                "server": "basic",
+                "name": "log",
+                "arguments": {"message": "hello log", "level": "warning"},
+                "callId": "c-log",
+            },
+        )
         log = await tab.wait_notification("server/log")
         assert log["server"] == "basic" and log["level"] == "warning" and log["data"] == "hello log"
         assert log["logger"] == "basic"
@@ -227,8 +264,10 @@ async def test_legacy_server_log_and_list_changed_reach_the_page(tmp_path: Path)
         assert entry["entry"]["summary"] == "[warning] hello log"
 
         await tab.request("tools/list", {"server": "basic"})  # cached now
-        await tab.request("tools/call", {"server": "basic", "name": "add_tool", "arguments": {"name": "legacy_new"},
-                                         "callId": "c-add"})
+        await tab.request(
+            "tools/call",
+            {"server": "basic", "name": "add_tool", "arguments": {"name": "legacy_new"}, "callId": "c-add"},
+        )
         changed = await tab.wait_notification("list/changed")
         assert changed == {"server": "basic", "list": "tools"}
         names = {t["name"] for t in (await tab.request("tools/list", {"server": "basic"}))["tools"]}

@@ -18,8 +18,9 @@ async def test_tools_listed_and_called_through_the_websocket(tmp_path: Path) -> 
         assert state["era"] in ("modern", "legacy")
         tools = (await tab.request("tools/list", {"server": "basic"}))["tools"]
         assert "echo" in {t["name"] for t in tools}
-        result = await tab.request("tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "hi"},
-                                                  "callId": "c-1"})
+        result = await tab.request(
+            "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "hi"}, "callId": "c-1"}
+        )
         assert result["content"][0]["text"] == "hi"
         with pytest.raises(RpcError) as missing:
             await tab.request("tools/call", {"server": "nope", "name": "echo", "callId": "c-2"})

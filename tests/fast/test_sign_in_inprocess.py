@@ -62,24 +62,31 @@ async def test_signing_in_opens_a_session_for_that_person_with_their_role(tmp_pa
 
 
 async def test_two_people_each_get_their_own_person_and_sign_out_revokes(tmp_path: Path, provider: Provider) -> None:
-    async with basic_host(tmp_path, provider.options(admins=["carol@example.com"])) as host, \
-            web(host) as bob, web(host) as carol:
+    async with (
+        basic_host(tmp_path, provider.options(admins=["carol@example.com"])) as host,
+        web(host) as bob,
+        web(host) as carol,
+    ):
         assert (await sign_in(bob, "bob")).status_code == 200
         assert (await sign_in(carol, "carol")).status_code == 200
         users = []
         for client in (bob, carol):
             async with host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={client.cookies[SESSION_COOKIE]}") as tab:
                 users.append((await tab.request("session/info"))["user"])
-        assert [(u["id"], u["name"], u["role"]) for u in users] == [("bob", "Bob Builder", "member"),
-                                                                   ("carol", "Carol Danvers", "admin")]
+        assert [(u["id"], u["name"], u["role"]) for u in users] == [
+            ("bob", "Bob Builder", "member"),
+            ("carol", "Carol Danvers", "admin"),
+        ]
         old = bob.cookies[SESSION_COOKIE]
         # as the page's form sends it: its no-referrer policy makes the Origin "null"
         out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})
         refresh = f'http-equiv="refresh" content="0;url={provider.issuer}/session/end?'
         assert out.status_code == 200 and refresh in out.text
         assert "id_token_hint=" in out.text
-        assert any(c.startswith(f"{SESSION_COOKIE}=;") or c.startswith(f'{SESSION_COOKIE}="";')
-                   for c in out.headers.get_list("set-cookie"))
+        assert any(
+            c.startswith(f"{SESSION_COOKIE}=;") or c.startswith(f'{SESSION_COOKIE}="";')
+            for c in out.headers.get_list("set-cookie")
+        )
         async with host.http(token=None, headers={"cookie": f"{SESSION_COOKIE}={old}"}) as replay:
             refused = await replay.get("/api/servers")
         assert refused.status_code == 401 and "session has ended" in refused.json()["error"]
@@ -93,14 +100,17 @@ async def test_a_session_survives_a_restart_of_webhost(tmp_path: Path, provider:
     async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
         await sign_in(browser, "bob")
         cookie = browser.cookies[SESSION_COOKIE]
-    async with basic_host(tmp_path, provider.options()) as host, \
-            host.http(token=None, headers={"cookie": f"{SESSION_COOKIE}={cookie}"}) as again:
+    async with (
+        basic_host(tmp_path, provider.options()) as host,
+        host.http(token=None, headers={"cookie": f"{SESSION_COOKIE}={cookie}"}) as again,
+    ):
         assert (await again.get("/api/servers")).status_code == 200
     assert (tmp_path / "data" / "webhost.sqlite3").exists()
 
 
 async def test_without_a_session_pages_redirect_and_the_api_and_websocket_are_refused(
-        tmp_path: Path, provider: Provider) -> None:
+    tmp_path: Path, provider: Provider
+) -> None:
     async with basic_host(tmp_path, provider.options()) as host, host.http(token=None) as script:
         assert (await script.get("/api/servers")).status_code == 401
         with pytest.raises(ConnectionRefusedError):
@@ -141,8 +151,9 @@ async def test_a_replayed_or_forged_callback_is_refused(tmp_path: Path, provider
         back = await through_provider(start.headers["location"], "bob")
         state_cookie = browser.cookies["webhost_sign_in"]
         assert (await browser.get(back)).status_code == 200
-        async with host.http(token=None, headers={"accept": "text/html",
-                                                  "cookie": f"webhost_sign_in={state_cookie}"}) as replay:
+        async with host.http(
+            token=None, headers={"accept": "text/html", "cookie": f"webhost_sign_in={state_cookie}"}
+        ) as replay:
             again = await replay.get(back)
             forged = await replay.get("/auth/callback?code=x&state=not-a-state-webhost-made")
         assert again.status_code == 403 and "already been completed" in again.text
@@ -168,8 +179,7 @@ async def test_a_wrong_client_secret_is_a_502_page(tmp_path: Path, provider: Pro
 
 
 async def test_clock_skew_refuses_the_id_token(tmp_path: Path, provider: Provider) -> None:
-    async with basic_host(tmp_path, provider.options(), clock=lambda: time.time() + 7200) as host, \
-            web(host) as browser:
+    async with basic_host(tmp_path, provider.options(), clock=lambda: time.time() + 7200) as host, web(host) as browser:
         page = await sign_in(browser, "bob")
         assert page.status_code == 401 and "clock skew" in page.text and "expired" in page.text
         assert SESSION_COOKIE not in browser.cookies
@@ -185,8 +195,15 @@ async def test_an_unreachable_issuer_is_a_502_page(tmp_path: Path) -> None:
 
 # -- proxy mode ------------------------------------------------------------------------------------
 
-PROXY = {"auth": {"mode": "proxy", "userHeader": "X-Forwarded-Email", "groupsHeader": "X-Forwarded-Groups",
-                  "trustedProxies": ["10.0.0.0/8", "127.0.0.1/32"], "admins": ["ada@example.com"]}}
+PROXY = {
+    "auth": {
+        "mode": "proxy",
+        "userHeader": "X-Forwarded-Email",
+        "groupsHeader": "X-Forwarded-Groups",
+        "trustedProxies": ["10.0.0.0/8", "127.0.0.1/32"],
+        "admins": ["ada@example.com"],
+    }
+}
 
 
 async def test_proxy_mode_believes_the_header_only_from_trusted_proxies(tmp_path: Path) -> None:
@@ -206,12 +223,20 @@ async def test_proxy_mode_believes_the_header_only_from_trusted_proxies(tmp_path
 
 async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Path) -> None:
     async with basic_host(tmp_path, PROXY) as host:
-        async with host.tab(authorization=None, client=("127.0.0.1", 4000), **{
-                "x-forwarded-email": "ada@example.com", "x-forwarded-groups": "a, b"}) as ada, \
-                host.tab(authorization=None, client=("10.0.0.9", 4000),
-                         **{"x-forwarded-email": "bob@example.com"}) as bob:
+        async with (
+            host.tab(
+                authorization=None,
+                client=("127.0.0.1", 4000),
+                **{"x-forwarded-email": "ada@example.com", "x-forwarded-groups": "a, b"},
+            ) as ada,
+            host.tab(authorization=None, client=("10.0.0.9", 4000), **{"x-forwarded-email": "bob@example.com"}) as bob,
+        ):
             assert (await ada.request("session/info"))["user"] == {
-                "id": "ada@example.com", "name": "ada@example.com", "email": "ada@example.com", "role": "admin"}
+                "id": "ada@example.com",
+                "name": "ada@example.com",
+                "email": "ada@example.com",
+                "role": "admin",
+            }
             assert (await bob.request("session/info"))["user"]["role"] == "member"
 
 
@@ -221,14 +246,28 @@ async def provider_access_token(provider: Provider, login: str) -> str:
         metadata = (await http.get(f"{provider.issuer}/.well-known/openid-configuration")).json()
         verifier = secrets.token_urlsafe(48)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-        query = {"response_type": "code", "client_id": CLIENT_ID, "redirect_uri": f"{ORIGIN}/auth/callback",
-                 "scope": "openid email profile groups", "state": secrets.token_urlsafe(8),
-                 "nonce": secrets.token_urlsafe(8), "code_challenge": challenge, "code_challenge_method": "S256"}
+        query = {
+            "response_type": "code",
+            "client_id": CLIENT_ID,
+            "redirect_uri": f"{ORIGIN}/auth/callback",
+            "scope": "openid email profile groups",
+            "state": secrets.token_urlsafe(8),
+            "nonce": secrets.token_urlsafe(8),
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
         back = await through_provider(f"{metadata['authorization_endpoint']}?{urlencode(query)}", login)
         code = parse_qs(urlsplit(back).query)["code"][0]
-        tokens = await http.post(metadata["token_endpoint"], auth=(CLIENT_ID, CLIENT_SECRET), data={
-            "grant_type": "authorization_code", "code": code, "redirect_uri": f"{ORIGIN}/auth/callback",
-            "code_verifier": verifier})
+        tokens = await http.post(
+            metadata["token_endpoint"],
+            auth=(CLIENT_ID, CLIENT_SECRET),
+            data={
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": f"{ORIGIN}/auth/callback",
+                "code_verifier": verifier,
+            },
+        )
         assert tokens.status_code == 200, tokens.text
         token: str = tokens.json()["access_token"]
         return token
@@ -252,8 +291,10 @@ async def test_signing_out_closes_the_tabs_open_with_that_session(tmp_path: Path
         assert (await sign_in(bob, "bob")).status_code == 200
         assert (await sign_in(other_bob, "bob")).status_code == 200  # the same person in another browser
         cookie, other = bob.cookies[SESSION_COOKIE], other_bob.cookies[SESSION_COOKIE]
-        async with host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={cookie}") as tab, \
-                host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={other}") as elsewhere:
+        async with (
+            host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={cookie}") as tab,
+            host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={other}") as elsewhere,
+        ):
             await tab.wait_connected("basic")
             await elsewhere.wait_connected("basic")
             out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})

@@ -26,17 +26,33 @@ def workbench() -> dict[str, MCPServer[Any]]:
 
 async def test_completion_for_a_prompt_argument_and_a_template_variable(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, workbench()) as tab:
-        prompt = await tab.request("completion/complete", {
-            "server": "workbench", "ref": {"type": "ref/prompt", "name": "paint"},
-            "argument": {"name": "color", "value": "b"}})
+        prompt = await tab.request(
+            "completion/complete",
+            {
+                "server": "workbench",
+                "ref": {"type": "ref/prompt", "name": "paint"},
+                "argument": {"name": "color", "value": "b"},
+            },
+        )
         assert prompt["completion"]["values"] == ["blue", "black", "brown"]
-        finish = await tab.request("completion/complete", {
-            "server": "workbench", "ref": {"type": "ref/prompt", "name": "paint"},
-            "argument": {"name": "finish", "value": "s"}, "context": {"arguments": {"color": "red"}}})
+        finish = await tab.request(
+            "completion/complete",
+            {
+                "server": "workbench",
+                "ref": {"type": "ref/prompt", "name": "paint"},
+                "argument": {"name": "finish", "value": "s"},
+                "context": {"arguments": {"color": "red"}},
+            },
+        )
         assert finish["completion"]["values"] == ["satin"]
-        template = await tab.request("completion/complete", {
-            "server": "workbench", "ref": {"type": "ref/resource", "uri": "wb://colors/{color}"},
-            "argument": {"name": "color", "value": "gr"}})
+        template = await tab.request(
+            "completion/complete",
+            {
+                "server": "workbench",
+                "ref": {"type": "ref/resource", "uri": "wb://colors/{color}"},
+                "argument": {"name": "color", "value": "gr"},
+            },
+        )
         assert template["completion"]["values"] == ["green"]
 
 
@@ -47,8 +63,11 @@ async def test_completion_params_are_checked(tmp_path: Path) -> None:
             {"ref": {"type": "ref/prompt"}, "argument": {"name": "a", "value": ""}},
             {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"value": ""}},
             {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "a", "value": 3}},
-            {"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "a"},
-             "context": {"arguments": {"b": 1}}},
+            {
+                "ref": {"type": "ref/prompt", "name": "paint"},
+                "argument": {"name": "a"},
+                "context": {"arguments": {"b": 1}},
+            },
         ]
         for params in bad:
             with pytest.raises(RpcError) as refused:
@@ -82,11 +101,13 @@ async def test_ping_answers_its_round_trip_time(tmp_path: Path) -> None:
 async def test_subscribed_resource_changes_arrive_as_resources_updated(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, workbench(), legacy=LEGACY) as tab:
         assert await tab.request("resources/subscribe", {"server": "workbench", "uri": "wb://counter"}) == {
-            "subscribed": True}
+            "subscribed": True
+        }
         await tab.request("tools/call", {"server": "workbench", "name": "bump", "callId": "c-1"})
         await tab.wait_notification("resources/updated", lambda p: p == {"server": "workbench", "uri": "wb://counter"})
         assert await tab.request("resources/unsubscribe", {"server": "workbench", "uri": "wb://counter"}) == {
-            "subscribed": False}
+            "subscribed": False
+        }
         tab.notifications.clear()
         await tab.request("tools/call", {"server": "workbench", "name": "bump", "callId": "c-2"})
         await tab.request("servers/ping", {"server": "workbench"})
@@ -128,8 +149,9 @@ async def test_a_2026_server_s_resource_updates_arrive_after_subscribing_on_the_
         assert (await tab.request("servers/list"))["servers"][0]["era"] == "modern"
         await tab.request("resources/subscribe", {"server": "live", "uri": "live://counter"})
         for _ in range(20):  # the stream re-opens with its new filter; bump until an update arrives
-            await tab.request("tools/call", {"server": "live", "name": "bump", "arguments": {},
-                                             "callId": f"b-{counter['n']}"})
+            await tab.request(
+                "tools/call", {"server": "live", "name": "bump", "arguments": {}, "callId": f"b-{counter['n']}"}
+            )
             if any(n["method"] == "resources/updated" for n in tab.notifications):
                 break
             await tab.request("session/info")

@@ -62,16 +62,36 @@ async def raw_answer(tab: AsgiWsClient, text: str) -> dict[str, Any]:
             assert len(tab.notifications) >= before
 
 
-@pytest.mark.parametrize(("frame", "code", "words"), [
-    ("[" * 100_000 + "]" * 100_000, -32700, "nested too deeply"),
-    ('{"jsonrpc": "2.0", "id": 7, "method": "servers/list", "params": {"n": ' + "9" * 5000 + "}}", -32700, "digits"),
-    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"n": NaN}}', -32700, "NaN is not a JSON value"),
-    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"n": -Infinity}}', -32700, "Infinity"),
-    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"server": "chatty", "name": "echo", '
-     '"callId": "c", "arguments": {"value": "\\ud800"}}}', -32602, "lone UTF-16 surrogate"),
-    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"server": "chatty", "name": "echo", '
-     '"callId": "c", "arguments": {"\\udfff": 1}}}', -32602, "lone UTF-16 surrogate"),
-], ids=["deep-nesting", "huge-integer", "nan", "infinity", "surrogate-value", "surrogate-key"])
+@pytest.mark.parametrize(
+    ("frame", "code", "words"),
+    [
+        ("[" * 100_000 + "]" * 100_000, -32700, "nested too deeply"),
+        (
+            '{"jsonrpc": "2.0", "id": 7, "method": "servers/list", "params": {"n": ' + "9" * 5000 + "}}",
+            -32700,
+            "digits",
+        ),
+        (
+            '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"n": NaN}}',
+            -32700,
+            "NaN is not a JSON value",
+        ),
+        ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"n": -Infinity}}', -32700, "Infinity"),
+        (
+            '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"server": "chatty", "name": "echo", '
+            '"callId": "c", "arguments": {"value": "\\ud800"}}}',
+            -32602,
+            "lone UTF-16 surrogate",
+        ),
+        (
+            '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"server": "chatty", "name": "echo", '
+            '"callId": "c", "arguments": {"\\udfff": 1}}}',
+            -32602,
+            "lone UTF-16 surrogate",
+        ),
+    ],
+    ids=["deep-nesting", "huge-integer", "nan", "infinity", "surrogate-value", "surrogate-key"],
+)
 async def test_a_bad_frame_gets_an_error_naming_the_problem_and_nothing_else_breaks(
     tmp_path: Path, frame: str, code: int, words: str
 ) -> None:
@@ -82,8 +102,10 @@ async def test_a_bad_frame_gets_an_error_naming_the_problem_and_nothing_else_bre
         assert answer["error"]["code"] == code and words in answer["error"]["message"], answer
         assert received == []  # nothing reached the server
         # The socket, the session and the connection are all still there.
-        result = await tab.request("tools/call", {"server": "chatty", "name": "echo", "callId": "after",
-                                                  "arguments": {"value": "\ud83d\ude00 fine"}})
+        result = await tab.request(
+            "tools/call",
+            {"server": "chatty", "name": "echo", "callId": "after", "arguments": {"value": "\ud83d\ude00 fine"}},
+        )
         assert json.loads(result["content"][0]["text"]) == "\U0001f600 fine"
         states = {s["name"]: s["status"] for s in (await tab.request("servers/list"))["servers"]}
         assert states == {"chatty": "connected", "other": "connected"}
@@ -92,8 +114,10 @@ async def test_a_bad_frame_gets_an_error_naming_the_problem_and_nothing_else_bre
 async def test_a_paired_surrogate_escape_is_ordinary_text(tmp_path: Path) -> None:
     async with host(tmp_path) as running, running.tab() as tab:
         await tab.wait_connected("chatty")
-        await tab.send_raw('{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"server": "chatty", '
-                           '"name": "echo", "callId": "c9", "arguments": {"value": "\\ud83d\\ude00"}}}')
+        await tab.send_raw(
+            '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"server": "chatty", '
+            '"name": "echo", "callId": "c9", "arguments": {"value": "\\ud83d\\ude00"}}}'
+        )
         response = await tab.wait_response(9)
         assert json.loads(response["result"]["content"][0]["text"]) == "\U0001f600"
 
@@ -102,12 +126,16 @@ async def test_a_tab_that_reads_slowly_loses_commentary_with_a_count_but_not_its
     async with host(tmp_path, maxQueuedBytes=1024 * 1024) as running, running.tab(buffer=0) as tab:
         await tab.wait_connected("chatty")
         tab.pause()
-        call = tab.start_request("tools/call", {"server": "chatty", "name": "chatter", "callId": "flood",
-                                                "arguments": {"lines": 4000}})
+        call = tab.start_request(
+            "tools/call", {"server": "chatty", "name": "chatter", "callId": "flood", "arguments": {"lines": 4000}}
+        )
         async with running.tab() as other:  # another tab is served meanwhile
             await other.wait_connected("chatty")
-            assert (await other.request("tools/call", {"server": "chatty", "name": "blob", "callId": "b",
-                                                       "arguments": {"size": 10}}))["content"][0]["text"] == "x" * 10
+            assert (
+                await other.request(
+                    "tools/call", {"server": "chatty", "name": "blob", "callId": "b", "arguments": {"size": 10}}
+                )
+            )["content"][0]["text"] == "x" * 10
         await anyio.sleep(1)
         tab.resume()
         response = await tab.wait_response(call, timeout=60)
@@ -121,24 +149,28 @@ async def test_a_tab_that_stops_reading_is_closed_and_nobody_else_waits(tmp_path
         await tab.wait_connected("chatty")
         tab.pause()
         for n in range(30):  # answers are never dropped: 30 x 100 KB is past the 1 MiB budget
-            tab.start_request("tools/call", {"server": "chatty", "name": "blob", "callId": f"b{n}",
-                                             "arguments": {"size": 100_000}})
+            tab.start_request(
+                "tools/call", {"server": "chatty", "name": "blob", "callId": f"b{n}", "arguments": {"size": 100_000}}
+            )
         with anyio.fail_after(30):
             await tab.app_done.wait()  # webhost ended that socket's session by itself
         async with running.tab() as other:
             await other.wait_connected("chatty")
-            result = await other.request("tools/call", {"server": "chatty", "name": "blob", "callId": "ok",
-                                                        "arguments": {"size": 5}})
+            result = await other.request(
+                "tools/call", {"server": "chatty", "name": "blob", "callId": "ok", "arguments": {"size": 5}}
+            )
             assert result["content"][0]["text"] == "xxxxx"
 
 
 async def test_a_result_over_the_limit_is_refused_with_the_sizes(tmp_path: Path) -> None:
     async with host(tmp_path, maxResultBytes=100_000) as running, running.tab() as tab:
         await tab.wait_connected("chatty")
-        response = await tab.request_raw("tools/call", {"server": "chatty", "name": "blob", "callId": "big",
-                                                        "arguments": {"size": 2_000_000}})
+        response = await tab.request_raw(
+            "tools/call", {"server": "chatty", "name": "blob", "callId": "big", "arguments": {"size": 2_000_000}}
+        )
         error = response["error"]
         assert error["code"] == -32000 and "too large" in error["message"] and "maxResultBytes" in error["message"]
-        small = await tab.request("tools/call", {"server": "chatty", "name": "blob", "callId": "small",
-                                                 "arguments": {"size": 30_000}})
+        small = await tab.request(
+            "tools/call", {"server": "chatty", "name": "blob", "callId": "small", "arguments": {"size": 30_000}}
+        )
         assert len(small["content"][0]["text"]) == 30_000

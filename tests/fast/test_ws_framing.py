@@ -26,14 +26,18 @@ async def still_serving(tab: AsgiWsClient) -> None:
     assert info["version"] == __version__
 
 
-@pytest.mark.parametrize(("frame", "code", "message"), [
-    ("{not json", -32700, "parse error"),
-    ("[1, 2]", -32600, "request object"),
-    ('"a string"', -32600, "request object"),
-    ('{"jsonrpc": "2.0", "id": [1], "method": "session/info"}', -32600, "id must be"),
-    ('{"jsonrpc": "2.0", "id": true, "method": "session/info"}', -32600, "id must be"),
-    ('{"jsonrpc": "2.0", "id": {"a": 1}, "method": "session/info"}', -32600, "id must be"),
-], ids=["not-json", "array", "string", "id-list", "id-bool", "id-object"])
+@pytest.mark.parametrize(
+    ("frame", "code", "message"),
+    [
+        ("{not json", -32700, "parse error"),
+        ("[1, 2]", -32600, "request object"),
+        ('"a string"', -32600, "request object"),
+        ('{"jsonrpc": "2.0", "id": [1], "method": "session/info"}', -32600, "id must be"),
+        ('{"jsonrpc": "2.0", "id": true, "method": "session/info"}', -32600, "id must be"),
+        ('{"jsonrpc": "2.0", "id": {"a": 1}, "method": "session/info"}', -32600, "id must be"),
+    ],
+    ids=["not-json", "array", "string", "id-list", "id-bool", "id-object"],
+)
 async def test_a_bad_frame_gets_an_error_without_id_and_the_socket_stays_open(
     tmp_path: Path, frame: str, code: int, message: str
 ) -> None:
@@ -44,13 +48,17 @@ async def test_a_bad_frame_gets_an_error_without_id_and_the_socket_stays_open(
         await still_serving(tab)
 
 
-@pytest.mark.parametrize(("frame", "message"), [
-    ({"jsonrpc": "1.0", "id": 7, "method": "session/info"}, "not a JSON-RPC 2.0 request"),
-    ({"id": 7, "method": "session/info"}, "not a JSON-RPC 2.0 request"),
-    ({"jsonrpc": "2.0", "id": 7, "method": 5}, "not a JSON-RPC 2.0 request"),
-    ({"jsonrpc": "2.0", "id": 7, "method": "session/info", "params": [1]}, "params must be an object"),
-    ({"jsonrpc": "2.0", "id": 7, "method": "session/info", "params": "x"}, "params must be an object"),
-], ids=["jsonrpc-1.0", "no-jsonrpc", "method-number", "params-list", "params-string"])
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        ({"jsonrpc": "1.0", "id": 7, "method": "session/info"}, "not a JSON-RPC 2.0 request"),
+        ({"id": 7, "method": "session/info"}, "not a JSON-RPC 2.0 request"),
+        ({"jsonrpc": "2.0", "id": 7, "method": 5}, "not a JSON-RPC 2.0 request"),
+        ({"jsonrpc": "2.0", "id": 7, "method": "session/info", "params": [1]}, "params must be an object"),
+        ({"jsonrpc": "2.0", "id": 7, "method": "session/info", "params": "x"}, "params must be an object"),
+    ],
+    ids=["jsonrpc-1.0", "no-jsonrpc", "method-number", "params-list", "params-string"],
+)
 async def test_an_invalid_request_is_answered_with_its_own_id(
     tmp_path: Path, frame: dict[str, Any], message: str
 ) -> None:
@@ -76,9 +84,7 @@ async def test_an_unknown_method_is_method_not_found(tmp_path: Path) -> None:
         await still_serving(tab)
 
 
-async def test_a_binary_frame_of_utf8_json_is_served_and_one_that_is_not_utf8_is_a_parse_error(
-    tmp_path: Path
-) -> None:
+async def test_a_binary_frame_of_utf8_json_is_served_and_one_that_is_not_utf8_is_a_parse_error(tmp_path: Path) -> None:
     async with in_process_host(tmp_path, {}) as host, host.tab() as tab:
         await tab.send_bytes(json.dumps({"jsonrpc": "2.0", "id": 41, "method": "servers/list"}).encode())
         assert (await tab.wait_response(41))["result"] == {"servers": []}
@@ -91,8 +97,9 @@ async def test_a_binary_frame_of_utf8_json_is_served_and_one_that_is_not_utf8_is
 async def test_a_frame_over_16_mib_is_refused_and_the_socket_stays_open(tmp_path: Path) -> None:
     async with in_process_host(tmp_path, {}) as host, host.tab() as tab:
         padding = "x" * (MAX_FRAME + 1)
-        await tab.send_raw(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/info",
-                                       "params": {"pad": padding}}))
+        await tab.send_raw(
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/info", "params": {"pad": padding}})
+        )
         error = await frame_error(tab)
         assert error["code"] == -32600 and "larger than" in error["message"]
         assert 1 not in tab._responses  # the oversized request itself was never run
@@ -110,10 +117,12 @@ async def test_a_notification_gets_no_answer(tmp_path: Path) -> None:
 
 async def test_a_slow_call_does_not_block_a_fast_request(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, {"basic": sdk_server("basic")}) as tab:
-        hanging = tab.start_request("tools/call", {"server": "basic", "name": "hang", "arguments": {},
-                                                   "callId": "c-hang"})
-        await tab.wait_notification("activity", lambda p: p["entry"]["method"] == "tools/call"
-                                    and p["entry"]["direction"] == "out")
+        hanging = tab.start_request(
+            "tools/call", {"server": "basic", "name": "hang", "arguments": {}, "callId": "c-hang"}
+        )
+        await tab.wait_notification(
+            "activity", lambda p: p["entry"]["method"] == "tools/call" and p["entry"]["direction"] == "out"
+        )
         listed = await tab.request("resources/read", {"server": "basic", "uri": "basic://text"}, timeout=5)
         assert listed["contents"][0]["text"].startswith("Hello from the basic test server.")
         assert hanging not in tab._responses

@@ -57,16 +57,21 @@ def test_the_login_token_stays_out_of_the_access_log(host: Webhost) -> None:
     assert host.token not in log
 
 
-@pytest.mark.parametrize(("path", "location"), [
-    ("//evil.example/", "/evil.example/"),
-    ("///evil.example/x", "/evil.example/x"),
-    ("/\\evil.example/", "/evil.example/"),
-    ("/tools", "/tools"),
-])
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("//evil.example/", "/evil.example/"),
+        ("///evil.example/x", "/evil.example/x"),
+        ("/\\evil.example/", "/evil.example/"),
+        ("/tools", "/tools"),
+    ],
+)
 def test_the_login_redirects_only_to_a_path_of_our_own(host: Webhost, path: str, location: str) -> None:
     with socket.create_connection(("127.0.0.1", host.port), timeout=5) as sock:
-        sock.sendall(f"GET {path}?token={host.token} HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\n"
-                     "Connection: close\r\n\r\n".encode())
+        sock.sendall(
+            f"GET {path}?token={host.token} HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
@@ -127,5 +132,3 @@ async def test_cross_site_websocket_hijacking_is_refused(host: Webhost) -> None:
 def test_the_sandbox_listener_serves_nothing_but_the_proxy(host: Webhost) -> None:
     base = f"http://127.0.0.1:{host.sandbox_port}"
     assert httpx.get(f"{base}/", headers={"Host": f"abc.localhost:{host.sandbox_port}"}).status_code == 404
-
-

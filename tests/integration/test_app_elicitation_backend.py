@@ -48,14 +48,19 @@ async def test_the_request_is_shown_in_a_fresh_app_bound_to_it(ws: WsClient) -> 
     assert request["requestedSchema"]["required"] == ["color"]  # kept for the fallback form
 
     with pytest.raises(RpcError) as misrouted:
-        await ws.request("elicitation/respond", {"id": request["id"], "frameId": "f-someone-else",
-                                                 "action": "accept", "content": {"color": "#16a34a"}})
+        await ws.request(
+            "elicitation/respond",
+            {"id": request["id"], "frameId": "f-someone-else", "action": "accept", "content": {"color": "#16a34a"}},
+        )
     assert "bound to another app instance" in str(misrouted.value.message)
     with pytest.raises(RpcError):  # nor may the native form answer while the app holds it
-        await ws.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                 "content": {"color": "#16a34a"}})
-    await ws.request("elicitation/respond", {"id": request["id"], "frameId": app["frameId"], "action": "accept",
-                                             "content": {"color": "#16a34a"}})
+        await ws.request(
+            "elicitation/respond", {"id": request["id"], "action": "accept", "content": {"color": "#16a34a"}}
+        )
+    await ws.request(
+        "elicitation/respond",
+        {"id": request["id"], "frameId": app["frameId"], "action": "accept", "content": {"color": "#16a34a"}},
+    )
     assert await text(ws, pending) == "You picked Fern (#16a34a)."
     with pytest.raises(RpcError):  # the instance is gone with the request
         await ws.request("apps/request", {"frameId": app["frameId"], "method": "ui/message", "params": {}})
@@ -67,12 +72,15 @@ async def test_concurrent_requests_get_distinct_bindings_for_the_same_resource(w
     two = await ws.wait_notification("elicitation/request")
     assert one["app"]["frameId"] != two["app"]["frameId"]
     with pytest.raises(RpcError):
-        await ws.request("elicitation/respond", {"id": one["id"], "frameId": two["app"]["frameId"],
-                                                 "action": "accept", "content": {"color": "#e11d48"}})
-    await ws.request("elicitation/respond", {"id": one["id"], "frameId": one["app"]["frameId"],
-                                             "action": "decline"})
-    await ws.request("elicitation/respond", {"id": two["id"], "frameId": two["app"]["frameId"],
-                                             "action": "accept", "content": {"color": "#2563eb"}})
+        await ws.request(
+            "elicitation/respond",
+            {"id": one["id"], "frameId": two["app"]["frameId"], "action": "accept", "content": {"color": "#e11d48"}},
+        )
+    await ws.request("elicitation/respond", {"id": one["id"], "frameId": one["app"]["frameId"], "action": "decline"})
+    await ws.request(
+        "elicitation/respond",
+        {"id": two["id"], "frameId": two["app"]["frameId"], "action": "accept", "content": {"color": "#2563eb"}},
+    )
     results = {await text(ws, first), await text(ws, second)}
     assert results == {"No colour picked (decline).", "You picked Cobalt (#2563eb)."}
 
@@ -81,13 +89,19 @@ async def test_an_invalid_answer_from_the_app_falls_back_to_the_native_form(ws: 
     pending = pick(ws, "pick_bad_answer", "c4")
     request = await ws.wait_notification("elicitation/request")
     with pytest.raises(RpcError) as invalid:
-        await ws.request("elicitation/respond", {"id": request["id"], "frameId": request["app"]["frameId"],
-                                                 "action": "accept", "content": {"color": "purple", "x": 1}})
+        await ws.request(
+            "elicitation/respond",
+            {
+                "id": request["id"],
+                "frameId": request["app"]["frameId"],
+                "action": "accept",
+                "content": {"color": "purple", "x": 1},
+            },
+        )
     assert invalid.value.code == -32602
     fallback = await ws.wait_notification("elicitation/request", lambda p: p["id"] == request["id"])
     assert fallback["mode"] == "form" and "did not match" in fallback["fallbackReason"]
-    await ws.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                             "content": {"color": "#eab308"}})
+    await ws.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": {"color": "#eab308"}})
     assert await text(ws, pending) == "You picked Sunflower (#eab308)."
 
 
@@ -106,8 +120,7 @@ async def test_a_missing_app_resource_goes_straight_to_the_form_with_the_reason(
     pending = pick(ws, "pick_missing_resource", "c6")
     request = await ws.wait_notification("elicitation/request")
     assert request["mode"] == "form" and "could not be loaded" in request["fallbackReason"]
-    await ws.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                             "content": {"color": "#e11d48"}})
+    await ws.request("elicitation/respond", {"id": request["id"], "action": "accept", "content": {"color": "#e11d48"}})
     assert await text(ws, pending) == "You picked Raspberry (#e11d48)."
 
 
@@ -116,8 +129,10 @@ async def test_an_app_bound_to_a_request_cannot_rerun_the_operation_that_asked(w
     request = await ws.wait_notification("elicitation/request")
     frame = request["app"]["frameId"]
     with pytest.raises(RpcError) as refused:
-        await ws.request("apps/request", {"frameId": frame, "method": "tools/call",
-                                          "params": {"name": "pick_color", "arguments": {}}})
+        await ws.request(
+            "apps/request",
+            {"frameId": frame, "method": "tools/call", "params": {"name": "pick_color", "arguments": {}}},
+        )
     assert refused.value.code == -32003 and "cannot retry" in str(refused.value.message)
     await ws.request("elicitation/respond", {"id": request["id"], "frameId": frame, "action": "cancel"})
     assert await text(ws, pending) == "No colour picked (cancel)."

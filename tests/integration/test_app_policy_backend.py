@@ -16,10 +16,12 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    servers = {"apps": stdio_server("apps"), "other": stdio_server("apps", "--name", "other"),
-               "basic": stdio_server("basic")}
-    options = {"servers": {"other": {"appToolCalls": "ask", "tools": {"echo_app": "deny"},
-                                     "permissions": ["camera"]}}}
+    servers = {
+        "apps": stdio_server("apps"),
+        "other": stdio_server("apps", "--name", "other"),
+        "basic": stdio_server("basic"),
+    }
+    options = {"servers": {"other": {"appToolCalls": "ask", "tools": {"echo_app": "deny"}, "permissions": ["camera"]}}}
     with run_webhost(tmp_path_factory.mktemp("app-policy"), servers, webhost_options=options) as running:
         yield running
 
@@ -50,15 +52,19 @@ async def test_an_app_frame_gets_a_per_server_origin_and_a_signed_proxy_url(ws: 
     assert first["cspDefault"] is True and "connect-src 'none'" in first["cspHeader"]
     assert second["cspDefault"] is False and second["csp"]["connectDomains"] == ["http://127.0.0.1:8765"]
     label = first["origin"].split("//")[1].split(".")[0]
-    page = httpx.get(f"http://127.0.0.1:{host.sandbox_port}/proxy?{first['proxyUrl'].split('?')[1]}",
-                     headers={"Host": f"{label}.localhost:{host.sandbox_port}"})
+    page = httpx.get(
+        f"http://127.0.0.1:{host.sandbox_port}/proxy?{first['proxyUrl'].split('?')[1]}",
+        headers={"Host": f"{label}.localhost:{host.sandbox_port}"},
+    )
     assert page.status_code == 200
     assert "connect-src 'none'" in page.headers["content-security-policy"]
     assert f"frame-ancestors http://127.0.0.1:{host.port}" in page.headers["content-security-policy"]
     assert page.headers["cache-control"] == "no-store" and "x-frame-options" not in page.headers
     wrong_label = other["origin"].split("//")[1].split(".")[0]
-    stolen = httpx.get(f"http://127.0.0.1:{host.sandbox_port}/proxy?{first['proxyUrl'].split('?')[1]}",
-                       headers={"Host": f"{wrong_label}.localhost:{host.sandbox_port}"})
+    stolen = httpx.get(
+        f"http://127.0.0.1:{host.sandbox_port}/proxy?{first['proxyUrl'].split('?')[1]}",
+        headers={"Host": f"{wrong_label}.localhost:{host.sandbox_port}"},
+    )
     assert stolen.status_code == 403
 
 
@@ -77,21 +83,28 @@ async def test_an_app_reaches_only_its_own_server(ws: WsClient) -> None:
     frame = await open_app(ws, "apps", "bridge_probe")
     for name in ("add", "basic/add", "basic__add"):
         with pytest.raises(RpcError) as refused:
-            await app(ws, frame, "tools/call", {"name": name, "arguments": {"a": 1, "b": 2}, "server": "basic",
-                                                "_meta": {"server": "basic"}})
+            await app(
+                ws,
+                frame,
+                "tools/call",
+                {"name": name, "arguments": {"a": 1, "b": 2}, "server": "basic", "_meta": {"server": "basic"}},
+            )
         assert refused.value.code == -32003
     with pytest.raises(RpcError):
         await app(ws, frame, "resources/read", {"uri": "basic://text", "server": "basic"})
     with pytest.raises(RpcError) as unknown:
-        await ws.request("apps/request", {"frameId": "f-not-mine", "method": "tools/call",
-                                          "params": {"name": "echo_app"}})
+        await ws.request(
+            "apps/request", {"frameId": "f-not-mine", "method": "tools/call", "params": {"name": "echo_app"}}
+        )
     assert unknown.value.code == -32602
 
 
 async def test_ask_shows_an_approval_and_deny_refuses(ws: WsClient) -> None:
     frame = await open_app(ws, "other", "bridge_probe")
-    pending = ws.start_request("apps/request", {"frameId": frame["frameId"], "method": "tools/call",
-                                                "params": {"name": "app_only_ping", "arguments": {}}})
+    pending = ws.start_request(
+        "apps/request",
+        {"frameId": frame["frameId"], "method": "tools/call", "params": {"name": "app_only_ping", "arguments": {}}},
+    )
     approval = await ws.wait_notification("approval/request")
     assert approval["kind"] == "tool-call" and approval["server"] == "other"
     assert approval["detail"]["tool"] == "app_only_ping"
@@ -101,8 +114,10 @@ async def test_ask_shows_an_approval_and_deny_refuses(ws: WsClient) -> None:
     with pytest.raises(RpcError) as denied:  # configured deny needs no person
         await app(ws, frame, "tools/call", {"name": "echo_app", "arguments": {"text": "x"}})
     assert "denied" in str(denied.value.message)
-    pending = ws.start_request("apps/request", {"frameId": frame["frameId"], "method": "tools/call",
-                                                "params": {"name": "app_only_ping", "arguments": {}}})
+    pending = ws.start_request(
+        "apps/request",
+        {"frameId": frame["frameId"], "method": "tools/call", "params": {"name": "app_only_ping", "arguments": {}}},
+    )
     approval = await ws.wait_notification("approval/request")
     await ws.request("approvals/respond", {"id": approval["id"], "decision": "allow"})
     assert (await ws.wait_response(pending))["result"]["isError"] is False
@@ -110,13 +125,21 @@ async def test_ask_shows_an_approval_and_deny_refuses(ws: WsClient) -> None:
 
 async def test_links_open_only_for_http_and_https_after_consent(ws: WsClient) -> None:
     frame = await open_app(ws, "apps", "bridge_probe")
-    for url in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,x", "file:///etc/passwd", "vbscript:x",
-                "https://user:secret@example.com/"):
+    for url in (
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "data:text/html,x",
+        "file:///etc/passwd",
+        "vbscript:x",
+        "https://user:secret@example.com/",
+    ):
         with pytest.raises(RpcError) as refused:
             await app(ws, frame, "ui/open-link", {"url": url})
         assert refused.value.code == -32003
-    pending = ws.start_request("apps/request", {"frameId": frame["frameId"], "method": "ui/open-link",
-                                                "params": {"url": "https://example.com/docs"}})
+    pending = ws.start_request(
+        "apps/request",
+        {"frameId": frame["frameId"], "method": "ui/open-link", "params": {"url": "https://example.com/docs"}},
+    )
     approval = await ws.wait_notification("approval/request")
     assert approval["kind"] == "open-link" and approval["detail"]["url"] == "https://example.com/docs"
     await ws.request("approvals/respond", {"id": approval["id"], "decision": "allow"})
@@ -128,9 +151,9 @@ async def test_messages_and_model_context_are_kept_per_app_and_audited(ws: WsCli
     await app(ws, frame, "ui/message", {"role": "user", "content": {"type": "text", "text": "hello model"}})
     await app(ws, frame, "ui/update-model-context", {"content": [{"type": "text", "text": "ctx 1"}]})
     await app(ws, frame, "ui/update-model-context", {"content": [{"type": "text", "text": "ctx 2"}]})
-    update = await ws.wait_notification("apps/conversation",
-                                        lambda p: (p.get("modelContext") or {}).get("content", [{}])[0].get("text")
-                                        == "ctx 2")
+    update = await ws.wait_notification(
+        "apps/conversation", lambda p: (p.get("modelContext") or {}).get("content", [{}])[0].get("text") == "ctx 2"
+    )
     assert update["messageCount"] == 1
     whole = await ws.request("apps/conversation", {"frameId": frame["frameId"]})
     assert whole["messages"][0]["content"] == [{"type": "text", "text": "hello model"}]

@@ -34,8 +34,9 @@ async def ws(host: Any) -> AsyncIterator[WsClient]:
 
 
 async def call(ws: WsClient, name: str, arguments: dict[str, Any], call_id: str, **kw: Any) -> Any:
-    return await ws.request("tools/call", {"server": "basic", "name": name, "arguments": arguments,
-                                           "callId": call_id}, **kw)
+    return await ws.request(
+        "tools/call", {"server": "basic", "name": name, "arguments": arguments, "callId": call_id}, **kw
+    )
 
 
 async def test_the_negotiated_era_is_reported(ws: WsClient, era: str) -> None:
@@ -58,8 +59,12 @@ async def test_progress_notifications_carry_the_call_id(ws: WsClient) -> None:
 
 async def test_a_call_can_be_cancelled_and_the_server_keeps_working(ws: WsClient) -> None:
     pending = ws.start_request("tools/call", {"server": "basic", "name": "hang", "arguments": {}, "callId": "c-h"})
-    await ws.wait_notification("activity", lambda p: p["entry"]["method"] == "tools/call"
-                               and p["entry"]["summary"] == "hang" and p["entry"]["kind"] == "request")
+    await ws.wait_notification(
+        "activity",
+        lambda p: (
+            p["entry"]["method"] == "tools/call" and p["entry"]["summary"] == "hang" and p["entry"]["kind"] == "request"
+        ),
+    )
     assert (await ws.request("tools/cancel", {"callId": "c-h"}))["cancelled"] is True
     response = await ws.wait_response(pending, timeout=10)
     assert response["error"]["code"] == -32800
@@ -105,8 +110,14 @@ async def test_resources_templates_and_prompts(ws: WsClient) -> None:
     templates = (await ws.request("resources/templates/list", {"server": "basic"}))["resourceTemplates"]
     assert templates
     prompts = (await ws.request("prompts/list", {"server": "basic"}))["prompts"]
-    got = await ws.request("prompts/get", {"server": "basic", "name": prompts[0]["name"],
-                                           "arguments": {a["name"]: "x" for a in prompts[0].get("arguments", [])}})
+    got = await ws.request(
+        "prompts/get",
+        {
+            "server": "basic",
+            "name": prompts[0]["name"],
+            "arguments": {a["name"]: "x" for a in prompts[0].get("arguments", [])},
+        },
+    )
     assert got["messages"]
 
 
@@ -115,8 +126,11 @@ async def test_log_messages_and_stderr_reach_the_activity_log(ws: WsClient) -> N
     await call(ws, "stderr", {"text": "hello-stderr"}, "c-err")
     log = await ws.wait_notification("server/log", lambda p: p["data"] == "hello-log", timeout=5)
     assert log["level"] == "warning"
-    await ws.wait_notification("activity", lambda p: p["entry"]["kind"] == "stderr"
-                               and p["entry"]["summary"].startswith("hello-stderr"), timeout=5)
+    await ws.wait_notification(
+        "activity",
+        lambda p: p["entry"]["kind"] == "stderr" and p["entry"]["summary"].startswith("hello-stderr"),
+        timeout=5,
+    )
 
 
 async def test_list_changed_is_pushed(ws: WsClient) -> None:
@@ -130,6 +144,7 @@ async def test_every_request_and_response_is_in_the_activity_log_with_its_durati
     await call(ws, "echo", {"text": "x"}, "c-act")
     entries = [n["params"]["entry"] for n in ws.notifications if n["method"] == "activity"]
     request = [e for e in entries if e["method"] == "tools/call" and e["kind"] == "request" and e["summary"] == "echo"]
-    response = [e for e in entries if e["method"] == "tools/call" and e["kind"] == "response"
-                and e["summary"] == "echo"]
+    response = [
+        e for e in entries if e["method"] == "tools/call" and e["kind"] == "response" and e["summary"] == "echo"
+    ]
     assert request and response and response[-1]["durationMs"] >= 0

@@ -17,8 +17,9 @@ from tests.support.process import ROOT, free_port, run_webhost
 
 
 def serve(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "webhost", "serve", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=30)
+    return subprocess.run(
+        [sys.executable, "-m", "webhost", "serve", *args], cwd=ROOT, capture_output=True, text=True, timeout=30
+    )
 
 
 def test_a_bad_configuration_file_exits_non_zero_with_one_clear_line(tmp_path: Path) -> None:
@@ -27,8 +28,10 @@ def test_a_bad_configuration_file_exits_non_zero_with_one_clear_line(tmp_path: P
     result = serve("--config", str(bad))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
-    assert result.stderr.strip() == f"webhost: configuration error: {bad}: mcpServers.w.url: must be a string " \
-                                     "(an http:// or https:// URL)"
+    assert (
+        result.stderr.strip() == f"webhost: configuration error: {bad}: mcpServers.w.url: must be a string "
+        "(an http:// or https:// URL)"
+    )
 
 
 def test_invalid_json_reports_line_and_column(tmp_path: Path) -> None:
@@ -88,28 +91,55 @@ def _server_policy(policy: dict[str, object]) -> str:
     ("make", "expected"),
     [
         (_write("deep.json", "[" * 100_000), "invalid JSON: nested too deeply"),
-        (_write("int.json", '{"mcpServers": {}, "webhost": {"maxInputRounds": ' + "9" * 5000 + "}}"),
-         "invalid JSON: a number has too many digits"),
+        (
+            _write("int.json", '{"mcpServers": {}, "webhost": {"maxInputRounds": ' + "9" * 5000 + "}}"),
+            "invalid JSON: a number has too many digits",
+        ),
         (_write("perm.json", _server_policy({"permissions": [{}]})), "webhost.servers.a.permissions: must be a list"),
         (_write("compat.json", _server_policy({"cspCompat": [[]]})), "webhost.servers.a.cspCompat: must be a list"),
-        (_write("nan.json", '{"mcpServers": {}, "webhost": {"timeouts": {"call": NaN}}}'),
-         "webhost.timeouts.call: must be a positive number of seconds"),
-        (_write("inf.json", '{"mcpServers": {}, "webhost": {"timeouts": {"human": Infinity}}}'),
-         "webhost.timeouts.human: must be a positive number of seconds"),
-        (_write("neg.json", '{"mcpServers": {}, "webhost": {"timeouts": {"connect": -1}}}'),
-         "webhost.timeouts.connect: must be a positive number of seconds"),
-        (_write("zero.json", '{"mcpServers": {}, "webhost": {"timeouts": {"appHandshake": 0}}}'),
-         "webhost.timeouts.appHandshake: must be a positive number of seconds"),
-        (_write("unclosed.json", json.dumps({"mcpServers": {"a": {"command": "x", "env": {"K": "${UNCLOSED"}}}})),
-         "mcpServers.a.env.K: unclosed \"${\""),
-        (_write("badvar.json", json.dumps({"mcpServers": {"a": {"url": "https://h.example/${1BAD}"}}})),
-         "mcpServers.a.url: \"${1BAD}\" is not a variable reference"),
+        (
+            _write("nan.json", '{"mcpServers": {}, "webhost": {"timeouts": {"call": NaN}}}'),
+            "webhost.timeouts.call: must be a positive number of seconds",
+        ),
+        (
+            _write("inf.json", '{"mcpServers": {}, "webhost": {"timeouts": {"human": Infinity}}}'),
+            "webhost.timeouts.human: must be a positive number of seconds",
+        ),
+        (
+            _write("neg.json", '{"mcpServers": {}, "webhost": {"timeouts": {"connect": -1}}}'),
+            "webhost.timeouts.connect: must be a positive number of seconds",
+        ),
+        (
+            _write("zero.json", '{"mcpServers": {}, "webhost": {"timeouts": {"appHandshake": 0}}}'),
+            "webhost.timeouts.appHandshake: must be a positive number of seconds",
+        ),
+        (
+            _write("unclosed.json", json.dumps({"mcpServers": {"a": {"command": "x", "env": {"K": "${UNCLOSED"}}}})),
+            'mcpServers.a.env.K: unclosed "${"',
+        ),
+        (
+            _write("badvar.json", json.dumps({"mcpServers": {"a": {"url": "https://h.example/${1BAD}"}}})),
+            'mcpServers.a.url: "${1BAD}" is not a variable reference',
+        ),
         (_fifo, "cannot read the file (not a regular file)"),
         (lambda folder: folder, "cannot read the file (a directory)"),
         (lambda folder: folder / "missing.json", "file not found"),
     ],
-    ids=["deep-nesting", "huge-integer", "unhashable-permission", "unhashable-compat", "nan", "infinity",
-         "negative", "zero", "unclosed-var", "bad-var-name", "fifo", "directory", "missing"],
+    ids=[
+        "deep-nesting",
+        "huge-integer",
+        "unhashable-permission",
+        "unhashable-compat",
+        "nan",
+        "infinity",
+        "negative",
+        "zero",
+        "unclosed-var",
+        "bad-var-name",
+        "fifo",
+        "directory",
+        "missing",
+    ],
 )
 def test_hostile_configuration_files_get_one_line_and_status_2(
     tmp_path: Path, make: Callable[[Path], Path], expected: str
@@ -125,8 +155,12 @@ def test_hostile_configuration_files_get_one_line_and_status_2(
 def _mount_tmpfs(folder: Path, options: str) -> bool:
     """As root, a small tmpfs at `folder` (root ignores file modes, so only a mount makes a folder read-only)."""
     folder.mkdir()
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True,
-                          timeout=10).returncode == 0
+    return (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True, timeout=10
+        ).returncode
+        == 0
+    )
 
 
 def _can_mount() -> bool:

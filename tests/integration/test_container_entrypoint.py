@@ -41,10 +41,14 @@ def test_the_entry_point_serves_healthz_and_still_checks_hosts(tmp_path: Path) -
     argv = entrypoint() + command
     assert argv[:2] == ["webhost", "serve"]
     argv[argv.index("--data-dir") + 1] = str(tmp_path / "data")
-    process = subprocess.Popen([sys.executable, "-m", "webhost", *argv[1:]], cwd=tmp_path,
-                               # PYTHONPATH: this checkout, not whichever one the venv has installed in editable mode.
-                               env={"WEBHOST_TOKEN": "compose-token", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webhost", *argv[1:]],
+        cwd=tmp_path,
+        # PYTHONPATH: this checkout, not whichever one the venv has installed in editable mode.
+        env={"WEBHOST_TOKEN": "compose-token", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -55,8 +59,10 @@ def test_the_entry_point_serves_healthz_and_still_checks_hosts(tmp_path: Path) -
                 assert process.poll() is None and time.monotonic() < deadline
                 time.sleep(0.1)
         assert health.json() == {"status": "ok"}
-        foreign = httpx.get(f"http://127.0.0.1:{port}/api/servers", headers={
-            "Host": f"rebound.example:{port}", "Authorization": "Bearer compose-token"})
+        foreign = httpx.get(
+            f"http://127.0.0.1:{port}/api/servers",
+            headers={"Host": f"rebound.example:{port}", "Authorization": "Bearer compose-token"},
+        )
         assert foreign.status_code == 421
         ours = httpx.get(f"http://127.0.0.1:{port}/api/servers", headers={"Authorization": "Bearer compose-token"})
         assert ours.status_code == 200

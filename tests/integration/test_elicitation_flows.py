@@ -17,9 +17,21 @@ from tests.support.process import RpcError, WsClient, connected, json_result, ru
 pytestmark = pytest.mark.anyio
 
 ERAS = {"modern": [], "legacy": ["--legacy"]}
-VALID = {"text": "hi there", "email": "ada@example.com", "count": 4, "agree": True, "color": "red",
-         "ratio": 0.25, "size": "l", "tags": ["a", "b"], "meeting": "2026-11-29T10:00:00+01:00",
-         "birthday": "1990-02-03", "website": "https://example.com/x", "legacy_enum": "y", "toppings": ["basil"]}
+VALID = {
+    "text": "hi there",
+    "email": "ada@example.com",
+    "count": 4,
+    "agree": True,
+    "color": "red",
+    "ratio": 0.25,
+    "size": "l",
+    "tags": ["a", "b"],
+    "meeting": "2026-11-29T10:00:00+01:00",
+    "birthday": "1990-02-03",
+    "website": "https://example.com/x",
+    "legacy_enum": "y",
+    "toppings": ["basil"],
+}
 
 
 @pytest.fixture(params=sorted(ERAS), scope="module")
@@ -30,8 +42,9 @@ def era(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="module")
 def host(era: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
     options = {"timeouts": {"call": 2}, "roots": [{"uri": "file:///srv/project", "name": "project"}]}
-    with run_webhost(tmp_path_factory.mktemp(era), {"elicit": stdio_server("elicit", *ERAS[era])},
-                     webhost_options=options) as running:
+    with run_webhost(
+        tmp_path_factory.mktemp(era), {"elicit": stdio_server("elicit", *ERAS[era])}, webhost_options=options
+    ) as running:
         yield running
 
 
@@ -103,8 +116,9 @@ async def test_several_rounds_each_answered_on_its_own(ws: WsClient) -> None:
     for index in range(1, 4):
         request = await ws.wait_notification("elicitation/request")
         assert request["message"] == f"Round {index} of 3"
-        await ws.request("elicitation/respond", {"id": request["id"], "action": "accept",
-                                                 "content": {"answer": f"a{index}"}})
+        await ws.request(
+            "elicitation/respond", {"id": request["id"], "action": "accept", "content": {"answer": f"a{index}"}}
+        )
     result = await result_text(ws, pending)
     assert [a["content"]["answer"] for a in result["answers"]] == ["a1", "a2", "a3"]
 
@@ -114,10 +128,13 @@ async def test_concurrent_requests_are_pending_at_once_and_answered_separately(w
     first = await ws.wait_notification("elicitation/request")
     second = await ws.wait_notification("elicitation/request")
     by_message = {first["message"]: first, second["message"]: second}
-    await ws.request("elicitation/respond", {"id": by_message["Second question"]["id"], "action": "accept",
-                                             "content": {"answer": 7}})
-    await ws.request("elicitation/respond", {"id": by_message["First question"]["id"], "action": "accept",
-                                             "content": {"answer": "one"}})
+    await ws.request(
+        "elicitation/respond", {"id": by_message["Second question"]["id"], "action": "accept", "content": {"answer": 7}}
+    )
+    await ws.request(
+        "elicitation/respond",
+        {"id": by_message["First question"]["id"], "action": "accept", "content": {"answer": "one"}},
+    )
     result = await result_text(ws, pending)
     assert result["first"]["content"] == {"answer": "one"} and result["second"]["content"] == {"answer": 7}
 

@@ -25,8 +25,12 @@ def everything(transport: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
         yield peer_server("mcp-server-everything", "stdio")
         return
     mode, path, kind = {"http": ("streamableHttp", "/mcp", "http"), "sse": ("sse", "/sse", "sse")}[transport]
-    with http_process([str(PEER_BIN / "mcp-server-everything"), mode], cwd=PEERS, path=path,
-                      log_path=tmp_path / f"everything-{mode}.log") as url:
+    with http_process(
+        [str(PEER_BIN / "mcp-server-everything"), mode],
+        cwd=PEERS,
+        path=path,
+        log_path=tmp_path / f"everything-{mode}.log",
+    ) as url:
         yield {"type": kind, "url": url}
 
 
@@ -49,18 +53,29 @@ async def test_tools_resources_prompts_logging_and_progress(transport: str, tmp_
             names = await tool_names(ws, "trigger-elicitation-request")
             assert {"echo", "get-sum", "trigger-long-running-operation", "trigger-sampling-request"} <= names
 
-            echoed = await ws.request("tools/call", {"server": "everything", "name": "echo",
-                                                     "arguments": {"message": "hi"}, "callId": "e"})
+            echoed = await ws.request(
+                "tools/call", {"server": "everything", "name": "echo", "arguments": {"message": "hi"}, "callId": "e"}
+            )
             assert "hi" in echoed["content"][0]["text"]
 
-            image = await ws.request("tools/call", {"server": "everything", "name": "get-tiny-image",
-                                                    "arguments": {}, "callId": "img"})
+            image = await ws.request(
+                "tools/call", {"server": "everything", "name": "get-tiny-image", "arguments": {}, "callId": "img"}
+            )
             assert any(block["type"] == "image" for block in image["content"])
 
-            await ws.request("tools/call", {"server": "everything", "name": "trigger-long-running-operation",
-                                            "arguments": {"duration": 1, "steps": 4}, "callId": "long"}, timeout=30)
-            progress = [n["params"] for n in ws.notifications
-                        if n["method"] == "progress" and n["params"]["callId"] == "long"]
+            await ws.request(
+                "tools/call",
+                {
+                    "server": "everything",
+                    "name": "trigger-long-running-operation",
+                    "arguments": {"duration": 1, "steps": 4},
+                    "callId": "long",
+                },
+                timeout=30,
+            )
+            progress = [
+                n["params"] for n in ws.notifications if n["method"] == "progress" and n["params"]["callId"] == "long"
+            ]
             assert [p["progress"] for p in progress] == [1, 2, 3, 4]
 
             resources = (await ws.request("resources/list", {"server": "everything"}))["resources"]
@@ -75,7 +90,9 @@ async def test_tools_resources_prompts_logging_and_progress(transport: str, tmp_
             got = await ws.request("prompts/get", {"server": "everything", "name": simple["name"]})
             assert got["messages"]
 
-            await ws.request("tools/call", {"server": "everything", "name": "toggle-simulated-logging",
-                                            "arguments": {}, "callId": "log"})
+            await ws.request(
+                "tools/call",
+                {"server": "everything", "name": "toggle-simulated-logging", "arguments": {}, "callId": "log"},
+            )
             log = await ws.wait_notification("server/log", timeout=15)
             assert log["server"] == "everything" and log["level"]

@@ -50,27 +50,32 @@ async def test_each_fault_stays_on_its_own_server(tmp_path: Path) -> None:
             assert slow["error"] == "timed out connecting after 3 s"
 
             await ws.wait_connected("garbage")
-            echoed = await ws.request("tools/call", {"server": "garbage", "name": "echo",
-                                                     "arguments": {"text": "through the noise"}, "callId": "g"})
+            echoed = await ws.request(
+                "tools/call",
+                {"server": "garbage", "name": "echo", "arguments": {"text": "through the noise"}, "callId": "g"},
+            )
             assert "through the noise" in echoed["content"][0]["text"]
 
             await ws.wait_connected("no-type")
             with pytest.raises(RpcError) as invalid:
-                await ws.request("tools/call", {"server": "no-type", "name": "echo", "arguments": {"text": "x"},
-                                                "callId": "n"})
+                await ws.request(
+                    "tools/call", {"server": "no-type", "name": "echo", "arguments": {"text": "x"}, "callId": "n"}
+                )
             assert "invalid result" in str(invalid.value.message)
 
             await ws.wait_connected("crashes")
             with pytest.raises(RpcError) as crashed:
-                await ws.request("tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"},
-                                                "callId": "c"})
+                await ws.request(
+                    "tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"}, "callId": "c"}
+                )
             assert crashed.value.code in (-32000, -32002)
             state = await ws.wait_status("crashes", "error")
             assert state["error"].startswith("the server exited with status 1")
 
             # The healthy server never noticed.
-            result = await ws.request("tools/call", {"server": "good", "name": "echo", "arguments": {"text": "ok"},
-                                                     "callId": "ok"})
+            result = await ws.request(
+                "tools/call", {"server": "good", "name": "echo", "arguments": {"text": "ok"}, "callId": "ok"}
+            )
             assert result["content"][0]["text"] == "ok"
             with pytest.raises(RpcError) as not_connected:
                 await ws.request("tools/list", {"server": "exits"})
@@ -103,12 +108,15 @@ async def test_a_server_that_cannot_start_says_why(tmp_path: Path) -> None:
     with run_webhost(tmp_path, servers) as host:
         async with host.connect() as ws:
             states = {name: await ws.wait_status(name, "error") for name in servers}
-    assert states["exits"]["error"] == ("the server exited with status 3 "
-                                        "(stderr: faulty: exiting at start with status 3 (mode exit_at_start))")
-    assert states["node"]["error"] == ("the server exited with status 1 "
-                                       "(stderr: Error: Cannot find module '/srv/missing/index.js')")
-    assert states["traceback"]["error"] == ("the server exited with status 1 "
-                                            "(stderr: ModuleNotFoundError: No module named 'definitely_not_a_module')")
+    assert states["exits"]["error"] == (
+        "the server exited with status 3 (stderr: faulty: exiting at start with status 3 (mode exit_at_start))"
+    )
+    assert states["node"]["error"] == (
+        "the server exited with status 1 (stderr: Error: Cannot find module '/srv/missing/index.js')"
+    )
+    assert states["traceback"]["error"] == (
+        "the server exited with status 1 (stderr: ModuleNotFoundError: No module named 'definitely_not_a_module')"
+    )
     assert states["no-cwd"]["error"] == f"working directory not found: {tmp_path / 'no-such-folder'}"
 
 
@@ -117,8 +125,9 @@ async def test_a_failed_server_can_be_reconnected_from_the_page(tmp_path: Path) 
         async with host.connect() as ws:
             await ws.wait_connected("crashes")
             with pytest.raises(RpcError):
-                await ws.request("tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"},
-                                                "callId": "c"})
+                await ws.request(
+                    "tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"}, "callId": "c"}
+                )
             await ws.wait_status("crashes", "error")
             state = (await ws.request("servers/reconnect", {"server": "crashes"}))["server"]
             assert state["status"] in ("connecting", "connected")
@@ -132,8 +141,9 @@ async def test_a_crash_reaches_every_tab_of_its_person_and_one_reconnect_serves_
             await first.wait_connected("crashes")
             await second.wait_connected("crashes")
             with pytest.raises(RpcError):
-                await first.request("tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"},
-                                                   "callId": "c"})
+                await first.request(
+                    "tools/call", {"server": "crashes", "name": "echo", "arguments": {"text": "x"}, "callId": "c"}
+                )
             await first.wait_status("crashes", "error")
             await second.wait_status("crashes", "error")
             await second.request("servers/reconnect", {"server": "crashes"})
@@ -143,8 +153,9 @@ async def test_a_crash_reaches_every_tab_of_its_person_and_one_reconnect_serves_
 
 
 async def test_no_process_is_left_when_a_tab_closes(tmp_path: Path) -> None:
-    with run_webhost(tmp_path, {"a": stdio_server("basic"), "b": faulty("normal")},
-                     webhost_options={"timeouts": {"idle": 0}}) as host:
+    with run_webhost(
+        tmp_path, {"a": stdio_server("basic"), "b": faulty("normal")}, webhost_options={"timeouts": {"idle": 0}}
+    ) as host:
         async with host.connect() as ws:
             await ws.wait_connected("a")
             await ws.wait_connected("b")
@@ -244,8 +255,9 @@ async def test_a_malformed_server_request_is_answered_with_invalid_params(tmp_pa
         async with host.connect() as ws:
             await ws.wait_connected("asks")
             for ask in ("params_not_object", "params_a_list", "elicit_invalid", "sampling_invalid"):
-                result = await ws.request("tools/call", {"server": "asks", "name": ask, "arguments": {},
-                                                         "callId": ask}, timeout=15)
+                result = await ws.request(
+                    "tools/call", {"server": "asks", "name": ask, "arguments": {}, "callId": ask}, timeout=15
+                )
                 answer = json.loads(result["content"][0]["text"])
                 assert answer is not None, f"{ask}: webhost left the server's request unanswered"
                 assert answer["id"] == "ask-1" and answer["error"]["code"] == -32602, (ask, answer)
@@ -261,8 +273,11 @@ async def test_sigterm_answers_the_calls_in_flight_and_exits_0(tmp_path: Path) -
             await ws.wait_notification("progress", timeout=10)  # the call is running upstream
             host.proc.send_signal(signal.SIGTERM)
             response = await ws.wait_response(call, timeout=10)
-            assert response["error"] == {"code": -32000, "message": "webhost is stopping",
-                                         "data": {"method": "tools/call"}}
+            assert response["error"] == {
+                "code": -32000,
+                "message": "webhost is stopping",
+                "data": {"method": "tools/call"},
+            }
             with anyio.fail_after(10):
                 while host.proc.poll() is None:
                     await anyio.sleep(0.05)

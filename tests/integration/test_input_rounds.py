@@ -15,8 +15,9 @@ async def test_the_round_cap_ends_a_server_that_keeps_asking(tmp_path: Path) -> 
     with run_webhost(tmp_path, {"elicit": stdio_server("elicit")}, webhost_options={"maxInputRounds": 3}) as host:
         async with host.connect() as ws:
             assert (await ws.wait_connected("elicit"))["era"] == "modern"
-            pending = ws.start_request("tools/call", {"server": "elicit", "name": "url_required_loop",
-                                                      "arguments": {}, "callId": "loop"})
+            pending = ws.start_request(
+                "tools/call", {"server": "elicit", "name": "url_required_loop", "arguments": {}, "callId": "loop"}
+            )
             for _ in range(3):
                 request = await ws.wait_notification("elicitation/request")
                 assert request["mode"] == "url" and request["origin"]["callId"] == "loop"

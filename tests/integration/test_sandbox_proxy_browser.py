@@ -244,9 +244,7 @@ def test_foreign_embedder_gets_nothing(env: Env, chromium_browser: Any) -> None:
 
 
 def test_token_for_another_server_is_refused(env: Env, chromium_browser: Any) -> None:
-    env.add_page(
-        "swap", server="weather", csp_meta=None, sandbox="allow-scripts", label=sandbox_label(SECRET, "files")
-    )
+    env.add_page("swap", server="weather", csp_meta=None, sandbox="allow-scripts", label=sandbox_label(SECRET, "files"))
     page = chromium_browser.new_page()
     page.goto(env.page_url("swap"))
     time.sleep(1.5)

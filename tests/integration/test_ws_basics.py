@@ -18,8 +18,9 @@ async def test_tool_call_round_trip_through_a_real_stdio_server(tmp_path: Path) 
             assert state["protocolVersion"] == "2026-07-28"
             tools = (await ws.request("tools/list", {"server": "basic"}))["tools"]
             assert "add" in {t["name"] for t in tools}
-            result = await ws.request("tools/call", {"server": "basic", "name": "add",
-                                                     "arguments": {"a": 2, "b": 3}, "callId": "c1"})
+            result = await ws.request(
+                "tools/call", {"server": "basic", "name": "add", "arguments": {"a": 2, "b": 3}, "callId": "c1"}
+            )
             assert result["content"][0]["text"] == "5"
 
 

@@ -494,10 +494,14 @@ function attempt(label, run) {
 
 # Server content that would run script if the host rendered it as a document on its own origin: it marks
 # localStorage and reads the host's API with the person's cookie.
-PWN_SCRIPT = ("localStorage.setItem('pwned', location.href); document.title = 'PWNED';"
-              "fetch('/api/servers').then(r => r.text()).then(t => localStorage.setItem('pwned-api', t.slice(0, 80)));")
-HOSTILE_SVG = ("<svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><rect width='40' height='40' "
-               f"fill='red'/><script>{PWN_SCRIPT}</script></svg>")
+PWN_SCRIPT = (
+    "localStorage.setItem('pwned', location.href); document.title = 'PWNED';"
+    "fetch('/api/servers').then(r => r.text()).then(t => localStorage.setItem('pwned-api', t.slice(0, 80)));"
+)
+HOSTILE_SVG = (
+    "<svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><rect width='40' height='40' "
+    f"fill='red'/><script>{PWN_SCRIPT}</script></svg>"
+)
 HOSTILE_HTML = f"<!doctype html><html><body><h1>hostile</h1><script>{PWN_SCRIPT}</script></body></html>"
 
 
@@ -510,12 +514,18 @@ def hostile_content() -> list[ContentBlock]:
     return [
         TextContent(type="text", text="hostile_content: an SVG and an HTML page with scripts"),
         ImageContent(type="image", data=_b64(HOSTILE_SVG), mime_type="image/svg+xml"),
-        EmbeddedResource(type="resource", resource=BlobResourceContents(
-            uri="file:///hostile.svg", mime_type="image/svg+xml", blob=_b64(HOSTILE_SVG))),
-        EmbeddedResource(type="resource", resource=BlobResourceContents(
-            uri="file:///hostile.html", mime_type="text/html", blob=_b64(HOSTILE_HTML))),
-        EmbeddedResource(type="resource", resource=TextResourceContents(
-            uri="file:///hostile-text.html", mime_type="text/html", text=HOSTILE_HTML)),
+        EmbeddedResource(
+            type="resource",
+            resource=BlobResourceContents(uri="file:///hostile.svg", mime_type="image/svg+xml", blob=_b64(HOSTILE_SVG)),
+        ),
+        EmbeddedResource(
+            type="resource",
+            resource=BlobResourceContents(uri="file:///hostile.html", mime_type="text/html", blob=_b64(HOSTILE_HTML)),
+        ),
+        EmbeddedResource(
+            type="resource",
+            resource=TextResourceContents(uri="file:///hostile-text.html", mime_type="text/html", text=HOSTILE_HTML),
+        ),
     ]
 
 
@@ -678,8 +688,11 @@ def build_server(name: str, allowed_origin: str, blocked_origin: str, probe_path
             await ctx.session.send_tool_list_changed()
         return f"added tool {tool_name}"
 
-    mcp.tool(name="hostile_content", title="hostile content",
-             description="Returns an SVG and HTML with scripts: the host must never run them.")(hostile_content)
+    mcp.tool(
+        name="hostile_content",
+        title="hostile content",
+        description="Returns an SVG and HTML with scripts: the host must never run them.",
+    )(hostile_content)
 
     @mcp.resource("file:///hostile-resource.html", name="hostile-resource", mime_type="text/html")
     def hostile_resource() -> str:

@@ -58,18 +58,25 @@ def build_server(with_silent: bool) -> MCPServer:
     def bad_app() -> str:
         return "bad app: see what webhost check says"
 
-    apps.add_html_resource("ui://check/bad.html",
-                           page("bad-app", BAD_JS, config={"uri": "ui://check/bad.html", "image": UNDECLARED_IMAGE}))
+    apps.add_html_resource(
+        "ui://check/bad.html", page("bad-app", BAD_JS, config={"uri": "ui://check/bad.html", "image": UNDECLARED_IMAGE})
+    )
 
     if with_silent:
+
         @apps.tool(resource_uri="ui://check/silent.html", title="Silent app", description="Never initializes.")
         def silent_app() -> str:
             return "silent app"
 
         apps.add_html_resource("ui://check/silent.html", page("silent-app", SILENT_JS))
 
-    mcp = MCPServer("check-apps", title="webhost check fixtures", version="1.0.0", extensions=[apps],
-                    middleware=[advertise_extensions_on_initialize({UI_EXTENSION: {}})])
+    mcp = MCPServer(
+        "check-apps",
+        title="webhost check fixtures",
+        version="1.0.0",
+        extensions=[apps],
+        middleware=[advertise_extensions_on_initialize({UI_EXTENSION: {}})],
+    )
 
     # No app of its own, and not visible to apps: webhost must refuse bad_app's call.
     @mcp.tool(title="Model only", description="Apps must not call it.", meta={"ui": {"visibility": ["model"]}})

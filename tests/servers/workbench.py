@@ -104,7 +104,7 @@ def level() -> str:
 
 @mcp.tool(title="Log each level", description="One notifications/message per level at or above the set one.")
 async def log_each(ctx: Context) -> str:
-    sent = LEVELS[LEVELS.index(state["level"]):]
+    sent = LEVELS[LEVELS.index(state["level"]) :]
     for name in sent:
         await ctx.log(name, f"a {name} message")  # type: ignore[arg-type]
     return ", ".join(sent)

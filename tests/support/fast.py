@@ -22,8 +22,10 @@ async def connected_host(
     legacy: frozenset[str] = frozenset(),
 ) -> AsyncIterator[tuple[InProcessHost, AsgiWsClient]]:
     """A host and one tab whose configured servers are all connected."""
-    async with in_process_host(tmp_path, servers, webhost_options=webhost_options, legacy=legacy) as host, \
-            host.tab() as tab:
+    async with (
+        in_process_host(tmp_path, servers, webhost_options=webhost_options, legacy=legacy) as host,
+        host.tab() as tab,
+    ):
         for name in servers:
             await tab.wait_connected(name)
         yield host, tab

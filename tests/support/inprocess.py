@@ -130,8 +130,14 @@ async def _without_discover(inner: InMemoryTransport) -> AsyncIterator[Any]:
 class AsgiWsClient(WsClient):
     """The same JSON-RPC client as the subprocess suites use, over an ASGI WebSocket in this process."""
 
-    def __init__(self, app: ASGIApp, *, headers: Mapping[str, str | None] | None = None, buffer: float = math.inf,
-                 client: tuple[str, int] = ("127.0.0.1", 50000)) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        headers: Mapping[str, str | None] | None = None,
+        buffer: float = math.inf,
+        client: tuple[str, int] = ("127.0.0.1", 50000),
+    ) -> None:
         super().__init__(url="ws://" + HOST + "/ws", token=TOKEN, origin=ORIGIN)
         base = {"host": HOST, "origin": ORIGIN, "authorization": f"Bearer {TOKEN}"}
         self._headers = {**base, **(headers or {})}
@@ -153,10 +159,20 @@ class AsgiWsClient(WsClient):
         self.received: list[str] = []  # every text frame webhost sent this tab, as sent
 
     async def __aenter__(self) -> AsgiWsClient:
-        scope = {"type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": "/ws", "raw_path": b"/ws",
-                 "query_string": b"", "root_path": "", "client": self._client, "server": ("127.0.0.1", 8700),
-                 "subprotocols": [], "state": {},
-                 "headers": [(k.lower().encode(), v.encode()) for k, v in self._headers.items() if v is not None]}
+        scope = {
+            "type": "websocket",
+            "asgi": {"version": "3.0"},
+            "scheme": "ws",
+            "path": "/ws",
+            "raw_path": b"/ws",
+            "query_string": b"",
+            "root_path": "",
+            "client": self._client,
+            "server": ("127.0.0.1", 8700),
+            "subprotocols": [],
+            "state": {},
+            "headers": [(k.lower().encode(), v.encode()) for k, v in self._headers.items() if v is not None],
+        }
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
         self._tg.start_soon(self._run_app, scope)
@@ -235,17 +251,32 @@ class InProcessHost:
         self.app = app
         self.settings = settings
 
-    def http(self, *, token: str | None = TOKEN, headers: Mapping[str, str] | None = None,
-             person: Person | None = None, client: tuple[str, int] = ("127.0.0.1", 123)) -> httpx.AsyncClient:
+    def http(
+        self,
+        *,
+        token: str | None = TOKEN,
+        headers: Mapping[str, str] | None = None,
+        person: Person | None = None,
+        client: tuple[str, int] = ("127.0.0.1", 123),
+    ) -> httpx.AsyncClient:
         """An HTTP client; `person` (with `in_process_host(..., people=True)`) makes its requests that person's;
         `client` is the address webhost sees the request come from (proxy mode)."""
         auth = {"authorization": f"Bearer {token}"} if token else {}
         chosen = person_header(person) if person else {}
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app, client=client), base_url=ORIGIN,
-                                 headers={**auth, **chosen, **(headers or {})})
+        return httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=self.app, client=client),
+            base_url=ORIGIN,
+            headers={**auth, **chosen, **(headers or {})},
+        )
 
-    def tab(self, *, buffer: float = math.inf, person: Person | None = None,
-            client: tuple[str, int] = ("127.0.0.1", 50000), **headers: str | None) -> AsgiWsClient:
+    def tab(
+        self,
+        *,
+        buffer: float = math.inf,
+        person: Person | None = None,
+        client: tuple[str, int] = ("127.0.0.1", 50000),
+        **headers: str | None,
+    ) -> AsgiWsClient:
         """A page's WebSocket; `person` (with `people=True`) makes it that person's; a header given as None is
         left out (e.g. `authorization=None`)."""
         chosen: dict[str, str | None] = dict(person_header(person)) if person else {}
@@ -274,10 +305,14 @@ async def in_process_host(
     `people=True` lets each tab and HTTP client choose its person (`host.tab(person=...)`, `ChosenPeople`).
     `inputs` is the configuration's top-level "inputs" list (values each person provides).
     """
-    names = [*servers, *(broken or {}), *(name for name in entries or {} if name not in servers and
-                                          name not in (broken or {}))]
-    document: dict[str, Any] = {"mcpServers": {name: (entries or {}).get(name, {"command": "in-process"})
-                                               for name in names}}
+    names = [
+        *servers,
+        *(broken or {}),
+        *(name for name in entries or {} if name not in servers and name not in (broken or {})),
+    ]
+    document: dict[str, Any] = {
+        "mcpServers": {name: (entries or {}).get(name, {"command": "in-process"}) for name in names}
+    }
     if webhost_options:
         document["webhost"] = webhost_options
     if inputs is not None:
@@ -295,8 +330,9 @@ async def in_process_host(
             return broken[config.name]()
         return memory(config, stderr, on_exit)
 
-    app = create_app(settings, config, secret=SECRET, transport_factory=factory,
-                     **({"clock": clock} if clock is not None else {}))
+    app = create_app(
+        settings, config, secret=SECRET, transport_factory=factory, **({"clock": clock} if clock is not None else {})
+    )
     if people:
         gate = _gate_of(app)
         gate.app = ChosenPeople(gate.app)

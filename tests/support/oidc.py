@@ -28,9 +28,15 @@ class Provider:
 
     def options(self, **overrides: Any) -> dict[str, Any]:
         """`webhost` options for oidc mode against this provider (ada is the admin by group)."""
-        auth = {"mode": "oidc", "issuer": self.issuer, "clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET,
-                "scopes": ["openid", "email", "profile", "groups"], "adminGroups": ["webhost-admins"],
-                **overrides}
+        auth = {
+            "mode": "oidc",
+            "issuer": self.issuer,
+            "clientId": CLIENT_ID,
+            "clientSecret": CLIENT_SECRET,
+            "scopes": ["openid", "email", "profile", "groups"],
+            "adminGroups": ["webhost-admins"],
+            **overrides,
+        }
         return {"auth": auth}
 
 
@@ -70,5 +76,5 @@ async def through_provider(location: str, login: str, *, deny: bool = False, pas
             assert response.status_code in (302, 303), (response.status_code, response.text[:500])
             url = str(httpx.URL(str(response.url)).join(response.headers["location"]))
             if url.startswith(ORIGIN):
-                return url[len(ORIGIN):]
+                return url[len(ORIGIN) :]
     raise AssertionError("the provider did not send the browser back to webhost")

@@ -29,7 +29,6 @@ PEER_BIN = PEERS / "node_modules" / ".bin"
 PYTHON = sys.executable
 
 
-
 def stdio_server(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     """A config entry running one of our test servers (tests/servers/SCRIPT.py) over stdio."""
     entry: dict[str, Any] = {"command": PYTHON, "args": [str(SERVERS / f"{script}.py"), *args]}
@@ -126,8 +125,21 @@ def run_webhost(
     port, sandbox_port = port or free_port(), free_port()
     token = "t-" + secrets.token_urlsafe(16)
     data_dir = tmp_path / f"data-{marker}"
-    args = [PYTHON, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
-            "--data-dir", str(data_dir), "--log-level", "info", *(extra_args or [])]
+    args = [
+        PYTHON,
+        "-m",
+        "webhost",
+        "serve",
+        "--port",
+        str(port),
+        "--sandbox-port",
+        str(sandbox_port),
+        "--data-dir",
+        str(data_dir),
+        "--log-level",
+        "info",
+        *(extra_args or []),
+    ]
     if servers is not None:
         for entry in servers.values():
             if "command" in entry:
@@ -181,8 +193,10 @@ def notifications_of(message: dict[str, Any]) -> list[dict[str, Any]]:
     frame holding `{"entries": [...]}` (webhost/outbox.py); each entry is recorded as its own
     `activity` notification with `{"entry": ...}`, in order, so tests look entries up one by one."""
     if message.get("method") == "activity" and isinstance(message.get("params", {}).get("entries"), list):
-        return [{"jsonrpc": "2.0", "method": "activity", "params": {"entry": entry}}
-                for entry in message["params"]["entries"]]
+        return [
+            {"jsonrpc": "2.0", "method": "activity", "params": {"entry": entry}}
+            for entry in message["params"]["entries"]
+        ]
     return [message]
 
 
@@ -208,8 +222,11 @@ class WsClient:
 
     async def __aenter__(self) -> WsClient:
         self._ws = await websockets.connect(
-            self.url, additional_headers={"Authorization": f"Bearer {self.token}"}, origin=self.origin,  # type: ignore[arg-type]
-            max_size=None, open_timeout=10,
+            self.url,
+            additional_headers={"Authorization": f"Bearer {self.token}"},
+            origin=self.origin,  # type: ignore[arg-type]
+            max_size=None,
+            open_timeout=10,
         )
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
@@ -247,8 +264,7 @@ class WsClient:
     async def request_raw(self, method: str, params: dict[str, Any] | None = None, *, timeout: float = 30) -> Any:
         self._next_id += 1
         request_id = self._next_id
-        await self.send_raw(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
-                                        "params": params or {}}))
+        await self.send_raw(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}}))
         return await self.wait_response(request_id, timeout=timeout)
 
     def start_request(self, method: str, params: dict[str, Any] | None = None) -> int:
@@ -256,8 +272,9 @@ class WsClient:
         self._next_id += 1
         request_id = self._next_id
         assert self._tg is not None
-        self._tg.start_soon(self.send_raw, json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
-                                                       "params": params or {}}))
+        self._tg.start_soon(
+            self.send_raw, json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}})
+        )
         return request_id
 
     async def wait_response(self, request_id: Any, *, timeout: float = 30) -> dict[str, Any]:
@@ -302,14 +319,20 @@ class WsClient:
 
 
 @contextlib.contextmanager
-def http_process(args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None,
-                 log_path: Path, path: str = "/mcp") -> Iterator[str]:
+def http_process(
+    args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, log_path: Path, path: str = "/mcp"
+) -> Iterator[str]:
     """Run an HTTP MCP server subprocess on a free port (given as PORT and {port} in args); yield its URL."""
     port = free_port()
     argv = [a.replace("{port}", str(port)) for a in args]
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(argv, cwd=cwd or ROOT, env={**os.environ, "PORT": str(port), **(env or {})},
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            argv,
+            cwd=cwd or ROOT,
+            env={**os.environ, "PORT": str(port), **(env or {})},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -341,11 +364,11 @@ async def connected(host: Webhost, *servers: str) -> AsyncIterator[WsClient]:
         yield client
 
 
-def start_tool_call(ws: WsClient, server: str, name: str, call_id: str,
-                    arguments: dict[str, Any] | None = None) -> int:
+def start_tool_call(ws: WsClient, server: str, name: str, call_id: str, arguments: dict[str, Any] | None = None) -> int:
     """Send tools/call without waiting (the answer may need input requests answered first)."""
-    return ws.start_request("tools/call", {"server": server, "name": name, "arguments": arguments or {},
-                                           "callId": call_id})
+    return ws.start_request(
+        "tools/call", {"server": server, "name": name, "arguments": arguments or {}, "callId": call_id}
+    )
 
 
 async def json_result(ws: WsClient, request_id: int, timeout: float = 20) -> Any:

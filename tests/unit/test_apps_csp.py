@@ -326,9 +326,17 @@ def test_strip_directive() -> None:
     assert stripped + "; " + FA == header
 
 
-@pytest.mark.parametrize("meta", [None, {}, {"connectDomains": []}, {"resourceDomains": ["https://cdn.example.com"]},
-                                  {"baseUriDomains": ["javascript:", "*"]}],
-                         ids=["absent", "empty", "template", "resources", "rejected-base"])
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,
+        {},
+        {"connectDomains": []},
+        {"resourceDomains": ["https://cdn.example.com"]},
+        {"baseUriDomains": ["javascript:", "*"]},
+    ],
+    ids=["absent", "empty", "template", "resources", "rejected-base"],
+)
 def test_every_policy_restricts_base_uri(meta: object) -> None:
     """<base href> must never take effect unless declared: base-uri is not covered by default-src."""
     header = build_policy(meta, frame_ancestors=HOSTS).header

@@ -63,14 +63,18 @@ def test_a_70_kb_tool_call_detail_is_stored_as_valid_json_with_the_big_field_mar
     assert "search" in log.export_csv()
 
 
-@pytest.mark.parametrize("detail", [
-    {"content": [{"type": "text", "text": "é" * 40_000}] * 3, "role": "user"},
-    {"blocks": list(range(50_000))},
-    {str(i): "z" * 300 for i in range(5_000)},
-    {"deep": json.loads("[" * 500 + "]" * 500)},
-    {"nan": float("nan"), "inf": float("inf"), "object": object()},
-    {"surrogate": "\ud800" * 30_000},
-], ids=["big-message", "long-array", "many-keys", "deep", "non-json-values", "lone-surrogates"])
+@pytest.mark.parametrize(
+    "detail",
+    [
+        {"content": [{"type": "text", "text": "é" * 40_000}] * 3, "role": "user"},
+        {"blocks": list(range(50_000))},
+        {str(i): "z" * 300 for i in range(5_000)},
+        {"deep": json.loads("[" * 500 + "]" * 500)},
+        {"nan": float("nan"), "inf": float("inf"), "object": object()},
+        {"surrogate": "\ud800" * 30_000},
+    ],
+    ids=["big-message", "long-array", "many-keys", "deep", "non-json-values", "lone-surrogates"],
+)
 def test_any_detail_is_stored_as_one_valid_json_document_within_the_cap(detail: dict[str, Any]) -> None:
     text = fit_detail(detail, 16_000)
     assert len(text.encode()) <= 16_000
@@ -114,10 +118,10 @@ def test_rows_written_cut_by_an_older_version_are_returned_marked_unreadable(log
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
 def test_csv_cells_that_start_like_a_formula_are_prefixed_with_a_quote(log: AuditLog, start: str) -> None:
-    log.record("app.message", server="demo", summary=f"{start}HYPERLINK(\"http://evil\")", decision=f"{start}1")
+    log.record("app.message", server="demo", summary=f'{start}HYPERLINK("http://evil")', decision=f"{start}1")
     header, row = list(csv.reader(io.StringIO(log.export_csv())))
     cells = dict(zip(header, row, strict=True))
-    assert cells["summary"] == f"'{start}HYPERLINK(\"http://evil\")"
+    assert cells["summary"] == f'\'{start}HYPERLINK("http://evil")'
     assert cells["decision"] == f"'{start}1"
     assert cells["server"] == "demo"
 
@@ -154,8 +158,13 @@ def test_a_flooding_frame_is_coalesced_into_one_rate_limited_row(tmp_path: Path)
 
 def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path) -> None:
     clock = Clock()
-    limits = AuditLimits(max_row_bytes=16_384, frame_burst=1000, person_burst=1000,
-                         person_bytes_per_second=10_000, person_burst_bytes=100_000)
+    limits = AuditLimits(
+        max_row_bytes=16_384,
+        frame_burst=1000,
+        person_burst=1000,
+        person_bytes_per_second=10_000,
+        person_burst_bytes=100_000,
+    )
     audit = AuditLog(tmp_path / "a.sqlite3", limits, clock=clock)
     for i in range(100):
         audit.record("app.message", session="s-1", frame=f"f-{i}", detail={"text": "w" * 15_000})

@@ -22,12 +22,30 @@ def parse(audit: Any) -> AuditOptions:
 
 
 def test_the_audit_options_are_read_from_the_webhost_key() -> None:
-    options = parse({"retentionDays": 7, "maxRows": None, "maxRowBytes": 4096, "frameRowsPerSecond": 1.5,
-                     "frameBurst": 3, "personRowsPerSecond": 4, "personBurst": 8,
-                     "personBytesPerSecond": 1000, "personBurstBytes": 2_000_000})
-    assert options == AuditOptions(retention_days=7, max_rows=None, max_row_bytes=4096, frame_rows_per_second=1.5,
-                                   frame_burst=3, person_rows_per_second=4, person_burst=8,
-                                   person_bytes_per_second=1000, person_burst_bytes=2_000_000)
+    options = parse(
+        {
+            "retentionDays": 7,
+            "maxRows": None,
+            "maxRowBytes": 4096,
+            "frameRowsPerSecond": 1.5,
+            "frameBurst": 3,
+            "personRowsPerSecond": 4,
+            "personBurst": 8,
+            "personBytesPerSecond": 1000,
+            "personBurstBytes": 2_000_000,
+        }
+    )
+    assert options == AuditOptions(
+        retention_days=7,
+        max_rows=None,
+        max_row_bytes=4096,
+        frame_rows_per_second=1.5,
+        frame_burst=3,
+        person_rows_per_second=4,
+        person_burst=8,
+        person_bytes_per_second=1000,
+        person_burst_bytes=2_000_000,
+    )
     # The log's own limits are built from them, field by field.
     assert AuditLimits(**options.model_dump()).max_row_bytes == 4096
 
@@ -38,16 +56,19 @@ def test_without_audit_options_the_defaults_apply() -> None:
     assert defaults.retention_days == 90
 
 
-@pytest.mark.parametrize(("audit", "message"), [
-    ([], "webhost.audit: must be an object"),
-    ({"retentionDays": "90"}, "webhost.audit.retentionDays: must be a positive number of days"),
-    ({"retentionDays": 0}, "webhost.audit.retentionDays: must be a positive number of days"),
-    ({"maxRows": 10}, "webhost.audit.maxRows: must be an integer of at least 1000"),
-    ({"maxRowBytes": 10_000_000}, "webhost.audit.maxRowBytes: must be an integer from 1024 to 1048576"),
-    ({"frameRowsPerSecond": True}, "webhost.audit.frameRowsPerSecond: must be a positive number"),
-    ({"frameBurst": 0}, "webhost.audit.frameBurst: must be a positive integer"),
-    ({"personBytesPerSecond": -1}, "webhost.audit.personBytesPerSecond: must be a positive number"),
-])
+@pytest.mark.parametrize(
+    ("audit", "message"),
+    [
+        ([], "webhost.audit: must be an object"),
+        ({"retentionDays": "90"}, "webhost.audit.retentionDays: must be a positive number of days"),
+        ({"retentionDays": 0}, "webhost.audit.retentionDays: must be a positive number of days"),
+        ({"maxRows": 10}, "webhost.audit.maxRows: must be an integer of at least 1000"),
+        ({"maxRowBytes": 10_000_000}, "webhost.audit.maxRowBytes: must be an integer from 1024 to 1048576"),
+        ({"frameRowsPerSecond": True}, "webhost.audit.frameRowsPerSecond: must be a positive number"),
+        ({"frameBurst": 0}, "webhost.audit.frameBurst: must be a positive integer"),
+        ({"personBytesPerSecond": -1}, "webhost.audit.personBytesPerSecond: must be a positive number"),
+    ],
+)
 def test_bad_audit_options_are_one_clear_error(audit: Any, message: str) -> None:
     with pytest.raises(ConfigError) as failed:
         parse(audit)

@@ -30,8 +30,9 @@ class Recorder:
         return [p for m, p in self.events if m == "elicitation/request"]
 
 
-async def ask_in_background(broker: InputBroker, view: dict[str, Any], box: list[dict[str, Any]],
-                            tg: anyio.abc.TaskGroup) -> None:
+async def ask_in_background(
+    broker: InputBroker, view: dict[str, Any], box: list[dict[str, Any]], tg: anyio.abc.TaskGroup
+) -> None:
     async def run() -> None:
         box.append(await broker.ask("srv", view, accept_only_yes))
 

@@ -87,17 +87,28 @@ def test_a_non_loopback_host_needs_allow_remote(
     assert len(served) == 1
 
 
-@pytest.mark.parametrize(("document", "message"), [
-    ("{not json", "invalid JSON at line 1"),
-    ({"servers": {}}, "missing \"mcpServers\""),
-    ({"mcpServers": {"a": {"command": "x"}}, "webhost": {"timeouts": {"call": -1}}},
-     "webhost.timeouts.call: must be a positive number of seconds"),
-    ({"mcpServers": {"a": {"command": "x"}}, "webhost": {"servers": {"b": {}}}},
-     "webhost.servers.b: names a server that is not in mcpServers"),
-], ids=["not-json", "no-mcpServers", "bad-timeout", "unknown-policy-server"])
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ("{not json", "invalid JSON at line 1"),
+        ({"servers": {}}, 'missing "mcpServers"'),
+        (
+            {"mcpServers": {"a": {"command": "x"}}, "webhost": {"timeouts": {"call": -1}}},
+            "webhost.timeouts.call: must be a positive number of seconds",
+        ),
+        (
+            {"mcpServers": {"a": {"command": "x"}}, "webhost": {"servers": {"b": {}}}},
+            "webhost.servers.b: names a server that is not in mcpServers",
+        ),
+    ],
+    ids=["not-json", "no-mcpServers", "bad-timeout", "unknown-policy-server"],
+)
 def test_a_bad_configuration_is_exit_2_and_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], served: list[tuple[Settings, Config]],
-    document: Any, message: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    served: list[tuple[Settings, Config]],
+    document: Any,
+    message: str,
 ) -> None:
     path = write(tmp_path, document)
     assert cli.main(["serve", "--config", str(path)]) == 2

@@ -22,15 +22,23 @@ def error_of(text: str, environ: dict[str, str] | None = None) -> str:
 
 
 def test_reads_the_three_transports_in_the_shared_format() -> None:
-    config = parse({"mcpServers": {
-        "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"K": "V"}, "cwd": "/srv"},
-        "weather": {"type": "http", "url": "https://weather.example.com/mcp", "headers": {"Authorization": "B"}},
-        "legacy": {"type": "sse", "url": "http://127.0.0.1:9000/sse"},
-        "plain": {"url": "http://127.0.0.1:9001/mcp"},
-        "camel": {"type": "streamableHttp", "url": "http://127.0.0.1:9002/mcp"},
-        "dashed": {"type": "streamable-http", "url": "http://127.0.0.1:9003/mcp"},
-        "typed": {"type": "stdio", "command": "srv"},
-    }})
+    config = parse(
+        {
+            "mcpServers": {
+                "files": {"command": "npx", "args": ["-y", "some-server"], "env": {"K": "V"}, "cwd": "/srv"},
+                "weather": {
+                    "type": "http",
+                    "url": "https://weather.example.com/mcp",
+                    "headers": {"Authorization": "B"},
+                },
+                "legacy": {"type": "sse", "url": "http://127.0.0.1:9000/sse"},
+                "plain": {"url": "http://127.0.0.1:9001/mcp"},
+                "camel": {"type": "streamableHttp", "url": "http://127.0.0.1:9002/mcp"},
+                "dashed": {"type": "streamable-http", "url": "http://127.0.0.1:9003/mcp"},
+                "typed": {"type": "stdio", "command": "srv"},
+            }
+        }
+    )
     servers = config.servers  # type: ignore[attr-defined]
     assert servers["files"].transport == "stdio" and servers["files"].args == ("-y", "some-server")
     assert servers["files"].env == {"K": "V"} and servers["files"].cwd == "/srv"
@@ -41,10 +49,18 @@ def test_reads_the_three_transports_in_the_shared_format() -> None:
 
 
 def test_expands_environment_variables_in_env_and_headers_only_from_the_environment() -> None:
-    config = parse({"mcpServers": {
-        "a": {"command": "x", "env": {"TOKEN": "${SECRET}", "MIXED": "pre-${SECRET}-post", "D": "${NOPE:-dflt}"}},
-        "b": {"url": "https://h.example/mcp", "headers": {"Authorization": "Bearer ${SECRET}"}},
-    }}, {"SECRET": "s3"})
+    config = parse(
+        {
+            "mcpServers": {
+                "a": {
+                    "command": "x",
+                    "env": {"TOKEN": "${SECRET}", "MIXED": "pre-${SECRET}-post", "D": "${NOPE:-dflt}"},
+                },
+                "b": {"url": "https://h.example/mcp", "headers": {"Authorization": "Bearer ${SECRET}"}},
+            }
+        },
+        {"SECRET": "s3"},
+    )
     servers = config.servers  # type: ignore[attr-defined]
     assert servers["a"].env == {"TOKEN": "s3", "MIXED": "pre-s3-post", "D": "dflt"}
     assert servers["b"].headers == {"Authorization": "Bearer s3"}
@@ -64,10 +80,10 @@ def test_bad_json_names_line_and_column() -> None:
     ("document", "expected"),
     [
         ([], "the top level must be a JSON object"),
-        ({}, "missing \"mcpServers\""),
-        ({"mcpServers": []}, "\"mcpServers\" must be an object"),
+        ({}, 'missing "mcpServers"'),
+        ({"mcpServers": []}, '"mcpServers" must be an object'),
         ({"mcpServers": {"a": "npx"}}, "mcpServers.a: each server entry must be an object"),
-        ({"mcpServers": {"a": {}}}, "mcpServers.a: needs either \"command\" (stdio) or \"url\" (HTTP)"),
+        ({"mcpServers": {"a": {}}}, 'mcpServers.a: needs either "command" (stdio) or "url" (HTTP)'),
         ({"mcpServers": {"a": {"command": ""}}}, "mcpServers.a.command: must be a non-empty string"),
         ({"mcpServers": {"a": {"command": "x", "args": "y"}}}, "mcpServers.a.args: must be a list of strings"),
         ({"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}, "mcpServers.a.env.K: must be a string"),
@@ -77,8 +93,10 @@ def test_bad_json_names_line_and_column() -> None:
         ({"mcpServers": {}, "webhost": {"timeouts": {"call": -1}}}, "webhost.timeouts.call: must be a positive"),
         ({"mcpServers": {}, "webhost": {"allowedOrigins": ["nope"]}}, "webhost.allowedOrigins: must be a list"),
         ({"mcpServers": {}, "webhost": {"servers": {"ghost": {}}}}, "webhost.servers.ghost: names a server"),
-        ({"mcpServers": {"a": {"command": "x"}}, "webhost": {"servers": {"a": {"appToolCalls": "maybe"}}}},
-         "webhost.servers.a.appToolCalls"),
+        (
+            {"mcpServers": {"a": {"command": "x"}}, "webhost": {"servers": {"a": {"appToolCalls": "maybe"}}}},
+            "webhost.servers.a.appToolCalls",
+        ),
         ({"mcpServers": {}, "webhost": {"roots": [{"uri": "http://x"}]}}, "webhost.roots[0].uri: must be a file://"),
     ],
 )
@@ -89,10 +107,16 @@ def test_every_bad_file_gets_one_message_naming_the_place(document: object, expe
 
 
 def test_webhost_settings_live_beside_mcp_servers() -> None:
-    config = parse({"mcpServers": {"a": {"command": "x"}}, "webhost": {
-        "timeouts": {"call": 5, "human": 60}, "roots": [{"uri": "file:///srv", "name": "srv"}],
-        "servers": {"a": {"appToolCalls": "ask", "tools": {"rm": "deny"}, "permissions": ["camera"]}},
-    }})
+    config = parse(
+        {
+            "mcpServers": {"a": {"command": "x"}},
+            "webhost": {
+                "timeouts": {"call": 5, "human": 60},
+                "roots": [{"uri": "file:///srv", "name": "srv"}],
+                "servers": {"a": {"appToolCalls": "ask", "tools": {"rm": "deny"}, "permissions": ["camera"]}},
+            },
+        }
+    )
     options = config.options  # type: ignore[attr-defined]
     assert options.call_timeout == 5 and options.human_timeout == 60
     assert options.roots[0].uri == "file:///srv"
@@ -122,15 +146,24 @@ def _timeout(literal: str) -> str:
     ("text", "expected"),
     [
         ("[" * 100_000, "servers.json: invalid JSON: nested too deeply"),
-        ('{"mcpServers": {}, "webhost": {"maxInputRounds": ' + "9" * 5000 + "}}",
-         "servers.json: invalid JSON: a number has too many digits"),
-        (_server_policy({"permissions": [{"camera": True}]}), "servers.json: webhost.servers.a.permissions: "
-         "must be a list drawn from ['camera', 'clipboardWrite', 'geolocation', 'microphone']"),
-        (_server_policy({"cspCompat": [["eval"]]}),
-         "servers.json: webhost.servers.a.cspCompat: must be a list drawn from "
-         "['blobWorkers', 'dataModules', 'eval', 'wasm', 'workers']"),
-        (_server_policy({"tools": {"rm": []}}),
-         "servers.json: webhost.servers.a.tools: must map tool names to \"allow\", \"ask\" or \"deny\""),
+        (
+            '{"mcpServers": {}, "webhost": {"maxInputRounds": ' + "9" * 5000 + "}}",
+            "servers.json: invalid JSON: a number has too many digits",
+        ),
+        (
+            _server_policy({"permissions": [{"camera": True}]}),
+            "servers.json: webhost.servers.a.permissions: "
+            "must be a list drawn from ['camera', 'clipboardWrite', 'geolocation', 'microphone']",
+        ),
+        (
+            _server_policy({"cspCompat": [["eval"]]}),
+            "servers.json: webhost.servers.a.cspCompat: must be a list drawn from "
+            "['blobWorkers', 'dataModules', 'eval', 'wasm', 'workers']",
+        ),
+        (
+            _server_policy({"tools": {"rm": []}}),
+            'servers.json: webhost.servers.a.tools: must map tool names to "allow", "ask" or "deny"',
+        ),
         (_timeout("NaN"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
         (_timeout("Infinity"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
         (_timeout("1e400"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
@@ -138,66 +171,124 @@ def _timeout(literal: str) -> str:
         (_timeout("-0.5"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
         (_timeout('"5"'), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
         (_timeout("true"), "servers.json: webhost.timeouts.call: must be a positive number of seconds"),
-        (json.dumps({"mcpServers": {"a": {"command": "x", "env": {"K": "${UNCLOSED"}}}}),
-         "servers.json: mcpServers.a.env.K: unclosed \"${\" (write ${NAME} or ${NAME:-default})"),
-        (json.dumps({"mcpServers": {"a": {"url": "https://h.example/${1BAD}"}}}),
-         "servers.json: mcpServers.a.url: \"${1BAD}\" is not a variable reference (names use letters, digits "
-         "and '_' and do not start with a digit)"),
-        (json.dumps({"mcpServers": {"a": {"url": "https://h.example/", "headers": {"H": "${}"}}}}),
-         "servers.json: mcpServers.a.headers.H: \"${}\" is not a variable reference (names use letters, digits "
-         "and '_' and do not start with a digit)"),
-        (json.dumps({"mcpServers": {"a": {"type": "stdio"}}}), "servers.json: mcpServers.a.command: must be a "
-         "non-empty string"),
-        (json.dumps({"mcpServers": {"a": {"type": 5, "command": "x"}}}),
-         "servers.json: mcpServers.a.type: must be a string: \"stdio\", \"http\" or \"sse\""),
-        (json.dumps({"mcpServers": {}, "webhost": {"maxInputRounds": 1.5}}),
-         "servers.json: webhost.maxInputRounds: must be an integer from 1 to 100"),
+        (
+            json.dumps({"mcpServers": {"a": {"command": "x", "env": {"K": "${UNCLOSED"}}}}),
+            'servers.json: mcpServers.a.env.K: unclosed "${" (write ${NAME} or ${NAME:-default})',
+        ),
+        (
+            json.dumps({"mcpServers": {"a": {"url": "https://h.example/${1BAD}"}}}),
+            'servers.json: mcpServers.a.url: "${1BAD}" is not a variable reference (names use letters, digits '
+            "and '_' and do not start with a digit)",
+        ),
+        (
+            json.dumps({"mcpServers": {"a": {"url": "https://h.example/", "headers": {"H": "${}"}}}}),
+            'servers.json: mcpServers.a.headers.H: "${}" is not a variable reference (names use letters, digits '
+            "and '_' and do not start with a digit)",
+        ),
+        (
+            json.dumps({"mcpServers": {"a": {"type": "stdio"}}}),
+            "servers.json: mcpServers.a.command: must be a non-empty string",
+        ),
+        (
+            json.dumps({"mcpServers": {"a": {"type": 5, "command": "x"}}}),
+            'servers.json: mcpServers.a.type: must be a string: "stdio", "http" or "sse"',
+        ),
+        (
+            json.dumps({"mcpServers": {}, "webhost": {"maxInputRounds": 1.5}}),
+            "servers.json: webhost.maxInputRounds: must be an integer from 1 to 100",
+        ),
         (json.dumps({"mcpServers": {}, "webhost": []}), "servers.json: webhost: must be an object"),
     ],
-    ids=["deep-nesting", "huge-integer", "unhashable-permission", "unhashable-compat", "list-decision", "nan",
-         "infinity", "overflowing-float", "zero", "negative", "string-seconds", "boolean-seconds", "unclosed-var",
-         "bad-var-name", "empty-var", "stdio-without-command", "non-string-type", "fractional-rounds",
-         "webhost-not-object"],
+    ids=[
+        "deep-nesting",
+        "huge-integer",
+        "unhashable-permission",
+        "unhashable-compat",
+        "list-decision",
+        "nan",
+        "infinity",
+        "overflowing-float",
+        "zero",
+        "negative",
+        "string-seconds",
+        "boolean-seconds",
+        "unclosed-var",
+        "bad-var-name",
+        "empty-var",
+        "stdio-without-command",
+        "non-string-type",
+        "fractional-rounds",
+        "webhost-not-object",
+    ],
 )
 def test_hostile_or_malformed_files_get_one_exact_message(text: str, expected: str) -> None:
     assert error_of(text) == expected
 
 
 def test_per_person_placeholders_are_left_for_connect_time() -> None:
-    config = parse({"inputs": [{"type": "promptString", "id": "api_key"}],
-                    "mcpServers": {"a": {"url": "https://h.example/${user.id}",
-                                         "headers": {"X": "${user.email} ${input:api_key}"}}}})
+    config = parse(
+        {
+            "inputs": [{"type": "promptString", "id": "api_key"}],
+            "mcpServers": {
+                "a": {"url": "https://h.example/${user.id}", "headers": {"X": "${user.email} ${input:api_key}"}}
+            },
+        }
+    )
     server = config.servers["a"]  # type: ignore[attr-defined]
     assert server.url == "https://h.example/${user.id}"
     assert server.headers == {"X": "${user.email} ${input:api_key}"}
 
 
 def test_inputs_are_declared_in_a_top_level_list_and_every_use_names_one() -> None:
-    config = parse({"inputs": [{"type": "promptString", "id": "api_key", "description": "Key", "password": True},
-                               {"type": "promptString", "id": "region", "default": "eu"}],
-                    "mcpServers": {"a": {"command": "x", "env": {"K": "${input:api_key}", "R": "${input:region}"}},
-                                   "b": {"url": "https://h.example/${input:region}/mcp"}}})
+    config = parse(
+        {
+            "inputs": [
+                {"type": "promptString", "id": "api_key", "description": "Key", "password": True},
+                {"type": "promptString", "id": "region", "default": "eu"},
+            ],
+            "mcpServers": {
+                "a": {"command": "x", "env": {"K": "${input:api_key}", "R": "${input:region}"}},
+                "b": {"url": "https://h.example/${input:region}/mcp"},
+            },
+        }
+    )
     assert config.servers["a"].input_ids == ("api_key", "region")  # type: ignore[attr-defined]
     assert config.servers["b"].input_ids == ("region",)  # type: ignore[attr-defined]
     assert [spec.public() for spec in config.inputs] == [  # type: ignore[attr-defined]
         {"id": "api_key", "description": "Key", "password": True, "default": None},
-        {"id": "region", "description": "region", "password": False, "default": "eu"}]
+        {"id": "region", "description": "region", "password": False, "default": "eu"},
+    ]
 
 
 @pytest.mark.parametrize(
     ("document", "expected"),
-    [({"mcpServers": {"a": {"command": "x", "env": {"K": "${input:key}"}}}},
-      'servers.json: mcpServers.a: uses ${input:key}, but no entry of the top-level "inputs" list has "id": "key"'),
-     ({"inputs": {"id": "k"}, "mcpServers": {}},
-      'servers.json: inputs: must be a list of {"type": "promptString", "id": "...", "description": "..."}'),
-     ({"inputs": [{"type": "pickString", "id": "k"}], "mcpServers": {}},
-      'servers.json: inputs[0].type: only "promptString" inputs are supported'),
-     ({"inputs": [{"description": "no id"}], "mcpServers": {}},
-      "servers.json: inputs[0].id: must be a string of letters, digits, '.', '_' and '-' (at most 64)"),
-     ({"inputs": [{"id": "k", "password": "yes"}], "mcpServers": {}},
-      "servers.json: inputs[0].password: must be true or false"),
-     ({"inputs": [{"id": "k"}, {"id": "k"}], "mcpServers": {}},
-      "servers.json: inputs[1]: the id 'k' is declared twice")],
+    [
+        (
+            {"mcpServers": {"a": {"command": "x", "env": {"K": "${input:key}"}}}},
+            "servers.json: mcpServers.a: uses ${input:key}, but no entry of the top-level "
+            '"inputs" list has "id": "key"',
+        ),
+        (
+            {"inputs": {"id": "k"}, "mcpServers": {}},
+            'servers.json: inputs: must be a list of {"type": "promptString", "id": "...", "description": "..."}',
+        ),
+        (
+            {"inputs": [{"type": "pickString", "id": "k"}], "mcpServers": {}},
+            'servers.json: inputs[0].type: only "promptString" inputs are supported',
+        ),
+        (
+            {"inputs": [{"description": "no id"}], "mcpServers": {}},
+            "servers.json: inputs[0].id: must be a string of letters, digits, '.', '_' and '-' (at most 64)",
+        ),
+        (
+            {"inputs": [{"id": "k", "password": "yes"}], "mcpServers": {}},
+            "servers.json: inputs[0].password: must be true or false",
+        ),
+        (
+            {"inputs": [{"id": "k"}, {"id": "k"}], "mcpServers": {}},
+            "servers.json: inputs[1]: the id 'k' is declared twice",
+        ),
+    ],
     ids=["undeclared", "not-a-list", "type", "no-id", "password", "twice"],
 )
 def test_bad_inputs_get_one_message(document: object, expected: str) -> None:
@@ -205,16 +296,28 @@ def test_bad_inputs_get_one_message(document: object, expected: str) -> None:
 
 
 def test_keys_of_the_other_transport_are_ignored_as_other_tools_do() -> None:
-    config = parse({"mcpServers": {"s": {"command": "x", "url": 5, "headers": 3},
-                                   "h": {"type": "http", "url": "http://h.example/mcp", "env": 4, "args": 5}}})
+    config = parse(
+        {
+            "mcpServers": {
+                "s": {"command": "x", "url": 5, "headers": 3},
+                "h": {"type": "http", "url": "http://h.example/mcp", "env": 4, "args": 5},
+            }
+        }
+    )
     servers = config.servers  # type: ignore[attr-defined]
     assert (servers["s"].transport, servers["s"].url, servers["s"].headers) == ("stdio", None, {})
     assert (servers["h"].transport, servers["h"].command, servers["h"].env) == ("http", None, {})
 
 
 def test_server_descriptions_and_reprs_leave_secrets_out() -> None:
-    config = parse({"mcpServers": {"a": {"command": "/usr/bin/srv", "env": {"K": "s3cret"}},
-                                   "b": {"url": "https://h.example/mcp", "headers": {"Authorization": "s3cret"}}}})
+    config = parse(
+        {
+            "mcpServers": {
+                "a": {"command": "/usr/bin/srv", "env": {"K": "s3cret"}},
+                "b": {"url": "https://h.example/mcp", "headers": {"Authorization": "s3cret"}},
+            }
+        }
+    )
     servers = config.servers  # type: ignore[attr-defined]
     assert servers["a"].describe() == "stdio: srv" and servers["b"].describe() == "http: https://h.example/mcp"
     assert "s3cret" not in repr(config)
@@ -222,14 +325,26 @@ def test_server_descriptions_and_reprs_leave_secrets_out() -> None:
 
 def test_options_default_and_read_every_webhost_key() -> None:
     defaults = parse({"mcpServers": {}}).options  # type: ignore[attr-defined]
-    assert (defaults.connect_timeout, defaults.call_timeout, defaults.human_timeout,
-            defaults.app_handshake_timeout, defaults.max_input_rounds) == (30.0, 120.0, 1800.0, 15.0, 10)
+    assert (
+        defaults.connect_timeout,
+        defaults.call_timeout,
+        defaults.human_timeout,
+        defaults.app_handshake_timeout,
+        defaults.max_input_rounds,
+    ) == (30.0, 120.0, 1800.0, 15.0, 10)
     assert (defaults.allowed_origins, defaults.roots, defaults.data_dir) == ((), (), None)
-    options = parse({"mcpServers": {"a": {"command": "x"}}, "webhost": {
-        "timeouts": {"connect": 1, "appHandshake": 2.5}, "maxInputRounds": 3, "dataDir": "/d",
-        "allowedOrigins": ["https://a.example/"],
-        "servers": {"a": {"permissions": ["camera", "camera"], "cspCompat": ["wasm"], "openLinks": "allow"}},
-    }}).options  # type: ignore[attr-defined]
+    options = parse(
+        {
+            "mcpServers": {"a": {"command": "x"}},
+            "webhost": {
+                "timeouts": {"connect": 1, "appHandshake": 2.5},
+                "maxInputRounds": 3,
+                "dataDir": "/d",
+                "allowedOrigins": ["https://a.example/"],
+                "servers": {"a": {"permissions": ["camera", "camera"], "cspCompat": ["wasm"], "openLinks": "allow"}},
+            },
+        }
+    ).options  # type: ignore[attr-defined]
     assert (options.connect_timeout, options.app_handshake_timeout, options.max_input_rounds) == (1.0, 2.5, 3)
     assert options.data_dir == "/d" and options.allowed_origins == ("https://a.example",)
     policy = options.policy("a")

@@ -60,9 +60,17 @@ def third_party_imports(folder: str) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize(("folder", "declared"), [("webhost", RUNTIME), ("sandbox_proxy", RUNTIME),
-                                                  ("tests", TEST), ("bench", TEST),
-                                                  ("webhost/testing", KIT), ("webhost/check.py", KIT)])
+@pytest.mark.parametrize(
+    ("folder", "declared"),
+    [
+        ("webhost", RUNTIME),
+        ("sandbox_proxy", RUNTIME),
+        ("tests", TEST),
+        ("bench", TEST),
+        ("webhost/testing", KIT),
+        ("webhost/check.py", KIT),
+    ],
+)
 def test_every_imported_package_is_declared(folder: str, declared: set[str]) -> None:
     providers = packages_distributions()
     imports = third_party_imports(folder)

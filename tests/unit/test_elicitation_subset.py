@@ -31,25 +31,38 @@ EVERYTHING: dict[str, Any] = {
         "integer": {"title": "Integer", "type": "integer", "minimum": 1, "maximum": 100, "default": 42},
         "number": {"title": "Number", "type": "number", "minimum": 0, "maximum": 1000, "default": 3.14},
         "untitledSingleSelectEnum": {
-            "type": "string", "title": "Friend", "enum": ["Monica", "Rachel", "Joey"], "default": "Monica",
+            "type": "string",
+            "title": "Friend",
+            "enum": ["Monica", "Rachel", "Joey"],
+            "default": "Monica",
         },
         "untitledMultipleSelectEnum": {
-            "type": "array", "title": "Instruments", "minItems": 1, "maxItems": 3,
+            "type": "array",
+            "title": "Instruments",
+            "minItems": 1,
+            "maxItems": 3,
             "items": {"type": "string", "enum": ["Guitar", "Piano", "Violin", "Drums", "Bass"]},
             "default": ["Guitar"],
         },
         "titledSingleSelectEnum": {
-            "type": "string", "title": "Hero",
+            "type": "string",
+            "title": "Hero",
             "oneOf": [{"const": "hero-1", "title": "Superman"}, {"const": "hero-2", "title": "Green Lantern"}],
             "default": "hero-1",
         },
         "titledMultipleSelectEnum": {
-            "type": "array", "title": "Fish", "minItems": 1, "maxItems": 3,
+            "type": "array",
+            "title": "Fish",
+            "minItems": 1,
+            "maxItems": 3,
             "items": {"anyOf": [{"const": "fish-1", "title": "Tuna"}, {"const": "fish-2", "title": "Salmon"}]},
             "default": ["fish-1"],
         },
         "legacyTitledEnum": {
-            "type": "string", "title": "Pet", "enum": ["pet-1", "pet-2"], "enumNames": ["Cats", "Dogs"],
+            "type": "string",
+            "title": "Pet",
+            "enum": ["pet-1", "pet-2"],
+            "enumNames": ["Cats", "Dogs"],
             "default": "pet-1",
         },
         "meeting": {"type": "string", "format": "date-time"},
@@ -79,10 +92,20 @@ def test_the_server_everything_schema_describes_every_field_in_order_with_its_ki
     kinds = {f["name"]: f["kind"] for f in describe_fields(EVERYTHING)}
     assert list(kinds) == list(EVERYTHING["properties"])
     assert kinds == {
-        "name": "string", "check": "boolean", "firstLine": "string", "email": "string", "homepage": "string",
-        "birthdate": "string", "integer": "integer", "number": "number", "untitledSingleSelectEnum": "select",
-        "untitledMultipleSelectEnum": "multiselect", "titledSingleSelectEnum": "select",
-        "titledMultipleSelectEnum": "multiselect", "legacyTitledEnum": "select", "meeting": "string",
+        "name": "string",
+        "check": "boolean",
+        "firstLine": "string",
+        "email": "string",
+        "homepage": "string",
+        "birthdate": "string",
+        "integer": "integer",
+        "number": "number",
+        "untitledSingleSelectEnum": "select",
+        "untitledMultipleSelectEnum": "multiselect",
+        "titledSingleSelectEnum": "select",
+        "titledMultipleSelectEnum": "multiselect",
+        "legacyTitledEnum": "select",
+        "meeting": "string",
     }
 
 
@@ -94,9 +117,21 @@ def test_only_the_fields_named_in_required_are_marked_required() -> None:
 def test_a_field_description_carries_every_key_the_page_needs() -> None:
     field = one_field({"type": "string", "title": "Name", "description": "Help", "minLength": 2, "maxLength": 9})
     assert field == {
-        "name": "f", "kind": "string", "title": "Name", "description": "Help", "required": False,
-        "default": None, "options": [], "minLength": 2, "maxLength": 9, "minimum": None, "maximum": None,
-        "minItems": None, "maxItems": None, "format": None, "inputType": "text",
+        "name": "f",
+        "kind": "string",
+        "title": "Name",
+        "description": "Help",
+        "required": False,
+        "default": None,
+        "options": [],
+        "minLength": 2,
+        "maxLength": 9,
+        "minimum": None,
+        "maximum": None,
+        "minItems": None,
+        "maxItems": None,
+        "format": None,
+        "inputType": "text",
     }
 
 
@@ -133,8 +168,7 @@ def test_an_integer_default_written_as_a_whole_float_is_given_as_an_int() -> Non
 
 def test_a_boolean_has_no_text_input_type_and_keeps_a_false_default() -> None:
     field = one_field({"type": "boolean", "default": False}, required=True)
-    assert (field["kind"], field["inputType"], field["default"], field["required"]) == (
-        "boolean", None, False, True)
+    assert (field["kind"], field["inputType"], field["default"], field["required"]) == ("boolean", None, False, True)
 
 
 def test_an_untitled_enum_uses_each_value_as_its_label() -> None:
@@ -166,8 +200,7 @@ def test_an_enum_without_a_type_is_still_read_as_a_single_select() -> None:
 
 def test_an_untitled_multiselect_reads_its_options_and_item_count_bounds() -> None:
     field = one_field(EVERYTHING["properties"]["untitledMultipleSelectEnum"])
-    assert (field["kind"], field["minItems"], field["maxItems"], field["default"]) == (
-        "multiselect", 1, 3, ["Guitar"])
+    assert (field["kind"], field["minItems"], field["maxItems"], field["default"]) == ("multiselect", 1, 3, ["Guitar"])
     assert [o["value"] for o in field["options"]] == ["Guitar", "Piano", "Violin", "Drums", "Bass"]
 
 
@@ -182,8 +215,12 @@ def test_an_empty_form_is_allowed_for_a_plain_confirmation() -> None:
 
 
 def test_titles_descriptions_and_a_dollar_schema_are_allowed() -> None:
-    schema = {**form({"f": {"type": "string"}}), "$schema": "https://json-schema.org/draft/2020-12/schema",
-              "title": "Form", "description": "About the form"}
+    schema = {
+        **form({"f": {"type": "string"}}),
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Form",
+        "description": "About the form",
+    }
     assert check_requested_schema(schema) == []
 
 
@@ -200,8 +237,9 @@ def test_a_property_named_like_a_keyword_survives_the_validator_copy() -> None:
 
 
 def test_unknown_extra_keywords_are_tolerated() -> None:
-    schema = form({"f": {"type": "string", "x-widget": "textarea", "examples": ["e"]},
-                   "n": {"type": "number", "multipleOf": 0.5}})
+    schema = form(
+        {"f": {"type": "string", "x-widget": "textarea", "examples": ["e"]}, "n": {"type": "number", "multipleOf": 0.5}}
+    )
     assert check_requested_schema(schema) == []
 
 
@@ -253,10 +291,16 @@ REFUSALS: list[tuple[str, object, str]] = [
     ("non-text property name", {"type": "object", "properties": {1: {"type": "string"}}}, "not text"),
     ("title not text", form({"f": {"type": "string", "title": 5}}), "title must be text"),
     ("description not text", form({"f": {"type": "string", "description": ["x"]}}), "description must be text"),
-    ("too many properties",
-     form({f"p{i}": {"type": "string"} for i in range(MAX_PROPERTIES + 1)}), "more than 100 properties"),
-    ("too many options", form({"f": {"type": "string", "enum": [str(i) for i in range(MAX_OPTIONS + 1)]}}),
-     "between 1 and 1000 options"),
+    (
+        "too many properties",
+        form({f"p{i}": {"type": "string"} for i in range(MAX_PROPERTIES + 1)}),
+        "more than 100 properties",
+    ),
+    (
+        "too many options",
+        form({"f": {"type": "string", "enum": [str(i) for i in range(MAX_OPTIONS + 1)]}}),
+        "between 1 and 1000 options",
+    ),
     ("long string", form({"f": {"type": "string", "description": "x" * (MAX_STRING + 1)}}), "longer than"),
     ("long property name", form({"x" * (MAX_STRING + 1): {"type": "string"}}), "longer than"),
     ("huge schema", form({f"p{i}": {"type": "string", "description": "d" * 9000} for i in range(30)}), "KiB"),
@@ -264,51 +308,76 @@ REFUSALS: list[tuple[str, object, str]] = [
     ("cyclic", cyclic(), "nested deeper"),
     ("not JSON", form({"f": {"type": "string", "default": {1, 2}}}), "not plain JSON"),
     ("NaN bound", form({"f": {"type": "number", "minimum": float("nan")}}), "not plain JSON"),
-    ("minLength above maxLength", form({"f": {"type": "string", "minLength": 5, "maxLength": 2}}),
-     "minLength is greater than maxLength"),
-    ("minimum above maximum", form({"f": {"type": "number", "minimum": 5, "maximum": 2}}),
-     "minimum is greater than maximum"),
-    ("minItems above maxItems",
-     form({"f": {"type": "array", "minItems": 3, "maxItems": 1, "items": {"type": "string", "enum": list("abc")}}}),
-     "minItems is greater than maxItems"),
-    ("minItems above option count",
-     form({"f": {"type": "array", "minItems": 3, "items": {"type": "string", "enum": ["a", "b"]}}}),
-     "more than the number of options"),
+    (
+        "minLength above maxLength",
+        form({"f": {"type": "string", "minLength": 5, "maxLength": 2}}),
+        "minLength is greater than maxLength",
+    ),
+    (
+        "minimum above maximum",
+        form({"f": {"type": "number", "minimum": 5, "maximum": 2}}),
+        "minimum is greater than maximum",
+    ),
+    (
+        "minItems above maxItems",
+        form({"f": {"type": "array", "minItems": 3, "maxItems": 1, "items": {"type": "string", "enum": list("abc")}}}),
+        "minItems is greater than maxItems",
+    ),
+    (
+        "minItems above option count",
+        form({"f": {"type": "array", "minItems": 3, "items": {"type": "string", "enum": ["a", "b"]}}}),
+        "more than the number of options",
+    ),
     ("negative minLength", form({"f": {"type": "string", "minLength": -1}}), "non-negative integer"),
     ("fractional maxLength", form({"f": {"type": "string", "maxLength": 2.5}}), "non-negative integer"),
-    ("boolean maxItems",
-     form({"f": {"type": "array", "maxItems": True, "items": {"type": "string", "enum": ["a"]}}}),
-     "non-negative integer"),
+    (
+        "boolean maxItems",
+        form({"f": {"type": "array", "maxItems": True, "items": {"type": "string", "enum": ["a"]}}}),
+        "non-negative integer",
+    ),
     ("text minimum", form({"f": {"type": "number", "minimum": "0"}}), "finite number"),
     ("boolean maximum", form({"f": {"type": "integer", "maximum": False}}), "finite number"),
     ("empty enum", form({"f": {"type": "string", "enum": []}}), "between 1 and"),
     ("numeric enum", form({"f": {"type": "string", "enum": ["a", 1]}}), "enum options must be text"),
     ("repeated enum", form({"f": {"type": "string", "enum": ["a", "a"]}}), "must not repeat"),
-    ("repeated const", form({"f": {"type": "string", "oneOf": [{"const": "a"}, {"const": "a"}]}}),
-     "must not repeat"),
+    ("repeated const", form({"f": {"type": "string", "oneOf": [{"const": "a"}, {"const": "a"}]}}), "must not repeat"),
     ("oneOf without const", form({"f": {"type": "string", "oneOf": [{"title": "A"}]}}), "text const"),
-    ("anyOf of schemas",
-     form({"f": {"type": "array", "items": {"anyOf": [{"type": "string"}]}}}), "text const"),
-    ("enumNames not text", form({"f": {"type": "string", "enum": ["a"], "enumNames": [1]}}),
-     "enumNames must be a list of text"),
+    ("anyOf of schemas", form({"f": {"type": "array", "items": {"anyOf": [{"type": "string"}]}}}), "text const"),
+    (
+        "enumNames not text",
+        form({"f": {"type": "string", "enum": ["a"], "enumNames": [1]}}),
+        "enumNames must be a list of text",
+    ),
     ("string default not text", form({"f": {"type": "string", "default": 5}}), "default must be text"),
     ("number default text", form({"f": {"type": "number", "default": "5"}}), "default must be a number"),
     ("integer default fractional", form({"f": {"type": "integer", "default": 1.5}}), "whole number"),
     ("integer default bool", form({"f": {"type": "integer", "default": True}}), "whole number"),
     ("boolean default text", form({"f": {"type": "boolean", "default": "true"}}), "true or false"),
-    ("select default not an option", form({"f": {"type": "string", "enum": ["a"], "default": "b"}}),
-     "one of the options"),
-    ("select default unhashable", form({"f": {"type": "string", "enum": ["a"], "default": ["a"]}}),
-     "one of the options"),
-    ("multiselect default not a list",
-     form({"f": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": "a"}}),
-     "distinct options"),
-    ("multiselect default repeats",
-     form({"f": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["a", "a"]}}),
-     "distinct options"),
-    ("multiselect default unknown",
-     form({"f": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["z"]}}),
-     "distinct options"),
+    (
+        "select default not an option",
+        form({"f": {"type": "string", "enum": ["a"], "default": "b"}}),
+        "one of the options",
+    ),
+    (
+        "select default unhashable",
+        form({"f": {"type": "string", "enum": ["a"], "default": ["a"]}}),
+        "one of the options",
+    ),
+    (
+        "multiselect default not a list",
+        form({"f": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": "a"}}),
+        "distinct options",
+    ),
+    (
+        "multiselect default repeats",
+        form({"f": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["a", "a"]}}),
+        "distinct options",
+    ),
+    (
+        "multiselect default unknown",
+        form({"f": {"type": "array", "items": {"type": "string", "enum": ["a"]}, "default": ["z"]}}),
+        "distinct options",
+    ),
 ]
 
 
@@ -320,9 +389,7 @@ def test_a_schema_outside_the_subset_is_refused_with_a_readable_reason(schema: o
 
 
 @pytest.mark.parametrize(("schema", "_expected"), [(s, e) for _, s, e in REFUSALS], ids=[n for n, _, _ in REFUSALS])
-def test_describe_fields_never_raises_and_leaves_out_unrenderable_properties(
-    schema: object, _expected: str
-) -> None:
+def test_describe_fields_never_raises_and_leaves_out_unrenderable_properties(schema: object, _expected: str) -> None:
     for field in describe_fields(schema):
         assert field["kind"] in ("string", "number", "integer", "boolean", "select", "multiselect")
 

@@ -15,15 +15,28 @@ def warned(report: UrlReport, fragment: str) -> bool:
 
 def test_a_plain_https_link_is_openable_with_no_warnings() -> None:
     report = inspect_url("https://mcp.example.com/ui/set_api_key?x=1#top")
-    assert report == UrlReport(url="https://mcp.example.com/ui/set_api_key?x=1#top", scheme="https",
-                               host="mcp.example.com", host_unicode="mcp.example.com", port=None,
-                               openable=True, warnings=[], error=None)
+    assert report == UrlReport(
+        url="https://mcp.example.com/ui/set_api_key?x=1#top",
+        scheme="https",
+        host="mcp.example.com",
+        host_unicode="mcp.example.com",
+        port=None,
+        openable=True,
+        warnings=[],
+        error=None,
+    )
 
 
 def test_the_report_turns_into_a_plain_dict_for_json() -> None:
     assert inspect_url("https://a.example/").as_dict() == {
-        "url": "https://a.example/", "scheme": "https", "host": "a.example", "host_unicode": "a.example",
-        "port": None, "openable": True, "warnings": [], "error": None,
+        "url": "https://a.example/",
+        "scheme": "https",
+        "host": "a.example",
+        "host_unicode": "a.example",
+        "port": None,
+        "openable": True,
+        "warnings": [],
+        "error": None,
     }
 
 
@@ -37,53 +50,68 @@ def test_scheme_and_host_case_are_normalised() -> None:
     assert (report.scheme, report.host, report.openable, report.warnings) == ("https", "example.com", True, [])
 
 
-@pytest.mark.parametrize("url", [
-    "javascript:alert(1)", "JaVaScRiPt:alert(1)", "javascript://example.com/%0aalert(1)",
-    "data:text/html,<script>alert(1)</script>", "file:///etc/passwd", "ftp://example.com/", "vbscript:msgbox",
-    "about:blank", "blob:https://example.com/uuid", "ws://example.com/", "mailto:a@example.com",
-    "chrome://settings", "intent://x#Intent;end",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "javascript://example.com/%0aalert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "ftp://example.com/",
+        "vbscript:msgbox",
+        "about:blank",
+        "blob:https://example.com/uuid",
+        "ws://example.com/",
+        "mailto:a@example.com",
+        "chrome://settings",
+        "intent://x#Intent;end",
+    ],
+)
 def test_links_that_are_not_http_or_https_are_never_openable(url: str) -> None:
     report = inspect_url(url)
     assert not report.openable
     assert report.error == "only http and https links can be opened"
 
 
-@pytest.mark.parametrize(("url", "error"), [
-    ("", "empty"),
-    ("   \t\n", "empty"),
-    ("example.com", "no scheme"),
-    ("//example.com/x", "no scheme"),
-    ("1https://x.com", "no scheme"),
-    ("https:example.com", "must start with http:// or https://"),
-    ("https:/example.com", "must start with http:// or https://"),
-    ("https://", "no host"),
-    ("https:///path", "no host"),
-    ("https://user@:443/", "no host"),
-    ("https://exa mple.com/", "spaces or control characters"),
-    ("java\tscript:alert(1)", "spaces or control characters"),
-    ("https://exa\x00mple.com/", "spaces or control characters"),
-    ("https://example.com/\x7f/x", "spaces or control characters"),
-    ("https://evil.example\\@good.example/", "backslash"),
-    ("https://%65vil.example/", "percent-encoding"),
-    ("https://a.com:http/", "port is not a number"),
-    ("https://a.com:-1/", "port is not a number"),
-    ("https://a.com:65536/", "out of range"),
-    ("https://a.com:" + "9" * 5000 + "/", "out of range"),
-    ("https://a..com/", "empty part"),
-    ("https://.a.com/", "empty part"),
-    ("https://[::1/", "not a valid IPv6"),
-    ("https://[not-an-ip]/", "not a valid IPv6"),
-    ("https://[::1]x/", "port is not a number"),
-    ("https://999.1.1.1/", "not a valid IP address"),
-    ("https://1.2.3.4.5/", "not a valid IP address"),
-    ("https://0x100000000/", "not a valid IP address"),
-    ("https://09.1.1.1/", "not a valid IP address"),
-    ("https://a.1/", "not a valid IP address"),
-    ("https://xn--zz.com/", "internationalised domain"),
-    ("https://exa<mple.com/", "cannot have"),
-    ("https://a.com" + "/x" * MAX_URL_LENGTH, "longer than"),
-])
+@pytest.mark.parametrize(
+    ("url", "error"),
+    [
+        ("", "empty"),
+        ("   \t\n", "empty"),
+        ("example.com", "no scheme"),
+        ("//example.com/x", "no scheme"),
+        ("1https://x.com", "no scheme"),
+        ("https:example.com", "must start with http:// or https://"),
+        ("https:/example.com", "must start with http:// or https://"),
+        ("https://", "no host"),
+        ("https:///path", "no host"),
+        ("https://user@:443/", "no host"),
+        ("https://exa mple.com/", "spaces or control characters"),
+        ("java\tscript:alert(1)", "spaces or control characters"),
+        ("https://exa\x00mple.com/", "spaces or control characters"),
+        ("https://example.com/\x7f/x", "spaces or control characters"),
+        ("https://evil.example\\@good.example/", "backslash"),
+        ("https://%65vil.example/", "percent-encoding"),
+        ("https://a.com:http/", "port is not a number"),
+        ("https://a.com:-1/", "port is not a number"),
+        ("https://a.com:65536/", "out of range"),
+        ("https://a.com:" + "9" * 5000 + "/", "out of range"),
+        ("https://a..com/", "empty part"),
+        ("https://.a.com/", "empty part"),
+        ("https://[::1/", "not a valid IPv6"),
+        ("https://[not-an-ip]/", "not a valid IPv6"),
+        ("https://[::1]x/", "port is not a number"),
+        ("https://999.1.1.1/", "not a valid IP address"),
+        ("https://1.2.3.4.5/", "not a valid IP address"),
+        ("https://0x100000000/", "not a valid IP address"),
+        ("https://09.1.1.1/", "not a valid IP address"),
+        ("https://a.1/", "not a valid IP address"),
+        ("https://xn--zz.com/", "internationalised domain"),
+        ("https://exa<mple.com/", "cannot have"),
+        ("https://a.com" + "/x" * MAX_URL_LENGTH, "longer than"),
+    ],
+)
 def test_malformed_links_are_refused_with_a_reason(url: str, error: str) -> None:
     report = inspect_url(url)
     assert not report.openable
@@ -95,8 +123,9 @@ def test_surrounding_whitespace_is_trimmed_from_the_link_that_is_shown_and_opene
     assert report.openable and report.url == "https://example.com/x"
 
 
-@pytest.mark.parametrize("url", ["https://user:pass@example.com/", "https://user@example.com/",
-                                 "https://@example.com/"])
+@pytest.mark.parametrize(
+    "url", ["https://user:pass@example.com/", "https://user@example.com/", "https://@example.com/"]
+)
 def test_embedded_credentials_are_warned_about(url: str) -> None:
     report = inspect_url(url)
     assert report.openable and report.host == "example.com" and warned(report, "user name or password")
@@ -108,8 +137,14 @@ def test_the_real_host_is_the_part_after_the_last_at_sign() -> None:
     assert warned(report, "user name or password")
 
 
-@pytest.mark.parametrize("url", ["https://evil.example#@trusted.example", "https://evil.example?@trusted.example",
-                                 "https://evil.example/@trusted.example"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example#@trusted.example",
+        "https://evil.example?@trusted.example",
+        "https://evil.example/@trusted.example",
+    ],
+)
 def test_an_at_sign_after_the_host_is_not_mistaken_for_credentials(url: str) -> None:
     report = inspect_url(url)
     assert report.host == "evil.example" and not warned(report, "user name")
@@ -140,9 +175,16 @@ def test_scripts_in_different_labels_are_not_a_mix() -> None:
     assert not warned(report, "mixes") and warned(report, "internationalised domain name")
 
 
-@pytest.mark.parametrize("host", [
-    "日本語テキスト.jp", "ひらがなカタカナ漢字.jp", "한국어漢字.kr", "münchen.de", "straße.de",
-])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "日本語テキスト.jp",
+        "ひらがなカタカナ漢字.jp",
+        "한국어漢字.kr",
+        "münchen.de",
+        "straße.de",
+    ],
+)
 def test_legitimate_script_combinations_are_not_flagged_as_mixed(host: str) -> None:
     report = inspect_url(f"https://{host}/")
     assert report.openable and not warned(report, "mixes"), report
@@ -153,18 +195,21 @@ def test_full_width_letters_and_ideographic_dots_are_mapped_as_the_browser_does(
     assert (report.host, report.openable) == ("example.com", True)
 
 
-@pytest.mark.parametrize(("url", "address"), [
-    ("http://127.0.0.1/", "127.0.0.1"),
-    ("https://93.184.216.34/", "93.184.216.34"),
-    ("http://2130706433/", "127.0.0.1"),
-    ("http://0x7f000001/", "127.0.0.1"),
-    ("http://0x7f.1/", "127.0.0.1"),
-    ("http://0177.0.0.1/", "127.0.0.1"),
-    ("http://127.1/", "127.0.0.1"),
-    ("http://3627729970/", "216.58.196.50"),
-    ("http://１２７.0.0.1/", "127.0.0.1"),
-    ("http://127.0.0.1./", "127.0.0.1"),
-])
+@pytest.mark.parametrize(
+    ("url", "address"),
+    [
+        ("http://127.0.0.1/", "127.0.0.1"),
+        ("https://93.184.216.34/", "93.184.216.34"),
+        ("http://2130706433/", "127.0.0.1"),
+        ("http://0x7f000001/", "127.0.0.1"),
+        ("http://0x7f.1/", "127.0.0.1"),
+        ("http://0177.0.0.1/", "127.0.0.1"),
+        ("http://127.1/", "127.0.0.1"),
+        ("http://3627729970/", "216.58.196.50"),
+        ("http://１２７.0.0.1/", "127.0.0.1"),
+        ("http://127.0.0.1./", "127.0.0.1"),
+    ],
+)
 def test_ipv4_hosts_in_any_notation_are_decoded_and_warned_about(url: str, address: str) -> None:
     report = inspect_url(url)
     assert report.openable and report.host == address
@@ -186,8 +231,17 @@ def test_an_ipv6_literal_host_is_read_without_brackets_and_warned_about() -> Non
     assert warned(report, "points to the IP address 2001:db8::1") and warned(report, "port 8443")
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1/", "http://10.0.0.5/", "http://192.168.1.1/", "http://[::1]/",
-                                 "http://169.254.169.254/latest/meta-data", "http://0.0.0.0/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://10.0.0.5/",
+        "http://192.168.1.1/",
+        "http://[::1]/",
+        "http://169.254.169.254/latest/meta-data",
+        "http://0.0.0.0/",
+    ],
+)
 def test_loopback_private_and_link_local_addresses_are_warned_about(url: str) -> None:
     assert warned(inspect_url(url), "this computer or a private network")
 
@@ -197,15 +251,19 @@ def test_localhost_names_are_warned_about(url: str) -> None:
     assert warned(inspect_url(url), "localhost")
 
 
-@pytest.mark.parametrize(("url", "port"), [("https://a.com:443/", 443), ("http://a.com:80/", 80),
-                                           ("https://a.com:/x", None), ("https://a.com:0443/", 443)])
+@pytest.mark.parametrize(
+    ("url", "port"),
+    [("https://a.com:443/", 443), ("http://a.com:80/", 80), ("https://a.com:/x", None), ("https://a.com:0443/", 443)],
+)
 def test_default_ports_are_not_warned_about(url: str, port: int | None) -> None:
     report = inspect_url(url)
     assert report.port == port and not warned(report, "port")
 
 
-@pytest.mark.parametrize(("url", "port"), [("https://a.com:8443/", 8443), ("http://a.com:443/", 443),
-                                           ("https://a.com:80/", 80), ("https://a.com:0/", 0)])
+@pytest.mark.parametrize(
+    ("url", "port"),
+    [("https://a.com:8443/", 8443), ("http://a.com:443/", 443), ("https://a.com:80/", 80), ("https://a.com:0/", 0)],
+)
 def test_non_default_ports_are_warned_about(url: str, port: int) -> None:
     report = inspect_url(url)
     assert report.openable and report.port == port and warned(report, f"unusual port {port}")
@@ -226,17 +284,20 @@ def test_a_refused_link_still_reports_its_scheme_for_the_message() -> None:
     assert inspect_url("javascript:alert(1)").scheme == "javascript"
 
 
-@pytest.mark.parametrize(("url", "parts"), [
-    ("https://example.com/a?b#c", ("https://", "example.com", "/a?b#c")),
-    ("https://user:pw@evil.example:8080/x", ("https://user:pw@", "evil.example", ":8080/x")),
-    ("https://[::1]:8080/", ("https://", "[::1]", ":8080/")),
-    ("https://xn--pple-43d.com", ("https://", "xn--pple-43d.com", "")),
-    ("  https://a.com/  ", ("https://", "a.com", "/")),
-    ("https://good.example#@evil.example", ("https://", "good.example", "#@evil.example")),
-    ("javascript:alert(1)", ("javascript:alert(1)", "", "")),
-    ("not a url", ("not a url", "", "")),
-    ("", ("", "", "")),
-])
+@pytest.mark.parametrize(
+    ("url", "parts"),
+    [
+        ("https://example.com/a?b#c", ("https://", "example.com", "/a?b#c")),
+        ("https://user:pw@evil.example:8080/x", ("https://user:pw@", "evil.example", ":8080/x")),
+        ("https://[::1]:8080/", ("https://", "[::1]", ":8080/")),
+        ("https://xn--pple-43d.com", ("https://", "xn--pple-43d.com", "")),
+        ("  https://a.com/  ", ("https://", "a.com", "/")),
+        ("https://good.example#@evil.example", ("https://", "good.example", "#@evil.example")),
+        ("javascript:alert(1)", ("javascript:alert(1)", "", "")),
+        ("not a url", ("not a url", "", "")),
+        ("", ("", "", "")),
+    ],
+)
 def test_highlight_parts_isolates_the_host_for_emphasis(url: str, parts: tuple[str, str, str]) -> None:
     assert highlight_parts(url) == dict(zip(("before", "host", "after"), parts, strict=True))
 

@@ -35,19 +35,29 @@ EVERYTHING: dict[str, Any] = {
         "number": {"type": "number", "minimum": 0, "maximum": 1000, "default": 3.14},
         "untitledSingleSelectEnum": {"type": "string", "enum": ["Monica", "Rachel", "Joey"], "default": "Monica"},
         "untitledMultipleSelectEnum": {
-            "type": "array", "minItems": 1, "maxItems": 3, "default": ["Guitar"],
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 3,
+            "default": ["Guitar"],
             "items": {"type": "string", "enum": ["Guitar", "Piano", "Violin", "Drums", "Bass"]},
         },
         "titledSingleSelectEnum": {
-            "type": "string", "default": "hero-1",
+            "type": "string",
+            "default": "hero-1",
             "oneOf": [{"const": "hero-1", "title": "Superman"}, {"const": "hero-2", "title": "Green Lantern"}],
         },
         "titledMultipleSelectEnum": {
-            "type": "array", "minItems": 1, "maxItems": 3, "default": ["fish-1"],
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 3,
+            "default": ["fish-1"],
             "items": {"anyOf": [{"const": "fish-1", "title": "Tuna"}, {"const": "fish-2", "title": "Salmon"}]},
         },
         "legacyTitledEnum": {
-            "type": "string", "enum": ["pet-1", "pet-2"], "enumNames": ["Cats", "Dogs"], "default": "pet-1",
+            "type": "string",
+            "enum": ["pet-1", "pet-2"],
+            "enumNames": ["Cats", "Dogs"],
+            "default": "pet-1",
         },
         "meeting": {"type": "string", "format": "date-time"},
     },
@@ -90,11 +100,20 @@ def test_untouched_optional_fields_stay_absent_even_when_they_have_defaults() ->
 
 def test_a_full_answer_to_the_server_everything_form_passes() -> None:
     content = {
-        "name": "Ann", "check": True, "firstLine": "Once", "email": "ann@example.com",
-        "homepage": "https://ann.example/", "birthdate": "1990-02-28", "integer": 7, "number": 2.5,
-        "untitledSingleSelectEnum": "Joey", "untitledMultipleSelectEnum": ["Piano", "Bass"],
-        "titledSingleSelectEnum": "hero-2", "titledMultipleSelectEnum": ["fish-1", "fish-2"],
-        "legacyTitledEnum": "pet-2", "meeting": "2026-09-25T14:30:00+02:00",
+        "name": "Ann",
+        "check": True,
+        "firstLine": "Once",
+        "email": "ann@example.com",
+        "homepage": "https://ann.example/",
+        "birthdate": "1990-02-28",
+        "integer": 7,
+        "number": 2.5,
+        "untitledSingleSelectEnum": "Joey",
+        "untitledMultipleSelectEnum": ["Piano", "Bass"],
+        "titledSingleSelectEnum": "hero-2",
+        "titledMultipleSelectEnum": ["fish-1", "fish-2"],
+        "legacyTitledEnum": "pet-2",
+        "meeting": "2026-09-25T14:30:00+02:00",
     }
     assert validate_answer(EVERYTHING, content) == (content, [])
 
@@ -106,8 +125,13 @@ def test_the_answer_returned_is_a_new_dict_that_does_not_alias_the_input() -> No
 
 
 def test_a_missing_required_field_with_a_default_is_filled_from_the_schema() -> None:
-    schema = form({"n": {"type": "integer", "default": 5}, "tags": {
-        "type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "default": ["a"]}}, ["n", "tags"])
+    schema = form(
+        {
+            "n": {"type": "integer", "default": 5},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "default": ["a"]},
+        },
+        ["n", "tags"],
+    )
     values, errors = validate_answer(schema, {})
     assert (values, errors) == ({"n": 5, "tags": ["a"]}, [])
     assert values is not None
@@ -140,8 +164,7 @@ def test_a_non_text_key_is_refused_as_undeclared() -> None:
 
 @pytest.mark.parametrize("content", [None, [], "name=Ann", 3, [("name", "Ann")]])
 def test_content_that_is_not_an_object_is_refused(content: object) -> None:
-    assert errors_of(EVERYTHING, content) == [
-        {"field": "", "message": "the answer must be an object of field values"}]
+    assert errors_of(EVERYTHING, content) == [{"field": "", "message": "the answer must be an object of field values"}]
 
 
 def test_an_answer_to_a_schema_outside_the_subset_is_refused() -> None:
@@ -168,26 +191,62 @@ COERCION_TRAPS: list[tuple[str, dict[str, Any], object, str]] = [
     ("zero for a boolean", {"type": "boolean"}, 0, "must be true or false"),
     ("null for a boolean", {"type": "boolean"}, None, "must be true or false"),
     ("unknown option", {"type": "string", "enum": ["a", "b"]}, "c", "must be one of the offered choices"),
-    ("label instead of value", {"type": "string", "oneOf": [{"const": "v1", "title": "Vee"}]}, "Vee",
-     "must be one of the offered choices"),
-    ("legacy label instead of value", {"type": "string", "enum": ["p1"], "enumNames": ["Cats"]}, "Cats",
-     "must be one of the offered choices"),
+    (
+        "label instead of value",
+        {"type": "string", "oneOf": [{"const": "v1", "title": "Vee"}]},
+        "Vee",
+        "must be one of the offered choices",
+    ),
+    (
+        "legacy label instead of value",
+        {"type": "string", "enum": ["p1"], "enumNames": ["Cats"]},
+        "Cats",
+        "must be one of the offered choices",
+    ),
     ("number for a select", {"type": "string", "enum": ["1"]}, 1, "must be one of the offered choices"),
     ("list for a select", {"type": "string", "enum": ["a"]}, ["a"], "must be one of the offered choices"),
-    ("text for a multiselect", {"type": "array", "items": {"type": "string", "enum": ["a"]}}, "a",
-     "must be a list of choices"),
-    ("unhashable item", {"type": "array", "items": {"type": "string", "enum": ["a"]}}, [{"a": 1}],
-     "contains a choice that is not offered"),
-    ("unknown item", {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}}, ["A"],
-     "contains a choice that is not offered"),
-    ("repeated item", {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}, ["a", "a"],
-     "must not pick the same choice twice"),
-    ("too few items", {"type": "array", "minItems": 2, "items": {"type": "string", "enum": ["a", "b"]}}, ["a"],
-     "must have at least 2 choices"),
-    ("too many items", {"type": "array", "maxItems": 1, "items": {"type": "string", "enum": ["a", "b"]}},
-     ["a", "b"], "must have at most 1 choice"),
-    ("empty list below minItems 1", {"type": "array", "minItems": 1, "items": {"type": "string", "enum": ["a"]}},
-     [], "must have at least 1 choice"),
+    (
+        "text for a multiselect",
+        {"type": "array", "items": {"type": "string", "enum": ["a"]}},
+        "a",
+        "must be a list of choices",
+    ),
+    (
+        "unhashable item",
+        {"type": "array", "items": {"type": "string", "enum": ["a"]}},
+        [{"a": 1}],
+        "contains a choice that is not offered",
+    ),
+    (
+        "unknown item",
+        {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}},
+        ["A"],
+        "contains a choice that is not offered",
+    ),
+    (
+        "repeated item",
+        {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+        ["a", "a"],
+        "must not pick the same choice twice",
+    ),
+    (
+        "too few items",
+        {"type": "array", "minItems": 2, "items": {"type": "string", "enum": ["a", "b"]}},
+        ["a"],
+        "must have at least 2 choices",
+    ),
+    (
+        "too many items",
+        {"type": "array", "maxItems": 1, "items": {"type": "string", "enum": ["a", "b"]}},
+        ["a", "b"],
+        "must have at most 1 choice",
+    ),
+    (
+        "empty list below minItems 1",
+        {"type": "array", "minItems": 1, "items": {"type": "string", "enum": ["a"]}},
+        [],
+        "must have at least 1 choice",
+    ),
     ("too short", {"type": "string", "minLength": 3}, "ab", "must be at least 3 characters"),
     ("too long", {"type": "string", "maxLength": 1}, "ab", "must be at most 1 character"),
     ("below minimum", {"type": "number", "minimum": 1.5}, 1, "must be at least 1.5"),
@@ -195,8 +254,11 @@ COERCION_TRAPS: list[tuple[str, dict[str, Any], object, str]] = [
 ]
 
 
-@pytest.mark.parametrize(("prop", "value", "expected"), [(p, v, e) for _, p, v, e in COERCION_TRAPS],
-                         ids=[n for n, _, _, _ in COERCION_TRAPS])
+@pytest.mark.parametrize(
+    ("prop", "value", "expected"),
+    [(p, v, e) for _, p, v, e in COERCION_TRAPS],
+    ids=[n for n, _, _, _ in COERCION_TRAPS],
+)
 def test_a_wrongly_typed_or_out_of_bounds_value_is_refused_without_coercion(
     prop: dict[str, Any], value: object, expected: str
 ) -> None:
@@ -242,21 +304,49 @@ def test_valid_email_addresses_pass(value: str) -> None:
     assert is_email(value) and accepted({"type": "string", "format": "email"}, value) == value
 
 
-@pytest.mark.parametrize("value", ["", "ann", "@example.com", "ann@", "a@b@c", "ann @x.com", "ann@-x.com",
-                                   "ann@x..com", "ann@x.com.", "ann@exa_mple.com", "ånn@x.com", "a@" + "b" * 64])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "ann",
+        "@example.com",
+        "ann@",
+        "a@b@c",
+        "ann @x.com",
+        "ann@-x.com",
+        "ann@x..com",
+        "ann@x.com.",
+        "ann@exa_mple.com",
+        "ånn@x.com",
+        "a@" + "b" * 64,
+    ],
+)
 def test_invalid_email_addresses_are_refused(value: str) -> None:
     assert not is_email(value)
     assert message_for({"type": "string", "format": "email"}, value) == "must be an email address"
 
 
-@pytest.mark.parametrize("value", ["https://example.com", "mailto:a@b.c", "urn:isbn:0451450523", "x+y.z-w:stuff",
-                                   "https://münchen.de/ä"])
+@pytest.mark.parametrize(
+    "value", ["https://example.com", "mailto:a@b.c", "urn:isbn:0451450523", "x+y.z-w:stuff", "https://münchen.de/ä"]
+)
 def test_absolute_uris_pass(value: str) -> None:
     assert is_absolute_uri(value)
 
 
-@pytest.mark.parametrize("value", ["example.com", "/relative/path", "//host/x", ":nothing", "1http://x",
-                                   "https:", "https://exa mple.com", "https://x.com/\n", "ht tp://x"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "example.com",
+        "/relative/path",
+        "//host/x",
+        ":nothing",
+        "1http://x",
+        "https:",
+        "https://exa mple.com",
+        "https://x.com/\n",
+        "ht tp://x",
+    ],
+)
 def test_relative_or_malformed_uris_are_refused(value: str) -> None:
     assert not is_absolute_uri(value)
     assert "absolute URI" in message_for({"type": "string", "format": "uri"}, value)
@@ -267,23 +357,56 @@ def test_real_dates_pass(value: str) -> None:
     assert is_date(value)
 
 
-@pytest.mark.parametrize("value", ["2023-02-29", "2024-13-01", "2024-00-10", "2024-1-5", "24-01-05",
-                                   "2024/01/05", "2024-01-05T00:00:00Z", "２０２４-01-05", "2024-01-05\n", ""])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2023-02-29",
+        "2024-13-01",
+        "2024-00-10",
+        "2024-1-5",
+        "24-01-05",
+        "2024/01/05",
+        "2024-01-05T00:00:00Z",
+        "２０２４-01-05",
+        "2024-01-05\n",
+        "",
+    ],
+)
 def test_impossible_or_misformatted_dates_are_refused(value: str) -> None:
     assert not is_date(value)
     assert "YYYY-MM-DD" in message_for({"type": "string", "format": "date"}, value)
 
 
-@pytest.mark.parametrize("value", ["2026-09-25T14:30:00Z", "2026-09-25T14:30:00+02:00", "2026-09-25t14:30:00z",
-                                   "2026-09-25T14:30:00.123456-05:30", "2016-12-31T23:59:60Z"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-09-25T14:30:00Z",
+        "2026-09-25T14:30:00+02:00",
+        "2026-09-25t14:30:00z",
+        "2026-09-25T14:30:00.123456-05:30",
+        "2016-12-31T23:59:60Z",
+    ],
+)
 def test_rfc3339_date_times_with_an_offset_pass(value: str) -> None:
     assert is_date_time(value)
 
 
-@pytest.mark.parametrize("value", ["2026-09-25T14:30:00", "2026-09-25T14:30Z", "2026-09-25 14:30:00Z",
-                                   "2026-02-30T10:00:00Z", "2026-09-25T24:00:00Z", "2026-09-25T12:60:00Z",
-                                   "2026-09-25T12:00:00+24:00", "2026-09-25T12:00:00+0200", "2026-09-25T12:30:60Z",
-                                   "2026-09-25T12:00:00.Z", "2026-09-25T12:00:00Z\n"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-09-25T14:30:00",
+        "2026-09-25T14:30Z",
+        "2026-09-25 14:30:00Z",
+        "2026-02-30T10:00:00Z",
+        "2026-09-25T24:00:00Z",
+        "2026-09-25T12:60:00Z",
+        "2026-09-25T12:00:00+24:00",
+        "2026-09-25T12:00:00+0200",
+        "2026-09-25T12:30:60Z",
+        "2026-09-25T12:00:00.Z",
+        "2026-09-25T12:00:00Z\n",
+    ],
+)
 def test_date_times_without_an_offset_or_out_of_range_are_refused(value: str) -> None:
     assert not is_date_time(value)
     assert "time-zone offset" in message_for({"type": "string", "format": "date-time"}, value)
@@ -350,11 +473,15 @@ def test_decline_and_cancel_pass_through_with_any_content_stripped(action: str) 
     assert validate_result(EVERYTHING, {"action": action, "content": {"name": SECRET}}) == ({"action": action}, [])
 
 
-@pytest.mark.parametrize("result", [{"action": "ACCEPT"}, {"action": "ok"}, {}, {"action": None},
-                                    {"action": ["accept"]}, {"action": {"x": 1}}])
+@pytest.mark.parametrize(
+    "result",
+    [{"action": "ACCEPT"}, {"action": "ok"}, {}, {"action": None}, {"action": ["accept"]}, {"action": {"x": 1}}],
+)
 def test_an_unknown_action_is_refused(result: dict[str, Any]) -> None:
     assert validate_result(EVERYTHING, result) == (
-        None, [{"field": "action", "message": "must be accept, decline or cancel"}])
+        None,
+        [{"field": "action", "message": "must be accept, decline or cancel"}],
+    )
 
 
 @pytest.mark.parametrize("result", [None, "accept", ["accept"], 1])
@@ -395,9 +522,30 @@ def test_an_accept_whose_content_is_not_an_object_is_refused(content: object) ->
     assert values is None and errors[0]["message"] == "the answer must be an object of field values"
 
 
-VALUE_POOL: list[object] = [None, True, False, 0, 1, -1, 2.5, 2**60, float("nan"), "", "a", "Guitar", "hero-1",
-                            "ann@example.com", "2024-01-01", "2026-09-25T10:00:00Z", [], ["Guitar"], ["x", 1],
-                            {"a": 1}, [["Guitar"]], SECRET]
+VALUE_POOL: list[object] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    2.5,
+    2**60,
+    float("nan"),
+    "",
+    "a",
+    "Guitar",
+    "hero-1",
+    "ann@example.com",
+    "2024-01-01",
+    "2026-09-25T10:00:00Z",
+    [],
+    ["Guitar"],
+    ["x", 1],
+    {"a": 1},
+    [["Guitar"]],
+    SECRET,
+]
 
 
 def test_random_answers_never_crash_and_accepted_ones_only_hold_declared_fields() -> None:

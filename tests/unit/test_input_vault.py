@@ -31,8 +31,13 @@ async def test_values_are_sealed_bound_to_their_row_and_forgotten(tmp_path: Path
         assert await other.values("ada") == {}  # another deployment secret opens nothing
 
         async with storage.engine.begin() as db:  # ada's sealed key copied into bob's row does not open
-            sealed = (await db.execute(sa.select(person_inputs.c.sealed).where(
-                person_inputs.c.person_id == "ada", person_inputs.c.input_id == "api_key"))).scalar_one()
+            sealed = (
+                await db.execute(
+                    sa.select(person_inputs.c.sealed).where(
+                        person_inputs.c.person_id == "ada", person_inputs.c.input_id == "api_key"
+                    )
+                )
+            ).scalar_one()
             await db.execute(person_inputs.update().where(person_inputs.c.person_id == "bob").values(sealed=sealed))
         assert await vault.values("bob") == {}
 

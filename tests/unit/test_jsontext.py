@@ -14,17 +14,20 @@ def reference(value: object) -> str:
     return json.dumps(value, separators=(",", ":"), allow_nan=False)
 
 
-@pytest.mark.parametrize("value", [
-    {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "hello"}], "isError": False}},
-    {"text": "é ü 漢字 😀", "list": [1, 2.5, None, True]},
-    {"nested": {"a": [{"b": None}]}, "ts": 1700000000.123456, "ms": 0.91},
-    {1: "int key", "x": "y"},
-    {"big": 2**70},
-    {"lone": "\ud800"},
-    {"controls": "\x00\x1f\x7f\n\t\"\\/"},
-    "x" * 100_000,
-    [],
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "hello"}], "isError": False}},
+        {"text": "é ü 漢字 😀", "list": [1, 2.5, None, True]},
+        {"nested": {"a": [{"b": None}]}, "ts": 1700000000.123456, "ms": 0.91},
+        {1: "int key", "x": "y"},
+        {"big": 2**70},
+        {"lone": "\ud800"},
+        {"controls": '\x00\x1f\x7f\n\t"\\/'},
+        "x" * 100_000,
+        [],
+    ],
+)
 def test_the_same_text_as_json_dumps(value: object) -> None:
     assert dumps(value) == reference(value)
 

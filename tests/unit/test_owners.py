@@ -210,8 +210,9 @@ async def test_a_resource_entry_is_best_effort() -> None:
 
 async def test_a_pending_request_is_published_decided_once_and_its_end_always_published() -> None:
     published: list[tuple[str, dict[str, Any]]] = []
-    registry: PendingRegistry[Pending] = PendingRegistry(lambda m, p: published.append((m, p)),
-                                                         notification="thing", timeout=30)
+    registry: PendingRegistry[Pending] = PendingRegistry(
+        lambda m, p: published.append((m, p)), notification="thing", timeout=30
+    )
     pending = Pending(PendingRegistry.new_id("x-"), "s", {"id": "view"})
     async with anyio.create_task_group() as tg:
         tg.start_soon(registry.wait, pending)
@@ -222,16 +223,20 @@ async def test_a_pending_request_is_published_decided_once_and_its_end_always_pu
         pending.finish("accept")
         pending.finish("decline")  # decided once
     assert pending.outcome == "accept" and registry.get(pending.id) is None
-    assert published == [("thing/request", {"id": "view"}), ("thing/request", {"id": "view"}),
-                         ("thing/resolved", {"id": pending.id, "outcome": "accept"})]
+    assert published == [
+        ("thing/request", {"id": "view"}),
+        ("thing/request", {"id": "view"}),
+        ("thing/resolved", {"id": pending.id, "outcome": "accept"}),
+    ]
     registry.publish(pending)  # no longer open: nothing sent
     assert len(published) == 3
 
 
 async def test_a_pending_request_times_out_and_release_picks_by_predicate() -> None:
     published: list[tuple[str, dict[str, Any]]] = []
-    registry: PendingRegistry[Pending] = PendingRegistry(lambda m, p: published.append((m, p)),
-                                                         notification="thing", timeout=0.05)
+    registry: PendingRegistry[Pending] = PendingRegistry(
+        lambda m, p: published.append((m, p)), notification="thing", timeout=0.05
+    )
     timed = Pending("p-1", "s", {})
     await registry.wait(timed)
     assert timed.outcome == "timeout" and published[-1] == ("thing/resolved", {"id": "p-1", "outcome": "timeout"})

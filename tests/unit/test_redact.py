@@ -18,21 +18,35 @@ def _server(entry: dict[str, object]) -> ServerConfig:
     return config.servers["s"]
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("https://host/mcp", "https://host/mcp"),
-    ("https://u:pw@host/mcp", "https://***@host/mcp"),
-    ("https://host/mcp?key=abc&flag", "https://host/mcp?key=***&***"),
-    ("https://host/mcp#frag", "https://host/mcp#***"),
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://host/mcp", "https://host/mcp"),
+        ("https://u:pw@host/mcp", "https://***@host/mcp"),
+        ("https://host/mcp?key=abc&flag", "https://host/mcp?key=***&***"),
+        ("https://host/mcp#frag", "https://host/mcp#***"),
+    ],
+)
 def test_urls_are_masked_by_shape(url: str, shown: str) -> None:
     assert redact_url(url) == shown
 
 
 def test_every_expansion_header_env_and_url_secret_is_a_secret() -> None:
-    http = _server({"url": "https://user:${PASS}@host/${SEG}/mcp?key=${KEY}&literal=plainvalue",
-                    "headers": {"Authorization": "Bearer ${TOK}", "X-Fixed": "fixed-header"}})
-    assert {"pa55-word", "k3y-value", "tok-en-value", "path-secret", "plainvalue", "fixed-header",
-            "Bearer tok-en-value"} <= http.secret_values
+    http = _server(
+        {
+            "url": "https://user:${PASS}@host/${SEG}/mcp?key=${KEY}&literal=plainvalue",
+            "headers": {"Authorization": "Bearer ${TOK}", "X-Fixed": "fixed-header"},
+        }
+    )
+    assert {
+        "pa55-word",
+        "k3y-value",
+        "tok-en-value",
+        "path-secret",
+        "plainvalue",
+        "fixed-header",
+        "Bearer tok-en-value",
+    } <= http.secret_values
     assert http.describe() == "http: https://***@host/***/mcp?key=***&literal=***"
     stdio = _server({"command": "x", "env": {"A": "${MISSING:-default-value}", "B": "literal-env"}})
     assert {"default-value", "literal-env"} <= stdio.secret_values
@@ -52,15 +66,36 @@ def test_redactor_masks_every_form_and_keeps_json_structure() -> None:
     assert not Redactor([]) and not Redactor(["ab"])
 
 
-@pytest.mark.parametrize(("tail", "line"), [
-    (["node:internal/modules/cjs/loader:1228", "  throw err;", "  ^", "Error: Cannot find module '/x/y.js'",
-      "    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15) {", "  code: 'MODULE_NOT_FOUND',",
-      "  requireStack: []", "}", "Node.js v20.20.2"], "Error: Cannot find module '/x/y.js'"),
-    (["Traceback (most recent call last):", '  File "/srv/x.py", line 1, in <module>', "    import nope",
-      "ModuleNotFoundError: No module named 'nope'"], "ModuleNotFoundError: No module named 'nope'"),
-    (["starting", "listening on stdio", "Node.js v20.20.2"], "listening on stdio"),
-    (["only line"], "only line"),
-    ([], None),
-])
+@pytest.mark.parametrize(
+    ("tail", "line"),
+    [
+        (
+            [
+                "node:internal/modules/cjs/loader:1228",
+                "  throw err;",
+                "  ^",
+                "Error: Cannot find module '/x/y.js'",
+                "    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15) {",
+                "  code: 'MODULE_NOT_FOUND',",
+                "  requireStack: []",
+                "}",
+                "Node.js v20.20.2",
+            ],
+            "Error: Cannot find module '/x/y.js'",
+        ),
+        (
+            [
+                "Traceback (most recent call last):",
+                '  File "/srv/x.py", line 1, in <module>',
+                "    import nope",
+                "ModuleNotFoundError: No module named 'nope'",
+            ],
+            "ModuleNotFoundError: No module named 'nope'",
+        ),
+        (["starting", "listening on stdio", "Node.js v20.20.2"], "listening on stdio"),
+        (["only line"], "only line"),
+        ([], None),
+    ],
+)
 def test_the_useful_stderr_line(tail: list[str], line: str | None) -> None:
     assert useful_stderr_line(tail) == line

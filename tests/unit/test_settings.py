@@ -25,9 +25,17 @@ def config_with_data_dir(data_dir: str) -> Config:
 def test_defaults_are_the_contract_ones() -> None:
     settings = settings_from(["serve"])
     assert (settings.host, settings.port, settings.sandbox_port, settings.sandbox_domain) == (
-        "127.0.0.1", 8700, 8701, "localhost")
+        "127.0.0.1",
+        8700,
+        8701,
+        "localhost",
+    )
     assert (settings.config, settings.data_dir, settings.allow_remote, settings.log_level) == (
-        None, Path(".webhost-data"), False, "warning")
+        None,
+        Path(".webhost-data"),
+        False,
+        "warning",
+    )
     assert settings.public_origins == () and settings.sandbox_port_for_browsers() == 8701
     assert not settings.token_from_env and len(settings.token) >= 24
 
@@ -74,14 +82,20 @@ def test_the_token_is_not_a_flag() -> None:
     [
         (["serve", "--port", "web"], {}, "webhost: bad setting --port / WEBHOST_PORT: Input should be a valid integer"),
         (["serve"], {"WEBHOST_PORT": "70000"}, "webhost: bad setting --port / WEBHOST_PORT: Input should be less"),
-        (["serve"], {"WEBHOST_SANDBOX_SCHEME": "gopher"}, "webhost: bad setting --sandbox-scheme / "
-         "WEBHOST_SANDBOX_SCHEME: Input should be 'http' or 'https'"),
+        (
+            ["serve"],
+            {"WEBHOST_SANDBOX_SCHEME": "gopher"},
+            "webhost: bad setting --sandbox-scheme / WEBHOST_SANDBOX_SCHEME: Input should be 'http' or 'https'",
+        ),
         (["serve"], {"WEBHOST_HOST": "0.0.0.0"}, "webhost: refusing to listen on 0.0.0.0"),
     ],
     ids=["bad-port-flag", "port-out-of-range", "bad-scheme-env", "remote-host-from-env"],
 )
 def test_bad_settings_get_one_line_and_status_2(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str], env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    env: dict[str, str],
     expected: str,
 ) -> None:
     for key, value in env.items():

@@ -46,15 +46,19 @@ async def test_a_server_side_cancel_is_cancelled() -> None:
     assert isinstance(mapped, Cancelled) and mapped.code == -32800 and mapped.data == {**BASE, "upstreamCode": -32800}
 
 
-@pytest.mark.parametrize(("exc", "message"), [
-    (InputRequiredRoundsExceededError(10), "s kept asking for input: gave up after too many rounds"),
-    (validation_error(), "s sent an invalid result (count: Input should be a valid integer"),
-    (RuntimeError("Output validation error: structured content missing"), "s: Output validation error"),
-    (anyio.BrokenResourceError(), "s: the connection to the server was lost"),
-    (anyio.ClosedResourceError(), "s: the connection to the server was lost"),
-    (anyio.EndOfStream(), "s: the connection to the server was lost"),
-    (KeyError("x"), "s: KeyError: 'x'"),
-], ids=["rounds", "validation", "structured", "broken", "closed", "eof", "other"])
+@pytest.mark.parametrize(
+    ("exc", "message"),
+    [
+        (InputRequiredRoundsExceededError(10), "s kept asking for input: gave up after too many rounds"),
+        (validation_error(), "s sent an invalid result (count: Input should be a valid integer"),
+        (RuntimeError("Output validation error: structured content missing"), "s: Output validation error"),
+        (anyio.BrokenResourceError(), "s: the connection to the server was lost"),
+        (anyio.ClosedResourceError(), "s: the connection to the server was lost"),
+        (anyio.EndOfStream(), "s: the connection to the server was lost"),
+        (KeyError("x"), "s: KeyError: 'x'"),
+    ],
+    ids=["rounds", "validation", "structured", "broken", "closed", "eof", "other"],
+)
 async def test_failures_become_upstream_errors_naming_the_server(exc: BaseException, message: str) -> None:
     mapped = map_exception(exc, "s", "tools/call")
     assert isinstance(mapped, UpstreamError)

@@ -107,8 +107,10 @@ async def walk(side: Side) -> list[str]:
     if ECHO_TOOL in names and len(names) > 1:
         # json-schema-2020-12-preservation: pass the focal tool's inputSchema, as listed, back through the echo tool.
         focal = next(t for t in tools if t["name"] != ECHO_TOOL)
-        calls = [(name, {"schema": focal.get("inputSchema") or {}} if name == ECHO_TOOL else arguments)
-                 for name, arguments in calls]
+        calls = [
+            (name, {"schema": focal.get("inputSchema") or {}} if name == ECHO_TOOL else arguments)
+            for name, arguments in calls
+        ]
     for name, arguments in calls:
         try:
             result = await step(f"tools/call {name}", side.call_tool(name, arguments))
@@ -189,9 +191,12 @@ async def run_sdk(url: str) -> list[str]:
         return types.ElicitResult(action="accept", content=content)
 
     async with sdk_http(url) as http:
-        client = Client(streamable_http_client(url, http_client=http), mode="auto",
-                        client_info=types.Implementation(name="webhost-conformance-sdk", version="0"),
-                        elicitation_callback=on_elicit)
+        client = Client(
+            streamable_http_client(url, http_client=http),
+            mode="auto",
+            client_info=types.Implementation(name="webhost-conformance-sdk", version="0"),
+            elicitation_callback=on_elicit,
+        )
         async with client:
             log(f"connected: protocol {client.protocol_version}")
             return await walk(SdkSide(client))
@@ -230,9 +235,11 @@ async def sdk_http(url: str) -> AsyncIterator[Any]:
     storage = Memory()
     if context.get("client_id"):
         storage.client = OAuthClientInformationFull(
-            client_id=context["client_id"], client_secret=context.get("client_secret"),
+            client_id=context["client_id"],
+            client_secret=context.get("client_secret"),
             redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
-            token_endpoint_auth_method="client_secret_basic" if context.get("client_secret") else "none")
+            token_endpoint_auth_method="client_secret_basic" if context.get("client_secret") else "none",
+        )
     codes: asyncio.Queue[AuthorizationCodeResult] = asyncio.Queue()
 
     async def redirect(authorization_url: str) -> None:
@@ -243,14 +250,21 @@ async def sdk_http(url: str) -> AsyncIterator[Any]:
         query = parse_qs(urlparse(answer.headers.get("location", "")).query)
         if "code" not in query:
             raise RuntimeError(f"no code in the authorization redirect ({answer.status_code})")
-        await codes.put(AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [""])[0] or None,
-                                                iss=query.get("iss", [""])[0] or None))
+        await codes.put(
+            AuthorizationCodeResult(
+                code=query["code"][0], state=query.get("state", [""])[0] or None, iss=query.get("iss", [""])[0] or None
+            )
+        )
 
     async def callback() -> AuthorizationCodeResult:
         return await codes.get()
 
-    metadata = OAuthClientMetadata(client_name="webhost-conformance-sdk", redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
-                                   grant_types=["authorization_code", "refresh_token"], response_types=["code"])
+    metadata = OAuthClientMetadata(
+        client_name="webhost-conformance-sdk",
+        redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+    )
     provider: OAuthClientProvider
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     if scenario == "auth/client-credentials-basic" and context.get("client_secret"):
@@ -260,13 +274,17 @@ async def sdk_http(url: str) -> AsyncIterator[Any]:
     elif scenario == "auth/client-credentials-jwt" and context.get("private_key_pem"):
         from mcp.client.auth.extensions.client_credentials import PrivateKeyJWTOAuthProvider, SignedJWTParameters
 
-        signer = SignedJWTParameters(issuer=context["client_id"], subject=context["client_id"],
-                                     signing_key=context["private_key_pem"],
-                                     signing_algorithm=context.get("signing_algorithm") or "ES256")
+        signer = SignedJWTParameters(
+            issuer=context["client_id"],
+            subject=context["client_id"],
+            signing_key=context["private_key_pem"],
+            signing_algorithm=context.get("signing_algorithm") or "ES256",
+        )
         provider = PrivateKeyJWTOAuthProvider(url, Memory(), context["client_id"], signer.create_assertion_provider())
     else:
-        provider = OAuthClientProvider(url, metadata, storage, redirect_handler=redirect, callback_handler=callback,
-                                       client_metadata_url=CIMD_URL)
+        provider = OAuthClientProvider(
+            url, metadata, storage, redirect_handler=redirect, callback_handler=callback, client_metadata_url=CIMD_URL
+        )
     async with httpx2.AsyncClient(auth=provider, follow_redirects=True, timeout=30) as http:
         yield http
 
@@ -288,12 +306,33 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
     config = work / "config.json"
     config.write_text(json.dumps({"mcpServers": {"scenario": {"type": "http", "url": url}}}), encoding="utf-8")
     log_path = work / "webhost.log"
-    args = [sys.executable, "-m", "webhost", "serve", "--host", "127.0.0.1", "--port", str(port),
-            "--sandbox-port", str(sandbox_port), "--data-dir", str(work / "data"), "--log-level", "warning",
-            "--config", str(config)]
+    args = [
+        sys.executable,
+        "-m",
+        "webhost",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--sandbox-port",
+        str(sandbox_port),
+        "--data-dir",
+        str(work / "data"),
+        "--log-level",
+        "warning",
+        "--config",
+        str(config),
+    ]
     with open(log_path, "wb") as out:
-        proc = subprocess.Popen(args, cwd=ROOT, env={**os.environ, "WEBHOST_TOKEN": token},
-                                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env={**os.environ, "WEBHOST_TOKEN": token},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
     try:
         import httpx
 
@@ -371,8 +410,10 @@ class PageSocket:
         answer = await future
         if "error" in answer:
             error = answer["error"]
-            raise RpcError(f"{method}: {error.get('code')} {error.get('message')}"
-                               + (f" {json.dumps(error['data'])[:500]}" if error.get("data") else ""))
+            raise RpcError(
+                f"{method}: {error.get('code')} {error.get('message')}"
+                + (f" {json.dumps(error['data'])[:500]}" if error.get("data") else "")
+            )
         return answer["result"]
 
 
@@ -397,8 +438,9 @@ class WebhostSide:
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         self.calls += 1
-        return await self.page.request("tools/call", {"server": "scenario", "name": name, "arguments": arguments,
-                                                      "callId": f"c-{self.calls}"})
+        return await self.page.request(
+            "tools/call", {"server": "scenario", "name": name, "arguments": arguments, "callId": f"c-{self.calls}"}
+        )
 
     async def list_resources(self) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = (await self.page.request("resources/list", {"server": "scenario"}))["resources"]
@@ -420,8 +462,13 @@ async def page(port: int, token: str) -> AsyncIterator[PageSocket]:
     import websockets
 
     origin = f"http://127.0.0.1:{port}"
-    async with websockets.connect(f"ws://127.0.0.1:{port}/ws", additional_headers={"Authorization": f"Bearer {token}"},
-                                  origin=origin, max_size=None, open_timeout=10) as ws:  # type: ignore[arg-type]
+    async with websockets.connect(
+        f"ws://127.0.0.1:{port}/ws",
+        additional_headers={"Authorization": f"Bearer {token}"},
+        origin=origin,
+        max_size=None,
+        open_timeout=10,
+    ) as ws:  # type: ignore[arg-type]
         socket_ = PageSocket(ws)
         reader = asyncio.create_task(socket_.reader())
         try:

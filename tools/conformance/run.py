@@ -40,8 +40,13 @@ SCENARIO_TIMEOUT_S = 60
 
 
 def node_env() -> dict[str, str]:
-    return {**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-            "NODE_OPTIONS": f"--require {HERE / 'loopback.cjs'}", "NO_COLOR": "1", "FORCE_COLOR": "0"}
+    return {
+        **os.environ,
+        "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "NODE_OPTIONS": f"--require {HERE / 'loopback.cjs'}",
+        "NO_COLOR": "1",
+        "FORCE_COLOR": "0",
+    }
 
 
 def suite_cli(suite: str) -> list[str]:
@@ -90,13 +95,30 @@ def run_one(suite: str, scenario: str, side: str, out_dir: Path) -> Outcome:
     command = f"{sys.executable} {HERE / 'client.py'} --via {side}"
     target = out_dir / suite / side
     target.mkdir(parents=True, exist_ok=True)
-    args = [*suite_cli(suite), "client", "--command", command, "--scenario", scenario, "-o", str(target),
-            "--timeout", str(SCENARIO_TIMEOUT_S * 1000)]
+    args = [
+        *suite_cli(suite),
+        "client",
+        "--command",
+        command,
+        "--scenario",
+        scenario,
+        "-o",
+        str(target),
+        "--timeout",
+        str(SCENARIO_TIMEOUT_S * 1000),
+    ]
     started = time.monotonic()
     # Its own process group, so that a run past its time is stopped with everything it started (the driver,
     # webhost, the scenario server).
-    proc = subprocess.Popen(args, env=node_env(), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        args,
+        env=node_env(),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     RUNNING.add(proc)
     code: int | None
     try:
@@ -120,8 +142,11 @@ def run_one(suite: str, scenario: str, side: str, out_dir: Path) -> Outcome:
     outcome.checks = f"{len(graded) - len(failures)}/{len(graded)}"
     outcome.failed_checks = [f"{c.get('id')}: {c.get('errorMessage') or c.get('description')}" for c in failures]
     stderr = (result / "stderr.txt").read_text(errors="replace") if (result / "stderr.txt").exists() else ""
-    outcome.driver_errors = [line.removeprefix("[driver] ") for line in stderr.splitlines()
-                             if line.startswith(("[driver] FAILED", "[driver] error:"))]
+    outcome.driver_errors = [
+        line.removeprefix("[driver] ")
+        for line in stderr.splitlines()
+        if line.startswith(("[driver] FAILED", "[driver] error:"))
+    ]
     if code is None:
         outcome.driver_errors.append(f"the suite did not finish in {SCENARIO_TIMEOUT_S + 30} s")
     outcome.passed = code == 0 and not failures and bool(graded)
@@ -173,8 +198,12 @@ def run_all(jobs: list[tuple[str, str, str]], out_dir: Path, workers: int) -> li
         for future in futures:
             outcome = future.result()
             outcomes.append(outcome)
-            print(f"{outcome.suite} {outcome.scenario} {outcome.side}: {'pass' if outcome.passed else 'FAIL'} "
-                  f"{outcome.checks} ({outcome.seconds} s)", file=sys.stderr, flush=True)
+            print(
+                f"{outcome.suite} {outcome.scenario} {outcome.side}: {'pass' if outcome.passed else 'FAIL'} "
+                f"{outcome.checks} ({outcome.seconds} s)",
+                file=sys.stderr,
+                flush=True,
+            )
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in list(RUNNING):

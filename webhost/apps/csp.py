@@ -231,24 +231,18 @@ def frame_ancestors_directive(origins: Iterable[str]) -> str:
     return "frame-ancestors " + (" ".join(kept) or "'none'")
 
 
-def build_policy(
-    csp_meta: object, *, frame_ancestors: list[str], allow_loopback_http: bool = True
-) -> CspPolicy:
+def build_policy(csp_meta: object, *, frame_ancestors: list[str], allow_loopback_http: bool = True) -> CspPolicy:
     """The App's policy: the restrictive default when `csp` declares nothing, else the spec template.
 
     "Declares nothing" means absent, not an object, or an object with none of the four directive
     keys. An object whose every entry was rejected still gets the template (with empty lists).
     Sources that would reach a host page origin (`frame_ancestors`) are rejected.
     """
-    lists, rejected = validate_csp_meta(
-        csp_meta, host_origins=frame_ancestors, allow_loopback_http=allow_loopback_http
-    )
+    lists, rejected = validate_csp_meta(csp_meta, host_origins=frame_ancestors, allow_loopback_http=allow_loopback_http)
     directives = list(DEFAULT_DIRECTIVES) if lists is None else _template(lists)
     directives += [*EXTRA_DIRECTIVES, frame_ancestors_directive(frame_ancestors)]
     effective = {k: v for k, v in (lists or {}).items() if v}
-    return CspPolicy(
-        header="; ".join(directives), effective=effective, rejected=rejected, is_default=lists is None
-    )
+    return CspPolicy(header="; ".join(directives), effective=effective, rejected=rejected, is_default=lists is None)
 
 
 def strip_directive(header: str, name: str) -> str:

@@ -134,8 +134,14 @@ class AppInstances:
         instance.closed = True
         self._on_close(instance)
         try:
-            self._audit.record("app.close", person=self._person, session=self._session_id, server=instance.server,
-                               frame=frame_id, summary=reason)
+            self._audit.record(
+                "app.close",
+                person=self._person,
+                session=self._session_id,
+                server=instance.server,
+                frame=frame_id,
+                summary=reason,
+            )
         except AuditUnavailable as exc:  # closing always completes; the frame can do nothing more
             logger.error("%s (close of %s not recorded)", exc.message, frame_id)
 
@@ -143,8 +149,9 @@ class AppInstances:
         for frame_id in list(self._open):
             self.close(frame_id, reason=reason)
 
-    async def _read_app_resource(self, connection: Connection, uri: str, *,
-                                 summary: str | None = None) -> tuple[dict[str, Any], Any]:
+    async def _read_app_resource(
+        self, connection: Connection, uri: str, *, summary: str | None = None
+    ) -> tuple[dict[str, Any], Any]:
         if not uri.startswith("ui://"):
             raise AppLoadError(f"{uri!r} is not a ui:// resource", {"server": connection.name, "uri": uri})
         result = await connection.read_resource(uri, summary=summary)
@@ -155,7 +162,8 @@ class AppInstances:
         if self._prefetch is None or not uri.startswith("ui://"):
             return False
         return await self._prefetch.warm(
-            connection.name, uri, lambda: self._read_app_resource(connection, uri, summary=f"{uri} (read ahead)"))
+            connection.name, uri, lambda: self._read_app_resource(connection, uri, summary=f"{uri} (read ahead)")
+        )
 
     async def open(
         self,
@@ -183,26 +191,57 @@ class AppInstances:
         granted = grant(requested, approved)
         label = self._sandbox.label(connection.name)
         origin = self._sandbox.origin(connection.name)
-        token = issue_proxy_token(self._sandbox.secret, label=label, csp=header, allow=allow_attribute(granted),
-                                  sandbox=DEFAULT_INNER_SANDBOX, host_origins=host_origins)
+        token = issue_proxy_token(
+            self._sandbox.secret,
+            label=label,
+            csp=header,
+            allow=allow_attribute(granted),
+            sandbox=DEFAULT_INNER_SANDBOX,
+            host_origins=host_origins,
+        )
         instance = AppInstance(
-            frame_id="f-" + secrets.token_urlsafe(10), server=connection.name, resource_uri=uri, purpose=purpose,
-            origin=origin, csp=csp, requested_permissions=requested, granted_permissions=granted, tool=tool,
-            input_request_id=input_request_id, origin_tools=origin_tools,
+            frame_id="f-" + secrets.token_urlsafe(10),
+            server=connection.name,
+            resource_uri=uri,
+            purpose=purpose,
+            origin=origin,
+            csp=csp,
+            requested_permissions=requested,
+            granted_permissions=granted,
+            tool=tool,
+            input_request_id=input_request_id,
+            origin_tools=origin_tools,
         )
         # Audited before the frame exists: an app that cannot be audited is not opened.
         self._audit.record(
-            "app.open", person=self._person, session=self._session_id, server=connection.name, frame=instance.frame_id,
+            "app.open",
+            person=self._person,
+            session=self._session_id,
+            server=connection.name,
+            frame=instance.frame_id,
             summary=f"{uri} ({'default CSP' if csp.is_default else 'CSP from metadata'})",
-            detail={"resourceUri": uri, "purpose": purpose, "csp": header, "effectiveCsp": csp.effective,
-                    "rejected": csp.rejected, "requestedPermissions": sorted(requested),
-                    "grantedPermissions": sorted(granted), "origin": origin, "warnings": resource.warnings},
+            detail={
+                "resourceUri": uri,
+                "purpose": purpose,
+                "csp": header,
+                "effectiveCsp": csp.effective,
+                "rejected": csp.rejected,
+                "requestedPermissions": sorted(requested),
+                "grantedPermissions": sorted(granted),
+                "origin": origin,
+                "warnings": resource.warnings,
+            },
         )
         self._open[instance.frame_id] = instance
         for rejected in csp.rejected:
-            self._activity(connection.name, direction="local", kind="error", method="csp",
-                           summary=f"dropped CSP source {rejected.get('value')!r} from {rejected.get('directive')}: "
-                                   f"{rejected.get('reason')}")
+            self._activity(
+                connection.name,
+                direction="local",
+                kind="error",
+                method="csp",
+                summary=f"dropped CSP source {rejected.get('value')!r} from {rejected.get('directive')}: "
+                f"{rejected.get('reason')}",
+            )
         descriptor = {
             "frameId": instance.frame_id,
             "server": connection.name,

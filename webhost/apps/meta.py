@@ -109,9 +109,7 @@ def _pick(meta: object) -> dict[str, Any] | None:
         return None
     nested = meta.get("ui")
     merged: dict[str, Any] = {
-        k[3:]: v
-        for k, v in meta.items()
-        if isinstance(k, str) and k.startswith("ui/") and k != "ui/resourceUri"
+        k[3:]: v for k, v in meta.items() if isinstance(k, str) and k.startswith("ui/") and k != "ui/resourceUri"
     }
     if isinstance(nested, dict):
         merged.update(nested)

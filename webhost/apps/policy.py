@@ -37,9 +37,11 @@ RequestId = str | int
 logger = logging.getLogger(__name__)
 
 Handler = Callable[["AppPolicy", AppInstance, Connection, dict[str, Any]], Awaitable[dict[str, Any]]]
-LISTINGS = {"resources/list": ("resources", "resources"),
-            "resources/templates/list": ("resourceTemplates", "resourceTemplates"),
-            "prompts/list": ("prompts", "prompts")}
+LISTINGS = {
+    "resources/list": ("resources", "resources"),
+    "resources/templates/list": ("resourceTemplates", "resourceTemplates"),
+    "prompts/list": ("prompts", "prompts"),
+}
 
 
 class AppPolicy:
@@ -67,13 +69,18 @@ class AppPolicy:
         self._running: dict[tuple[str, RequestId], anyio.CancelScope] = {}
 
     async def handle(
-        self, instance: AppInstance, connection: Connection, method: str, params: dict[str, Any],
+        self,
+        instance: AppInstance,
+        connection: Connection,
+        method: str,
+        params: dict[str, Any],
         request_id: RequestId | None = None,
     ) -> dict[str, Any]:
         handler = HANDLERS.get(method)
         if handler is None:
-            self.audit.record("app.refused", **self._base(instance), decision="refused",
-                              summary=f"unsupported method {method}"[:200])
+            self.audit.record(
+                "app.refused", **self._base(instance), decision="refused", summary=f"unsupported method {method}"[:200]
+            )
             raise PolicyRefused(f"apps may not call {method!r} through webhost", {"method": method})
         key = None if request_id is None else (instance.frame_id, request_id)
         if key is not None and key in self._running:
@@ -100,8 +107,12 @@ class AppPolicy:
 
     def _base(self, instance: AppInstance) -> dict[str, Any]:
         """The columns every row about this frame carries: whose tab, which server, which frame."""
-        return {"person": self.person, "session": self.session_id, "server": instance.server,
-                "frame": instance.frame_id}
+        return {
+            "person": self.person,
+            "session": self.session_id,
+            "server": instance.server,
+            "frame": instance.frame_id,
+        }
 
 
 async def call_tool(
@@ -115,23 +126,42 @@ async def call_tool(
     base = policy._base(instance)
     tool = await policy.catalogue.tool(connection, name)
     if tool is None:
-        audit.record("app.tools/call", **base, decision="refused", summary=f"{name}: no such tool on this server",
-                     detail={"tool": name})
+        audit.record(
+            "app.tools/call",
+            **base,
+            decision="refused",
+            summary=f"{name}: no such tool on this server",
+            detail={"tool": name},
+        )
         raise PolicyRefused(f"{instance.server} has no tool named {name!r}", {"tool": name})
     if "app" not in tool_visibility(tool.get("_meta")):
-        audit.record("app.tools/call", **base, decision="refused", summary=f"{name}: not visible to apps",
-                     detail={"tool": name, "visibility": tool_visibility(tool.get("_meta"))})
-        raise PolicyRefused(f"tool {name!r} is not callable by apps (visibility lacks \"app\")", {"tool": name})
+        audit.record(
+            "app.tools/call",
+            **base,
+            decision="refused",
+            summary=f"{name}: not visible to apps",
+            detail={"tool": name, "visibility": tool_visibility(tool.get("_meta"))},
+        )
+        raise PolicyRefused(f'tool {name!r} is not callable by apps (visibility lacks "app")', {"tool": name})
     if instance.purpose == "elicitation" and name in instance.origin_tools:
-        audit.record("app.tools/call", **base, decision="refused", summary=f"{name}: an app answering an input "
-                     "request may not re-run the operation that asked", detail={"tool": name})
+        audit.record(
+            "app.tools/call",
+            **base,
+            decision="refused",
+            summary=f"{name}: an app answering an input request may not re-run the operation that asked",
+            detail={"tool": name},
+        )
         raise PolicyRefused("an app bound to an input request cannot retry the server's operation", {"tool": name})
     decision = policy.options.policy(instance.server).decision_for(name)
     if decision == "ask":
         answer, remembered = await policy.approvals.ask(
-            instance.server, "tool-call", f"The app wants to call {name}",
+            instance.server,
+            "tool-call",
+            f"The app wants to call {name}",
             {"tool": name, "arguments": arguments, "resourceUri": instance.resource_uri},
-            frame=instance.frame_id, subject=name)
+            frame=instance.frame_id,
+            subject=name,
+        )
         decision = answer
         if not remembered:
             audit.record("approval", **base, decision=answer, summary=f"tools/call {name}")
@@ -143,22 +173,46 @@ async def call_tool(
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         if progress_token is not None:
-            policy.notify("apps/progress", {"frameId": instance.frame_id, "progressToken": progress_token,
-                                            "progress": progress, "total": total, "message": message})
+            policy.notify(
+                "apps/progress",
+                {
+                    "frameId": instance.frame_id,
+                    "progressToken": progress_token,
+                    "progress": progress,
+                    "total": total,
+                    "message": message,
+                },
+            )
 
     # The intent is written before the call: a call that cannot be audited is refused (AuditUnavailable).
     audit.record("app.tools/call.intent", **base, decision="allowed", summary=name, detail={"arguments": arguments})
     started = time.monotonic()
     try:
-        result = await connection.call_tool(name, arguments, on_progress=on_progress, summary=f"{name} (from app)",
-                                            data={"app": instance.frame_id})
+        result = await connection.call_tool(
+            name, arguments, on_progress=on_progress, summary=f"{name} (from app)", data={"app": instance.frame_id}
+        )
     except WebhostError as exc:
-        _record_outcome(audit, "app.tools/call", **base, decision="allowed", summary=f"{name}: failed: {exc.message}",
-                        detail={"arguments": arguments, "ms": round((time.monotonic() - started) * 1000, 1)})
+        _record_outcome(
+            audit,
+            "app.tools/call",
+            **base,
+            decision="allowed",
+            summary=f"{name}: failed: {exc.message}",
+            detail={"arguments": arguments, "ms": round((time.monotonic() - started) * 1000, 1)},
+        )
         raise
-    _record_outcome(audit, "app.tools/call", **base, decision="allowed", summary=name,
-                    detail={"arguments": arguments, "isError": bool(result.get("isError")),
-                            "ms": round((time.monotonic() - started) * 1000, 1)})
+    _record_outcome(
+        audit,
+        "app.tools/call",
+        **base,
+        decision="allowed",
+        summary=name,
+        detail={
+            "arguments": arguments,
+            "isError": bool(result.get("isError")),
+            "ms": round((time.monotonic() - started) * 1000, 1),
+        },
+    )
     return result
 
 
@@ -204,14 +258,21 @@ async def open_link(
     credentials = bool(parts and (parts.username or parts.password))
     if not isinstance(url, str) or scheme not in ("http", "https") or credentials or len(url) > 8192:
         reason = "credentials in the URL" if credentials else f"scheme {scheme or '?'}:"
-        audit.record("app.open-link", **base, decision="refused", summary=f"refused {reason}",
-                     detail={"scheme": scheme})
+        audit.record(
+            "app.open-link", **base, decision="refused", summary=f"refused {reason}", detail={"scheme": scheme}
+        )
         raise PolicyRefused("only http and https links without credentials can be opened", {"scheme": scheme})
     if policy.options.policy(instance.server).open_links == "allow":
         decision = "allow"
     else:
-        decision, _ = await policy.approvals.ask(instance.server, "open-link", "The app wants to open a link",
-                                                 {"url": url}, frame=instance.frame_id, subject=url)
+        decision, _ = await policy.approvals.ask(
+            instance.server,
+            "open-link",
+            "The app wants to open a link",
+            {"url": url},
+            frame=instance.frame_id,
+            subject=url,
+        )
     audit.record("app.open-link", **base, decision=decision, summary=url[:300])
     if decision != "allow":
         raise PolicyRefused("Link opening denied by user", {"url": url})
@@ -230,27 +291,46 @@ def _content_list(params: dict[str, Any]) -> list[Any]:
 async def message(
     policy: AppPolicy, instance: AppInstance, connection: Connection, params: dict[str, Any]
 ) -> dict[str, Any]:
-    entry = {"role": params.get("role") if params.get("role") in ("user", "assistant") else "user",
-             "content": _content_list(params)[:50], "ts": time.time()}
-    policy.audit.record("app.message", **policy._base(instance), decision="recorded",
-                        summary=_text_of(entry["content"])[:300], detail=entry)
+    entry = {
+        "role": params.get("role") if params.get("role") in ("user", "assistant") else "user",
+        "content": _content_list(params)[:50],
+        "ts": time.time(),
+    }
+    policy.audit.record(
+        "app.message",
+        **policy._base(instance),
+        decision="recorded",
+        summary=_text_of(entry["content"])[:300],
+        detail=entry,
+    )
     instance.messages = [*instance.messages, entry][-MAX_MESSAGES:]
     # Only what changed: re-sending the whole conversation each time grows traffic with its square.
-    policy.notify("apps/conversation", {"frameId": instance.frame_id, "message": entry,
-                                         "messageCount": len(instance.messages)})
+    policy.notify(
+        "apps/conversation", {"frameId": instance.frame_id, "message": entry, "messageCount": len(instance.messages)}
+    )
     return {}
 
 
 async def update_model_context(
     policy: AppPolicy, instance: AppInstance, connection: Connection, params: dict[str, Any]
 ) -> dict[str, Any]:
-    context = {"content": _content_list(params)[:50], "structuredContent": params.get("structuredContent"),
-               "ts": time.time()}
-    policy.audit.record("app.model-context", **policy._base(instance), decision="recorded",
-                        summary=_text_of(context["content"])[:300], detail=context)
+    context = {
+        "content": _content_list(params)[:50],
+        "structuredContent": params.get("structuredContent"),
+        "ts": time.time(),
+    }
+    policy.audit.record(
+        "app.model-context",
+        **policy._base(instance),
+        decision="recorded",
+        summary=_text_of(context["content"])[:300],
+        detail=context,
+    )
     instance.model_context = context  # each update replaces the previous one, as a model would see it
-    policy.notify("apps/conversation", {"frameId": instance.frame_id, "modelContext": context,
-                                         "messageCount": len(instance.messages)})
+    policy.notify(
+        "apps/conversation",
+        {"frameId": instance.frame_id, "modelContext": context, "messageCount": len(instance.messages)},
+    )
     return {}
 
 
@@ -298,27 +378,50 @@ async def download_file(
             data = _payload(resource)
             if data is None:
                 raise InvalidParams("ui/download-file: an embedded resource needs text or blob")
-            planned.append({"name": _file_name(resource.get("uri"), f"download-{index + 1}"), "data": data,
-                            "mimeType": str(resource.get("mimeType") or "")[:100]})
+            planned.append(
+                {
+                    "name": _file_name(resource.get("uri"), f"download-{index + 1}"),
+                    "data": data,
+                    "mimeType": str(resource.get("mimeType") or "")[:100],
+                }
+            )
         elif item.get("type") == "resource_link" and isinstance(item.get("uri"), str):
-            planned.append({"name": _file_name(item.get("name") or item["uri"], f"download-{index + 1}"),
-                            "uri": item["uri"][:2048], "mimeType": str(item.get("mimeType") or "")[:100]})
+            planned.append(
+                {
+                    "name": _file_name(item.get("name") or item["uri"], f"download-{index + 1}"),
+                    "uri": item["uri"][:2048],
+                    "mimeType": str(item.get("mimeType") or "")[:100],
+                }
+            )
         else:
             raise InvalidParams("ui/download-file: contents must be embedded resources or resource links")
         data = planned[-1].get("data")
         if data is not None and len(data) > MAX_DOWNLOAD_BYTES:
-            raise PolicyRefused(f"ui/download-file: {planned[-1]['name']} is larger than {MAX_DOWNLOAD_BYTES} bytes",
-                                {"limit": MAX_DOWNLOAD_BYTES})
+            raise PolicyRefused(
+                f"ui/download-file: {planned[-1]['name']} is larger than {MAX_DOWNLOAD_BYTES} bytes",
+                {"limit": MAX_DOWNLOAD_BYTES},
+            )
     summary = ", ".join(str(p["name"]) for p in planned)[:300]
-    described = [{"name": p["name"], "mimeType": p["mimeType"],
-                  **({"size": len(p["data"])} if "data" in p else {"uri": p["uri"]})} for p in planned]
+    described = [
+        {
+            "name": p["name"],
+            "mimeType": p["mimeType"],
+            **({"size": len(p["data"])} if "data" in p else {"uri": p["uri"]}),
+        }
+        for p in planned
+    ]
     decision, remembered = await policy.approvals.ask(
-        instance.server, "download", f"The app wants to save {len(planned)} file(s): {summary}",
-        {"files": described, "resourceUri": instance.resource_uri}, frame=instance.frame_id)
+        instance.server,
+        "download",
+        f"The app wants to save {len(planned)} file(s): {summary}",
+        {"files": described, "resourceUri": instance.resource_uri},
+        frame=instance.frame_id,
+    )
     base = policy._base(instance)
     if decision != "allow":
-        policy.audit.record("app.download-file", **base, decision="denied", summary=summary,
-                            detail={"files": described})
+        policy.audit.record(
+            "app.download-file", **base, decision="denied", summary=summary, detail={"files": described}
+        )
         return {"isError": True}
     files: list[dict[str, Any]] = []
     total = 0
@@ -332,14 +435,25 @@ async def download_file(
                 raise InvalidParams(f"ui/download-file: {p['uri']} has no text or blob contents")
         total += len(data)
         if len(data) > MAX_DOWNLOAD_BYTES or total > MAX_DOWNLOAD_TOTAL:
-            policy.audit.record("app.download-file", **base, decision="refused", summary=f"too large: {summary}",
-                                detail={"files": described})
-            raise PolicyRefused("ui/download-file: the files are too large",
-                                {"limit": MAX_DOWNLOAD_BYTES, "totalLimit": MAX_DOWNLOAD_TOTAL})
+            policy.audit.record(
+                "app.download-file",
+                **base,
+                decision="refused",
+                summary=f"too large: {summary}",
+                detail={"files": described},
+            )
+            raise PolicyRefused(
+                "ui/download-file: the files are too large",
+                {"limit": MAX_DOWNLOAD_BYTES, "totalLimit": MAX_DOWNLOAD_TOTAL},
+            )
         files.append({"name": p["name"], "size": len(data), "blob": base64.b64encode(data).decode("ascii")})
-    policy.audit.record("app.download-file", **base, decision="allowed", summary=summary,
-                        detail={"files": [{"name": f["name"], "size": f["size"]} for f in files],
-                                "remembered": remembered})
+    policy.audit.record(
+        "app.download-file",
+        **base,
+        decision="allowed",
+        summary=summary,
+        detail={"files": [{"name": f["name"], "size": f["size"]} for f in files], "remembered": remembered},
+    )
     return {"files": files}
 
 

@@ -98,8 +98,15 @@ class AuthGate:
     token in too (in oidc and proxy mode only when WEBHOST_TOKEN was set: an admin credential).
     """
 
-    def __init__(self, app: ASGIApp, policy: AccessPolicy, *, oidc: OidcSignIn | None = None,
-                 proxy: TrustedProxies | None = None, admin_token: bool = True) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        policy: AccessPolicy,
+        *,
+        oidc: OidcSignIn | None = None,
+        proxy: TrustedProxies | None = None,
+        admin_token: bool = True,
+    ) -> None:
         self.app = app
         self.policy = policy
         self.oidc = oidc
@@ -144,8 +151,12 @@ class AuthGate:
     def _sign_out_from_our_page(self, scope: Scope, headers: dict[str, str]) -> bool:
         """The page's sign-out form: the page's `no-referrer` policy makes the browser send `Origin: null`
         with it, so the browser's own Sec-Fetch-Site says where it came from instead."""
-        return (self.oidc is not None and scope.get("path") == SIGN_OUT_PATH and headers.get("origin") == "null"
-                and headers.get("sec-fetch-site") == "same-origin")
+        return (
+            self.oidc is not None
+            and scope.get("path") == SIGN_OUT_PATH
+            and headers.get("origin") == "null"
+            and headers.get("sec-fetch-site") == "same-origin"
+        )
 
     async def _admit(self, person: Person, scope: Scope, receive: Receive, send: Send) -> None:
         attach(scope, person)
@@ -156,8 +167,13 @@ class AuthGate:
         assert proxy is not None
         if proxy.carries_person(headers):
             if not proxy.trusted(scope.get("client")):
-                await self._refuse(scope, send, 403, "The sign-in header is only accepted from the trusted "
-                                   "reverse proxy (trustedProxies); this request did not come through it.")
+                await self._refuse(
+                    scope,
+                    send,
+                    403,
+                    "The sign-in header is only accepted from the trusted "
+                    "reverse proxy (trustedProxies); this request did not come through it.",
+                )
                 return
             person = proxy.person(headers)
             if person is not None:
@@ -166,11 +182,16 @@ class AuthGate:
         if self.admin_token and self._bearer_ok(headers):
             await self._admit(TOKEN_PERSON, scope, receive, send)
             return
-        await self._refuse(scope, send, 401, "Not signed in: webhost is reached through its sign-in proxy, "
-                           "which names the person in a header.")
+        await self._refuse(
+            scope,
+            send,
+            401,
+            "Not signed in: webhost is reached through its sign-in proxy, which names the person in a header.",
+        )
 
-    async def _oidc(self, oidc: OidcSignIn, scope: Scope, receive: Receive, send: Send,
-                    headers: dict[str, str]) -> None:
+    async def _oidc(
+        self, oidc: OidcSignIn, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
         authorization = headers.get("authorization", "")
         if authorization[:7].lower() == "bearer ":  # a script with an access token from the provider
             try:
@@ -179,8 +200,13 @@ class AuthGate:
                 await self._refuse(scope, send, exc.status, exc.message)
                 return
             if person is None:
-                await self._refuse(scope, send, 401, "The identity provider did not accept this access token "
-                                   "(expired, revoked or issued by another provider).")
+                await self._refuse(
+                    scope,
+                    send,
+                    401,
+                    "The identity provider did not accept this access token "
+                    "(expired, revoked or issued by another provider).",
+                )
                 return
             await self._admit(person, scope, receive, send)
             return
@@ -189,16 +215,22 @@ class AuthGate:
             try:
                 person = await oidc.person(cookie)
             except Tampered:
-                await self._refuse(scope, send, 401, "Your session cookie is not one this webhost signed (it was "
-                                   "changed or comes from another deployment). Sign in again.",
-                                   clear=oidc.clear_session_cookie())
+                await self._refuse(
+                    scope,
+                    send,
+                    401,
+                    "Your session cookie is not one this webhost signed (it was "
+                    "changed or comes from another deployment). Sign in again.",
+                    clear=oidc.clear_session_cookie(),
+                )
                 return
             if person is not None:
                 attach(scope, person, sign_in=sign_in_key(cookie))
                 await self.app(scope, receive, send)
                 return
-        navigation = (scope["type"] == "http" and scope.get("method") == "GET"
-                      and "text/html" in headers.get("accept", ""))
+        navigation = (
+            scope["type"] == "http" and scope.get("method") == "GET" and "text/html" in headers.get("accept", "")
+        )
         if navigation:
             query = scope.get("query_string", b"").decode("latin-1")
             next_path = same_origin_path(scope.get("path", "/")) + (f"?{query}" if query else "")
@@ -207,8 +239,11 @@ class AuthGate:
                 response.headers.append("set-cookie", oidc.clear_session_cookie())
             await response(scope, receive, send)
             return
-        message = ("Your session has ended (signed out or expired). Sign in again." if cookie is not None
-                   else "Not signed in: open webhost in a browser to sign in.")
+        message = (
+            "Your session has ended (signed out or expired). Sign in again."
+            if cookie is not None
+            else "Not signed in: open webhost in a browser to sign in."
+        )
         await self._refuse(scope, send, 401, message)
 
     def _bearer_ok(self, headers: dict[str, str]) -> bool:
@@ -249,9 +284,13 @@ class AuthGate:
         wants_html = "text/html" in _headers(scope).get("accept", "")
         if wants_html:
             token_mode = self.oidc is None and self.proxy is None
-            body = page_html(status, _TITLES.get(status, "webhost"), message,
-                             sign_in=self.oidc is not None and status == 401,
-                             token_form=token_mode and status == 401).encode()
+            body = page_html(
+                status,
+                _TITLES.get(status, "webhost"),
+                message,
+                sign_in=self.oidc is not None and status == 401,
+                token_form=token_mode and status == 401,
+            ).encode()
             content_type = b"text/html; charset=utf-8"
         else:
             body = json.dumps({"error": message, "status": status}).encode()

@@ -45,9 +45,12 @@ class OidcError(Exception):
 
 def _unreachable(what: str, issuer: str, exc: Exception) -> OidcError:
     reason = type(exc).__name__ if not str(exc) else str(exc)
-    return OidcError(502, "The identity provider is not reachable",
-                     f"webhost could not {what} at {issuer} ({reason}). Check the \"issuer\" setting and that "
-                     "webhost can reach the provider.")
+    return OidcError(
+        502,
+        "The identity provider is not reachable",
+        f'webhost could not {what} at {issuer} ({reason}). Check the "issuer" setting and that '
+        "webhost can reach the provider.",
+    )
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,16 @@ class Tokens:
 class OidcClient:
     """One provider: its metadata and keys (fetched on first use, cached), and the flow's steps."""
 
-    def __init__(self, issuer: str, client_id: str, client_secret: str | None, scopes: tuple[str, ...], *,
-                 clock: Callable[[], float] = time.time,
-                 http: Callable[[], httpx2.AsyncClient] | None = None) -> None:
+    def __init__(
+        self,
+        issuer: str,
+        client_id: str,
+        client_secret: str | None,
+        scopes: tuple[str, ...],
+        *,
+        clock: Callable[[], float] = time.time,
+        http: Callable[[], httpx2.AsyncClient] | None = None,
+    ) -> None:
         self.issuer = issuer.rstrip("/")
         self.client_id = client_id
         self.client_secret = client_secret
@@ -84,13 +94,17 @@ class OidcClient:
             url = self.issuer + "/.well-known/openid-configuration"
             data = await self._get_json(url, "read the provider's discovery document")
             if str(data.get("issuer", "")).rstrip("/") != self.issuer:
-                raise OidcError(502, "The identity provider is misconfigured",
-                                f"The discovery document at {url} names issuer {data.get('issuer')!r}, not "
-                                f"{self.issuer!r}: set \"issuer\" to the provider's exact issuer identifier.")
+                raise OidcError(
+                    502,
+                    "The identity provider is misconfigured",
+                    f"The discovery document at {url} names issuer {data.get('issuer')!r}, not "
+                    f'{self.issuer!r}: set "issuer" to the provider\'s exact issuer identifier.',
+                )
             for key in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
                 if not isinstance(data.get(key), str):
-                    raise OidcError(502, "The identity provider is misconfigured",
-                                    f"The discovery document at {url} has no {key}.")
+                    raise OidcError(
+                        502, "The identity provider is misconfigured", f"The discovery document at {url} has no {key}."
+                    )
             self._metadata = data
         return self._metadata
 
@@ -104,41 +118,65 @@ class OidcClient:
     async def authorization_request(self, redirect_uri: str) -> AuthorizationRequest:
         endpoint = (await self.metadata())["authorization_endpoint"]
         state, nonce, verifier = generate_token(32), generate_token(32), generate_token(64)
-        url = add_params_to_uri(endpoint, [
-            ("response_type", "code"), ("client_id", self.client_id), ("redirect_uri", redirect_uri),
-            ("scope", " ".join(self.scopes)), ("state", state), ("nonce", nonce),
-            ("code_challenge", create_s256_code_challenge(verifier)), ("code_challenge_method", "S256"),
-        ])
+        url = add_params_to_uri(
+            endpoint,
+            [
+                ("response_type", "code"),
+                ("client_id", self.client_id),
+                ("redirect_uri", redirect_uri),
+                ("scope", " ".join(self.scopes)),
+                ("state", state),
+                ("nonce", nonce),
+                ("code_challenge", create_s256_code_challenge(verifier)),
+                ("code_challenge_method", "S256"),
+            ],
+        )
         return AuthorizationRequest(url=url, state=state, nonce=nonce, code_verifier=verifier)
 
     async def exchange(self, code: str, *, redirect_uri: str, code_verifier: str, nonce: str) -> Tokens:
         """Trade the code for tokens, verify the ID token, and add the userinfo claims (same `sub`)."""
         metadata = await self.metadata()
-        form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
-                "code_verifier": code_verifier, "client_id": self.client_id}
-        auth: dict[str, Any] = {"auth": httpx2.BasicAuth(self.client_id, self.client_secret)} \
-            if self.client_secret else {}  # client_secret_basic; a public client sends only client_id
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": code_verifier,
+            "client_id": self.client_id,
+        }
+        auth: dict[str, Any] = (
+            {"auth": httpx2.BasicAuth(self.client_id, self.client_secret)} if self.client_secret else {}
+        )  # client_secret_basic; a public client sends only client_id
         try:
             async with self._http() as http:
-                response = await http.post(metadata["token_endpoint"], data=form,
-                                           headers={"accept": "application/json"}, **auth)
+                response = await http.post(
+                    metadata["token_endpoint"], data=form, headers={"accept": "application/json"}, **auth
+                )
         except httpx2.HTTPError as exc:
             raise _unreachable("exchange the sign-in code", self.issuer, exc) from None
         body = _json(response)
         if response.status_code != 200:
             error = str(body.get("error") or f"HTTP {response.status_code}")
             if error == "invalid_client" or response.status_code == 401:
-                raise OidcError(502, "The identity provider refused webhost",
-                                "The provider refused webhost's client credentials (invalid_client): check "
-                                "\"clientId\" and \"clientSecret\" against the client registered there.")
+                raise OidcError(
+                    502,
+                    "The identity provider refused webhost",
+                    "The provider refused webhost's client credentials (invalid_client): check "
+                    '"clientId" and "clientSecret" against the client registered there.',
+                )
             description = str(body.get("error_description") or "")
             detail = f"{error}: {description}" if description else error
-            raise OidcError(403 if error == "invalid_grant" else 502, "The sign-in could not be completed",
-                            f"The provider refused the sign-in code ({detail}). Start again from webhost.")
+            raise OidcError(
+                403 if error == "invalid_grant" else 502,
+                "The sign-in could not be completed",
+                f"The provider refused the sign-in code ({detail}). Start again from webhost.",
+            )
         id_token = body.get("id_token")
         if not isinstance(id_token, str):
-            raise OidcError(502, "The identity provider is misconfigured",
-                            "The provider's token response has no id_token (is \"openid\" among the scopes?).")
+            raise OidcError(
+                502,
+                "The identity provider is misconfigured",
+                'The provider\'s token response has no id_token (is "openid" among the scopes?).',
+            )
         claims = await self.verify_id_token(id_token, nonce=nonce)
         access_token = body.get("access_token")
         userinfo = metadata.get("userinfo_endpoint")
@@ -158,25 +196,33 @@ class OidcClient:
             raise _bad_token(f"it cannot be read ({exc})") from None
         claims: dict[str, Any] = dict(token.claims)
         registry = jwt.JWTClaimsRegistry(
-            now=int(self.clock()), leeway=LEEWAY_SECONDS, iss={"essential": True, "value": self.issuer},
-            sub={"essential": True}, exp={"essential": True}, iat={"essential": True})
+            now=int(self.clock()),
+            leeway=LEEWAY_SECONDS,
+            iss={"essential": True, "value": self.issuer},
+            sub={"essential": True},
+            exp={"essential": True},
+            iat={"essential": True},
+        )
         try:
             registry.validate(claims)
         except ExpiredTokenError:
-            raise _bad_token("it has expired: check that the clocks of webhost and the provider agree "
-                             "(clock skew)") from None
+            raise _bad_token(
+                "it has expired: check that the clocks of webhost and the provider agree (clock skew)"
+            ) from None
         except InvalidClaimError as exc:
             if exc.claim in ("iat", "nbf"):
-                raise _bad_token("it is not valid yet: check that the clocks of webhost and the provider agree "
-                                 "(clock skew)") from None
+                raise _bad_token(
+                    "it is not valid yet: check that the clocks of webhost and the provider agree (clock skew)"
+                ) from None
             if exc.claim == "iss":
                 raise _bad_token(f"it was issued by {claims.get('iss')!r}, not {self.issuer!r}") from None
             raise _bad_token(f"its {exc.claim!r} claim is not valid") from None
         except MissingClaimError as exc:
             raise _bad_token(f"it lacks a claim ({exc.description})") from None
         except InvalidTokenError:
-            raise _bad_token("it is not valid yet: check that the clocks of webhost and the provider agree "
-                             "(clock skew)") from None
+            raise _bad_token(
+                "it is not valid yet: check that the clocks of webhost and the provider agree (clock skew)"
+            ) from None
         if str(claims.get("iss", "")).rstrip("/") != self.issuer:
             raise _bad_token(f"it was issued by {claims.get('iss')!r}, not {self.issuer!r}")
         audience = claims.get("aud")
@@ -205,8 +251,11 @@ class OidcClient:
             try:
                 self._keys = KeySet.import_key_set(data)  # type: ignore[arg-type]
             except (JoseError, ValueError, TypeError, KeyError) as exc:
-                raise OidcError(502, "The identity provider is misconfigured",
-                                f"The provider's keys at {uri} cannot be read ({exc}).") from None
+                raise OidcError(
+                    502,
+                    "The identity provider is misconfigured",
+                    f"The provider's keys at {uri} cannot be read ({exc}).",
+                ) from None
         return self._keys
 
     async def access_token_claims(self, access_token: str) -> dict[str, Any]:
@@ -217,8 +266,9 @@ class OidcClient:
     async def _userinfo(self, url: str, access_token: str) -> dict[str, Any]:
         try:
             async with self._http() as http:
-                response = await http.get(url, headers={"authorization": f"Bearer {access_token}",
-                                                        "accept": "application/json"})
+                response = await http.get(
+                    url, headers={"authorization": f"Bearer {access_token}", "accept": "application/json"}
+                )
         except httpx2.HTTPError:
             return {}
         return _json(response) if response.status_code == 200 else {}
@@ -230,12 +280,18 @@ class OidcClient:
         except httpx2.HTTPError as exc:
             raise _unreachable(what, self.issuer, exc) from None
         if response.status_code != 200:
-            raise OidcError(502, "The identity provider is not answering",
-                            f"webhost could not {what}: {url} answered HTTP {response.status_code}.")
+            raise OidcError(
+                502,
+                "The identity provider is not answering",
+                f"webhost could not {what}: {url} answered HTTP {response.status_code}.",
+            )
         data = _json(response)
         if not data:
-            raise OidcError(502, "The identity provider is not answering",
-                            f"webhost could not {what}: {url} did not answer with a JSON object.")
+            raise OidcError(
+                502,
+                "The identity provider is not answering",
+                f"webhost could not {what}: {url} did not answer with a JSON object.",
+            )
         return data
 
 
@@ -251,16 +307,26 @@ def _json(response: httpx2.Response) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def person_claims(claims: Mapping[str, Any], *, user_claim: str, name_claim: str,
-                  groups_claim: str) -> tuple[str, str, str | None, tuple[str, ...]] | None:
+def person_claims(
+    claims: Mapping[str, Any], *, user_claim: str, name_claim: str, groups_claim: str
+) -> tuple[str, str, str | None, tuple[str, ...]] | None:
     """(id, display name, email, groups) from the claims, or None without a user id."""
     user = claims.get(user_claim)
     if not isinstance(user, str | int) or str(user) == "":
         return None
     email = claims.get("email") if isinstance(claims.get("email"), str) else None
-    name = next((str(v) for v in (claims.get(name_claim), email, claims.get("preferred_username"))
-                 if isinstance(v, str) and v.strip()), str(user))
+    name = next(
+        (
+            str(v)
+            for v in (claims.get(name_claim), email, claims.get("preferred_username"))
+            if isinstance(v, str) and v.strip()
+        ),
+        str(user),
+    )
     raw = claims.get(groups_claim)
-    groups = tuple(str(g) for g in raw) if isinstance(raw, list) else (
-        tuple(g.strip() for g in raw.split(",") if g.strip()) if isinstance(raw, str) else ())
+    groups = (
+        tuple(str(g) for g in raw)
+        if isinstance(raw, list)
+        else (tuple(g.strip() for g in raw.split(",") if g.strip()) if isinstance(raw, str) else ())
+    )
     return str(user), name, email, groups

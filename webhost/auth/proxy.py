@@ -14,8 +14,9 @@ from typing import Any
 from webhost.people import Person
 
 
-def role_for(person_id: str, email: str | None, groups: Iterable[str], admins: Iterable[str],
-             admin_groups: Iterable[str]) -> Any:
+def role_for(
+    person_id: str, email: str | None, groups: Iterable[str], admins: Iterable[str], admin_groups: Iterable[str]
+) -> Any:
     """`admin` when the id or email is one of `admins` (emails match case-insensitively) or a group
     is one of `admin_groups`; every other signed-in person is a `member`."""
     names = {a.lower() for a in admins}
@@ -25,8 +26,14 @@ def role_for(person_id: str, email: str | None, groups: Iterable[str], admins: I
 
 
 class TrustedProxies:
-    def __init__(self, networks: Iterable[str], user_header: str, groups_header: str | None,
-                 admins: Iterable[str], admin_groups: Iterable[str]) -> None:
+    def __init__(
+        self,
+        networks: Iterable[str],
+        user_header: str,
+        groups_header: str | None,
+        admins: Iterable[str],
+        admin_groups: Iterable[str],
+    ) -> None:
         self.networks = tuple(ipaddress.ip_network(n, strict=False) for n in networks)
         self.user_header = user_header.lower()
         self.groups_header = groups_header.lower() if groups_header else None
@@ -54,5 +61,10 @@ class TrustedProxies:
         email = user if "@" in user else None
         raw = headers.get(self.groups_header, "") if self.groups_header else ""
         groups = tuple(g.strip() for g in raw.split(",") if g.strip())
-        return Person(id=user, name=user, email=email, groups=groups,
-                      role=role_for(user, email, groups, self.admins, self.admin_groups))
+        return Person(
+            id=user,
+            name=user,
+            email=email,
+            groups=groups,
+            role=role_for(user, email, groups, self.admins, self.admin_groups),
+        )

@@ -55,8 +55,16 @@ class Tampered(Exception):
 
 
 class OidcSignIn:
-    def __init__(self, client: OidcClient, storage: Storage, key: bytes, settings: OidcSettings, *,
-                 secure_cookies: bool, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        client: OidcClient,
+        storage: Storage,
+        key: bytes,
+        settings: OidcSettings,
+        *,
+        secure_cookies: bool,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.client = client
         self.storage = storage
         self.settings = settings
@@ -90,8 +98,16 @@ class OidcSignIn:
         if cached is not None and cached[0] > now:
             return cached[1]
         claims = await self.client.access_token_claims(access_token)
-        found = person_claims(claims, user_claim=self.settings.user_claim, name_claim=self.settings.name_claim,
-                              groups_claim=self.settings.groups_claim) if claims else None
+        found = (
+            person_claims(
+                claims,
+                user_claim=self.settings.user_claim,
+                name_claim=self.settings.name_claim,
+                groups_claim=self.settings.groups_claim,
+            )
+            if claims
+            else None
+        )
         person = None
         if found is not None:
             person_id, name, email, groups = found
@@ -127,13 +143,27 @@ class OidcSignIn:
             request = await self.client.authorization_request(redirect_uri)
         except OidcError as exc:
             return problem_page(exc.status, exc.title, exc.message)
-        await self.storage.start_sign_in(request.state, SignIn(
-            nonce=request.nonce, code_verifier=request.code_verifier, redirect_uri=redirect_uri,
-            next_path=next_path, created_at=self.clock()))
+        await self.storage.start_sign_in(
+            request.state,
+            SignIn(
+                nonce=request.nonce,
+                code_verifier=request.code_verifier,
+                redirect_uri=redirect_uri,
+                next_path=next_path,
+                created_at=self.clock(),
+            ),
+        )
         response = RedirectResponse(request.url, status_code=303, headers=NO_STORE)
-        response.headers.append("set-cookie", self._cookie(STATE_COOKIE, self._states.dumps(request.state),
-                                                           max_age=SIGN_IN_SECONDS, same_site="Lax",
-                                                           path=CALLBACK_PATH))
+        response.headers.append(
+            "set-cookie",
+            self._cookie(
+                STATE_COOKIE,
+                self._states.dumps(request.state),
+                max_age=SIGN_IN_SECONDS,
+                same_site="Lax",
+                path=CALLBACK_PATH,
+            ),
+        )
         return response
 
     async def finish(self, query: dict[str, str], state_cookie: str | None) -> Response:
@@ -145,14 +175,21 @@ class OidcSignIn:
         else:
             session_id = secrets.token_urlsafe(32)
             now = self.clock()
-            await self.storage.create_session(session_id, person, now=now, expires_at=now + self.session_seconds,
-                                              id_token=id_token)
-            response = HTMLResponse(page_html(200, "Signed in", f"Signed in as {person.name}.", next_url=next_path),
-                                    headers=NO_STORE)
-            response.headers.append("set-cookie", self._cookie(SESSION_COOKIE, self._sessions.dumps(session_id),
-                                                               max_age=self.session_seconds, same_site="Strict"))
-        response.headers.append("set-cookie", self._cookie(STATE_COOKIE, "", max_age=0, same_site="Lax",
-                                                           path=CALLBACK_PATH))
+            await self.storage.create_session(
+                session_id, person, now=now, expires_at=now + self.session_seconds, id_token=id_token
+            )
+            response = HTMLResponse(
+                page_html(200, "Signed in", f"Signed in as {person.name}.", next_url=next_path), headers=NO_STORE
+            )
+            response.headers.append(
+                "set-cookie",
+                self._cookie(
+                    SESSION_COOKIE, self._sessions.dumps(session_id), max_age=self.session_seconds, same_site="Strict"
+                ),
+            )
+        response.headers.append(
+            "set-cookie", self._cookie(STATE_COOKIE, "", max_age=0, same_site="Lax", path=CALLBACK_PATH)
+        )
         return response
 
     async def _finish(self, query: dict[str, str], state_cookie: str | None) -> tuple[Person, str, str]:
@@ -161,38 +198,67 @@ class OidcSignIn:
             description = query.get("error_description", "")
             detail = f"{error}: {description}" if description else error
             if error in ("access_denied", "consent_required", "login_required", "interaction_required"):
-                raise OidcError(403, "Sign-in cancelled",
-                                f"The identity provider did not sign you in ({detail}). You can try again.")
-            raise OidcError(502, "The identity provider refused the sign-in",
-                            f"The identity provider answered with an error ({detail}).")
+                raise OidcError(
+                    403,
+                    "Sign-in cancelled",
+                    f"The identity provider did not sign you in ({detail}). You can try again.",
+                )
+            raise OidcError(
+                502,
+                "The identity provider refused the sign-in",
+                f"The identity provider answered with an error ({detail}).",
+            )
         state, code = query.get("state"), query.get("code")
         if not state or not code:
-            raise OidcError(400, "Not a sign-in", "This address is where the identity provider returns after "
-                            "a sign-in; it needs \"code\" and \"state\".")
+            raise OidcError(
+                400,
+                "Not a sign-in",
+                'This address is where the identity provider returns after a sign-in; it needs "code" and "state".',
+            )
         sign_in = await self.storage.take_sign_in(state, self.clock())
         if sign_in == "unknown":
-            raise OidcError(403, "Unknown sign-in", "This sign-in was not started by webhost (unknown state): "
-                            "a forged or outdated link.")
+            raise OidcError(
+                403,
+                "Unknown sign-in",
+                "This sign-in was not started by webhost (unknown state): a forged or outdated link.",
+            )
         if sign_in == "reused":
-            raise OidcError(403, "Sign-in already used", "This sign-in has already been completed (the state "
-                            "was used before): a replayed callback is refused.")
+            raise OidcError(
+                403,
+                "Sign-in already used",
+                "This sign-in has already been completed (the state was used before): a replayed callback is refused.",
+            )
         assert isinstance(sign_in, SignIn)
         if self._state_of(state_cookie) != state:
-            raise OidcError(403, "Sign-in from another browser", "This sign-in was not started in this browser "
-                            "(the state does not match its sign-in cookie).")
+            raise OidcError(
+                403,
+                "Sign-in from another browser",
+                "This sign-in was not started in this browser (the state does not match its sign-in cookie).",
+            )
         if self.clock() - sign_in.created_at > SIGN_IN_SECONDS:
             raise OidcError(403, "Sign-in took too long", "This sign-in was started more than 10 minutes ago.")
-        tokens = await self.client.exchange(code, redirect_uri=sign_in.redirect_uri,
-                                            code_verifier=sign_in.code_verifier, nonce=sign_in.nonce)
-        found = person_claims(tokens.claims, user_claim=self.settings.user_claim, name_claim=self.settings.name_claim,
-                              groups_claim=self.settings.groups_claim)
+        tokens = await self.client.exchange(
+            code, redirect_uri=sign_in.redirect_uri, code_verifier=sign_in.code_verifier, nonce=sign_in.nonce
+        )
+        found = person_claims(
+            tokens.claims,
+            user_claim=self.settings.user_claim,
+            name_claim=self.settings.name_claim,
+            groups_claim=self.settings.groups_claim,
+        )
         if found is None:
-            raise OidcError(403, "The sign-in was refused", f"The provider's ID token has no "
-                            f"\"{self.settings.user_claim}\" claim to identify you by (userClaim).")
+            raise OidcError(
+                403,
+                "The sign-in was refused",
+                f'The provider\'s ID token has no "{self.settings.user_claim}" claim to identify you by (userClaim).',
+            )
         person_id, name, email, groups = found
         role = role_for(person_id, email, groups, self.settings.admins, self.settings.admin_groups)
-        return Person(id=person_id, name=name, email=email, role=role, groups=groups), tokens.id_token, \
-            sign_in.next_path
+        return (
+            Person(id=person_id, name=name, email=email, role=role, groups=groups),
+            tokens.id_token,
+            sign_in.next_path,
+        )
 
     def _state_of(self, cookie: str | None) -> str | None:
         if not cookie:
@@ -225,8 +291,15 @@ class OidcSignIn:
             location = endpoint + ("&" if "?" in endpoint else "?") + urlencode(params)
             # A page that navigates on, not a redirect: the page CSP's form-action 'self' also covers
             # where a form's response redirects, and the provider is another origin.
-            response = HTMLResponse(page_html(200, "Signed out", "Signed out of webhost; now ending your session "
-                                              "with the identity provider.", next_url=location), headers=NO_STORE)
+            response = HTMLResponse(
+                page_html(
+                    200,
+                    "Signed out",
+                    "Signed out of webhost; now ending your session with the identity provider.",
+                    next_url=location,
+                ),
+                headers=NO_STORE,
+            )
         else:
             response = RedirectResponse(SIGNED_OUT_PATH, status_code=303, headers=NO_STORE)
         response.headers.append("set-cookie", self.clear_session_cookie())
@@ -234,5 +307,4 @@ class OidcSignIn:
 
 
 def signed_out_page() -> Response:
-    return HTMLResponse(page_html(200, "Signed out", "You are signed out of webhost.", sign_in=True),
-                        headers=NO_STORE)
+    return HTMLResponse(page_html(200, "Signed out", "You are signed out of webhost.", sign_in=True), headers=NO_STORE)

@@ -47,8 +47,9 @@ class PendingInput(Pending):
 
 class InputBroker:
     def __init__(self, publish: Publish, *, human_timeout: float, leave_app: LeaveApp | None = None) -> None:
-        self._registry: PendingRegistry[PendingInput] = PendingRegistry(publish, notification="elicitation",
-                                                                        timeout=human_timeout)
+        self._registry: PendingRegistry[PendingInput] = PendingRegistry(
+            publish, notification="elicitation", timeout=human_timeout
+        )
         self._leave_app = leave_app or (lambda frame_id, reason: None)
 
     def pending(self) -> list[dict[str, Any]]:
@@ -74,8 +75,13 @@ class InputBroker:
         request_id = request_id or self.new_id()
         origin = origin if origin is not None else current_origin.get()
         state: State = "app" if view.get("mode") == "app" else "form"
-        pending = PendingInput(request_id, server, {**view, "id": request_id, "server": server, "origin": origin,
-                                                    "state": state}, origin, validate=validate)
+        pending = PendingInput(
+            request_id,
+            server,
+            {**view, "id": request_id, "server": server, "origin": origin, "state": state},
+            origin,
+            validate=validate,
+        )
         try:
             await self._registry.wait(pending)
         finally:
@@ -108,8 +114,7 @@ class InputBroker:
         if result is None:
             if bound is not None:
                 self.fall_back(request_id, "the app's answer did not match the requested schema")
-            raise InvalidParams("the answer does not match the requested schema", {"id": request_id,
-                                                                                   "errors": errors})
+            raise InvalidParams("the answer does not match the requested schema", {"id": request_id, "errors": errors})
         pending.result = result
         pending.finish(str(result.get("action", "accept")))
 

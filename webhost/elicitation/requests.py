@@ -66,8 +66,14 @@ class InputRequests:
             return await self._elicit_url(connection, params)
         return await self._elicit_form(connection, params)
 
-    async def _ask(self, connection: Connection, view: dict[str, Any], check: Callable[[dict[str, Any]], Check],
-                   *, request_id: str | None = None) -> dict[str, Any]:
+    async def _ask(
+        self,
+        connection: Connection,
+        view: dict[str, Any],
+        check: Callable[[dict[str, Any]], Check],
+        *,
+        request_id: str | None = None,
+    ) -> dict[str, Any]:
         """Ask the person, attributed to the call that caused it; their time does not count as the server's."""
         request_id = request_id or self.broker.new_id()
         self.route(request_id)
@@ -84,10 +90,19 @@ class InputRequests:
         message = raw_message if isinstance(raw_message, str) else ""
         problems = subset.check_requested_schema(schema)
         if problems:
-            refusal = "webhost refused the elicitation: the requested schema is outside the allowed subset (" + \
-                "; ".join(problems[:5]) + ")"
-            self.activity(connection.name, direction="local", kind="error", method="elicitation/create",
-                          summary=refusal, data={"requestedSchema": schema})
+            refusal = (
+                "webhost refused the elicitation: the requested schema is outside the allowed subset ("
+                + "; ".join(problems[:5])
+                + ")"
+            )
+            self.activity(
+                connection.name,
+                direction="local",
+                kind="error",
+                method="elicitation/create",
+                summary=refusal,
+                data={"requestedSchema": schema},
+            )
             raise RequestRefused(refusal, code=INVALID_PARAMS)
         assert isinstance(schema, dict)
         raw_meta = params.get("_meta")
@@ -100,8 +115,14 @@ class InputRequests:
             "requestedSchema": schema,
             "fields": subset.describe_fields(schema),
         }
-        self.activity(connection.name, direction="in", kind="request", method="elicitation/create",
-                      summary=message[:200], data={"requestedSchema": schema, "_meta": meta or None})
+        self.activity(
+            connection.name,
+            direction="in",
+            kind="request",
+            method="elicitation/create",
+            summary=message[:200],
+            data={"requestedSchema": schema, "_meta": meta or None},
+        )
         await self._offer_app(connection, params, meta, view, request_id)
 
         def check(answer: dict[str, Any]) -> Check:
@@ -111,7 +132,11 @@ class InputRequests:
         return await self._ask(connection, view, check, request_id=request_id)
 
     async def _offer_app(
-        self, connection: Connection, params: dict[str, Any], meta: dict[str, Any], view: dict[str, Any],
+        self,
+        connection: Connection,
+        params: dict[str, Any],
+        meta: dict[str, Any],
+        view: dict[str, Any],
         request_id: str,
     ) -> None:
         """Bind a fresh app instance to this one request when negotiated; otherwise leave the native form."""
@@ -120,24 +145,39 @@ class InputRequests:
         if not isinstance(uri, str):
             return
         if not server_negotiated_app_elicitation(connection):
-            self.activity(connection.name, direction="local", kind="notification", method="elicitation/create",
-                          summary="app hint ignored: the server did not negotiate app-rendered elicitation")
+            self.activity(
+                connection.name,
+                direction="local",
+                kind="notification",
+                method="elicitation/create",
+                summary="app hint ignored: the server did not negotiate app-rendered elicitation",
+            )
             return
         if not uri.startswith("ui://") or len(uri) <= len("ui://"):
             view["fallbackReason"] = f"the app hint {uri[:200]!r} is not an absolute ui:// URI"
             return
         if self.apps is None:
-            view["fallbackReason"] = "the request belongs to no single tab (several calls are running), so no app " \
-                                     "can be bound to it"
+            view["fallbackReason"] = (
+                "the request belongs to no single tab (several calls are running), so no app can be bound to it"
+            )
             return
         try:
-            _, descriptor = await self.apps.open(connection, uri, purpose="elicitation", input_request_id=request_id,
-                                                 origin_tools=self._asking_tools(connection))
+            _, descriptor = await self.apps.open(
+                connection,
+                uri,
+                purpose="elicitation",
+                input_request_id=request_id,
+                origin_tools=self._asking_tools(connection),
+            )
         except WebhostError as exc:
             view["fallbackReason"] = f"the app could not be loaded: {exc.message}"
             return
-        view.update(mode="app", app=descriptor, appTimeoutSeconds=self.options.app_handshake_timeout,
-                    request={"method": "elicitation/create", "params": params})
+        view.update(
+            mode="app",
+            app=descriptor,
+            appTimeoutSeconds=self.options.app_handshake_timeout,
+            request={"method": "elicitation/create", "params": params},
+        )
 
     def _asking_tools(self, connection: Connection) -> frozenset[str]:
         """The tool(s) whose call this request belongs to, which the bound app must never re-run.
@@ -155,14 +195,21 @@ class InputRequests:
         url = str(params.get("url", ""))
         self._refuse_bad_url(connection, url)
         elicitation_id = params.get("elicitationId")
-        view = url_view(url, str(params.get("message", "")), elicitation_id if isinstance(elicitation_id, str)
-                        else None)
-        self.activity(connection.name, direction="in", kind="request", method="elicitation/create",
-                      summary=f"URL: {url}"[:300])
+        view = url_view(
+            url, str(params.get("message", "")), elicitation_id if isinstance(elicitation_id, str) else None
+        )
+        self.activity(
+            connection.name, direction="in", kind="request", method="elicitation/create", summary=f"URL: {url}"[:300]
+        )
         answer = await self._ask(connection, view, _validate_action_only)
         if answer.get("action") == "accept" and elicitation_id:
-            self.activity(connection.name, direction="local", kind="notification", method="elicitation/create",
-                          summary=f"consent given; waiting for the server to complete {elicitation_id}")
+            self.activity(
+                connection.name,
+                direction="local",
+                kind="notification",
+                method="elicitation/create",
+                summary=f"consent given; waiting for the server to complete {elicitation_id}",
+            )
         return {"action": answer["action"]}
 
     def _refuse_bad_url(self, connection: Connection, url: str) -> None:
@@ -181,8 +228,10 @@ class InputRequests:
         for item in raw:
             url, message, key = _url_step(connection.name, item)
             if key in seen:
-                raise Cancelled(f"{connection.name} asked again for the same URL step ({key}); stopping to avoid "
-                                "a loop", {"elicitationId": key})
+                raise Cancelled(
+                    f"{connection.name} asked again for the same URL step ({key}); stopping to avoid a loop",
+                    {"elicitationId": key},
+                )
             seen.add(key)
             try:
                 self._refuse_bad_url(connection, url)
@@ -191,8 +240,13 @@ class InputRequests:
             consent = await self._ask(connection, url_view(url, message, key), _validate_action_only)
             if consent.get("action") != "accept":
                 raise Cancelled(f"the URL step was {consent.get('action')}d; the call was not retried")
-            waiting = url_view(url, "Waiting for the server to confirm this step is complete. Choose Done once you "
-                                    "have finished in the other tab.", key, phase="waiting")
+            waiting = url_view(
+                url,
+                "Waiting for the server to confirm this step is complete. Choose Done once you "
+                "have finished in the other tab.",
+                key,
+                phase="waiting",
+            )
             request_id = self.broker.new_id()
             assert self.calls is not None  # the -32042 flow runs inside one of this tab's calls
             with self.calls.url_step(connection.name, key, request_id):
@@ -209,16 +263,26 @@ class InputRequests:
         answer = await self._ask(connection, sampling_view(params), validate_sampling_answer)
         if answer.get("action") != "accept":
             raise RequestRefused("The user declined the sampling request", code=SAMPLING_DECLINED)
-        return {"role": "assistant", "content": {"type": "text", "text": answer["content"]["text"]},
-                "model": "webhost-person", "stopReason": "endTurn"}
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": answer["content"]["text"]},
+            "model": "webhost-person",
+            "stopReason": "endTurn",
+        }
 
     def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
         roots = self.options.roots
-        self.activity(connection.name, direction="in", kind="request", method="roots/list",
-                      summary=f"{len(roots)} root(s) configured")
+        self.activity(
+            connection.name,
+            direction="in",
+            kind="request",
+            method="roots/list",
+            summary=f"{len(roots)} root(s) configured",
+        )
         if not roots:
-            raise RequestRefused("webhost has no roots configured (set webhost.roots in the configuration file)",
-                                 code=METHOD_NOT_FOUND)
+            raise RequestRefused(
+                "webhost has no roots configured (set webhost.roots in the configuration file)", code=METHOD_NOT_FOUND
+            )
         return [{"uri": r.uri, **({"name": r.name} if r.name else {})} for r in roots]
 
 
@@ -272,5 +336,3 @@ def validate_sampling_answer(answer: dict[str, Any]) -> Check:
     if len(content["text"]) > 100_000:
         return None, [{"field": "text", "message": "must be at most 100000 characters"}]
     return {"action": "accept", "content": {"text": content["text"]}}, []
-
-

@@ -26,8 +26,19 @@ FORBIDDEN_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef", "$defs", "definiti
 # because they could switch the dialect or base URI.
 UNHONOURED_KEYWORDS = frozenset({"pattern", "patternProperties", "$schema", "$id", "$anchor"})
 
-_ONE_SUBSCHEMA = ("items", "not", "if", "then", "else", "contains", "additionalProperties",
-                  "propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema")
+_ONE_SUBSCHEMA = (
+    "items",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+)
 _SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
 
@@ -119,8 +130,11 @@ def validator_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 def is_number(value: object) -> bool:
     """Not a bool, not NaN or infinity (an int is always finite, and isfinite overflows on huge ones)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and (
-        isinstance(value, int) or math.isfinite(value))
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and (isinstance(value, int) or math.isfinite(value))
+    )
 
 
 def is_integer(value: object) -> bool:
@@ -209,8 +223,12 @@ def _default_problem(spec: FieldSpec) -> str | None:
         "integer": (is_integer(default), "a whole number"),
         "boolean": (isinstance(default, bool), "true or false"),
         "select": (isinstance(default, str) and default in values, "one of the options"),
-        "multiselect": (isinstance(default, list) and all(isinstance(d, str) and d in values for d in default)
-                        and len(set(default)) == len(default), "a list of distinct options"),
+        "multiselect": (
+            isinstance(default, list)
+            and all(isinstance(d, str) and d in values for d in default)
+            and len(set(default)) == len(default),
+            "a list of distinct options",
+        ),
     }[kind]
     return None if default is None or fits else f"default must be {shape}"
 
@@ -225,10 +243,20 @@ def _inspect_property(name: str, prop: object, required: bool) -> tuple[FieldSpe
         return None, problems
     fmt = prop.get("format") if kind == "string" and str(prop.get("format")) in INPUT_TYPES else None
     spec: FieldSpec = {
-        "name": name, "kind": kind, "title": title or name, "description": description,
-        "required": required, "default": prop.get("default"), "options": [],
-        "minLength": None, "maxLength": None, "minimum": None, "maximum": None,
-        "minItems": None, "maxItems": None, "format": fmt,
+        "name": name,
+        "kind": kind,
+        "title": title or name,
+        "description": description,
+        "required": required,
+        "default": prop.get("default"),
+        "options": [],
+        "minLength": None,
+        "maxLength": None,
+        "minimum": None,
+        "maximum": None,
+        "minItems": None,
+        "maxItems": None,
+        "format": fmt,
         "inputType": INPUT_TYPES.get(fmt or "", "text") if kind == "string" else None,
     }
     low, high = "minLength", "maxLength"
@@ -268,14 +296,17 @@ def check_requested_schema(schema: object) -> list[str]:
         return [*problems, "the schema has no properties map"]
     if len(properties) > MAX_PROPERTIES:
         return [*problems, f"the schema has more than {MAX_PROPERTIES} properties"]
-    problems += [f"the schema uses {key}, which is not supported"
-                 for sub in _subschemas(schema) for key in FORBIDDEN_KEYWORDS if key in sub]
+    problems += [
+        f"the schema uses {key}, which is not supported"
+        for sub in _subschemas(schema)
+        for key in FORBIDDEN_KEYWORDS
+        if key in sub
+    ]
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         problems.append("required must be a list of property names")
     else:
-        problems += [f"required names {r[:60]!r}, which is not a property"
-                     for r in required if r not in properties]
+        problems += [f"required names {r[:60]!r}, which is not a property" for r in required if r not in properties]
     for name, prop in properties.items():
         if name == "":
             problems.append("property names must not be empty")

@@ -180,8 +180,9 @@ def _inspect(text: str, report: UrlReport) -> str | None:
     host = text[span[0] : span[1]]
     authority_end = min((i for i in (text.find(c, span[1]) for c in "/?#") if i >= 0), default=len(text))
     port_text = text[span[1] : authority_end]
-    if port_text and not (port_text[0] == ":" and port_text[1:].isascii() and port_text[1:].isdigit()
-                          or port_text == ":"):
+    if port_text and not (
+        port_text[0] == ":" and port_text[1:].isascii() and port_text[1:].isdigit() or port_text == ":"
+    ):
         return "the port is not a number"
     if port_text[1:]:
         if len(port_text) > 6 or int(port_text[1:]) > 65535:

@@ -61,8 +61,9 @@ async def app_request(session: BrowserSession, params: dict[str, Any]) -> dict[s
     instance = _instance(session, params)
     method = _params.string(params, "method", max_length=100)
     inner = _params.optional_object(params, "params")
-    return await session.app_policy.handle(instance, session.connections[instance.server], method, inner,
-                                           _request_id(params, required=False))
+    return await session.app_policy.handle(
+        instance, session.connections[instance.server], method, inner, _request_id(params, required=False)
+    )
 
 
 async def app_cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -79,12 +80,25 @@ async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str
     detail = _params.optional_object(params, "detail")
     summary = str(detail.get("summary", kind))[:300]
     if kind in ("violation", "csp-violation", "error"):
-        session.audit.record(f"app.{kind}", person=session.person, session=session.id, server=instance.server,
-                             frame=instance.frame_id, decision="blocked" if kind != "error" else None,
-                             summary=summary, detail=detail)
+        session.audit.record(
+            f"app.{kind}",
+            person=session.person,
+            session=session.id,
+            server=instance.server,
+            frame=instance.frame_id,
+            decision="blocked" if kind != "error" else None,
+            summary=summary,
+            detail=detail,
+        )
     problem = kind in ("violation", "csp-violation", "error")
-    session.activity(instance.server, direction="in", kind="error" if problem else "notification",
-                     method=f"app/{kind}", summary=summary, data=detail)
+    session.activity(
+        instance.server,
+        direction="in",
+        kind="error" if problem else "notification",
+        method=f"app/{kind}",
+        summary=summary,
+        data=detail,
+    )
     return {}
 
 
@@ -107,8 +121,14 @@ async def set_permission(session: BrowserSession, params: dict[str, Any]) -> dic
         raise InvalidParams(f"unknown permission {permission!r}")
     granted = params.get("granted") is True
     session.audit.set_permission(connection.name, permission, granted)
-    session.audit.record("app.permission", person=session.person, session=session.id, server=connection.name,
-                         decision="granted" if granted else "revoked", summary=permission)
+    session.audit.record(
+        "app.permission",
+        person=session.person,
+        session=session.id,
+        server=connection.name,
+        decision="granted" if granted else "revoked",
+        summary=permission,
+    )
     return {"server": connection.name, "permission": permission, "granted": granted}
 
 
@@ -119,13 +139,16 @@ async def list_audit(session: BrowserSession, params: dict[str, Any]) -> dict[st
     raw_limit = params.get("limit")
     limit = raw_limit if isinstance(raw_limit, int) else 500
     user = visible_user(session.person, requested)
-    return {"entries": session.audit.entries(server=server, user=user, limit=limit),
-            "everyone": session.person.is_admin and user is None}
+    return {
+        "entries": session.audit.entries(server=server, user=user, limit=limit),
+        "everyone": session.person.is_admin and user is None,
+    }
 
 
 async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    session.approvals.respond(_params.string(params, "id", max_length=100), params.get("decision"),
-                              params.get("remember", False))
+    session.approvals.respond(
+        _params.string(params, "id", max_length=100), params.get("decision"), params.get("remember", False)
+    )
     return {}
 
 

@@ -33,8 +33,13 @@ async def fall_back(session: BrowserSession, params: dict[str, Any]) -> dict[str
     text = reason[:300] if isinstance(reason, str) and reason else "the app could not serve this request"
     pending = session.inputs.get(request_id)
     if pending is not None:
-        session.activity(pending.server, direction="local", kind="notification", method="elicitation/fallback",
-                         summary=f"native form instead of the app: {text}")
+        session.activity(
+            pending.server,
+            direction="local",
+            kind="notification",
+            method="elicitation/fallback",
+            summary=f"native form instead of the app: {text}",
+        )
     return {"fellBack": session.inputs.fall_back(request_id, text)}
 
 

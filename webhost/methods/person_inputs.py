@@ -24,9 +24,16 @@ def _declared(session: BrowserSession, input_id: object) -> str:
 async def list_inputs(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     config = session.config
     stored = session.workspace.stored_inputs()
-    return {"inputs": [{**spec.public(), "stored": spec.id in stored,
-                        "servers": sorted(name for name, s in config.servers.items() if spec.id in s.input_ids)}
-                       for spec in config.inputs]}
+    return {
+        "inputs": [
+            {
+                **spec.public(),
+                "stored": spec.id in stored,
+                "servers": sorted(name for name, s in config.servers.items() if spec.id in s.input_ids),
+            }
+            for spec in config.inputs
+        ]
+    }
 
 
 async def set_inputs(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -39,8 +46,10 @@ async def set_inputs(session: BrowserSession, params: dict[str, Any]) -> dict[st
     for input_id, value in raw.items():
         values[_declared(session, input_id)] = value
         if not isinstance(value, str) or not value or len(value) > MAX_VALUE:
-            raise InvalidParams(f"the value for {input_id!r} must be a non-empty string of at most {MAX_VALUE} "
-                                "characters", {"id": input_id})
+            raise InvalidParams(
+                f"the value for {input_id!r} must be a non-empty string of at most {MAX_VALUE} characters",
+                {"id": input_id},
+            )
     started = await session.workspace.set_inputs(values)
     return {"stored": sorted(values), "servers": [c.state() for c in started]}
 

@@ -17,8 +17,11 @@ async def session_info(session: BrowserSession, params: dict[str, Any]) -> dict[
         "sandbox": {"domain": sandbox.domain, "port": sandbox.port, "scheme": sandbox.scheme},
         "pending": session.pending(),
         "user": session.person.public(),
-        "limits": {"humanTimeoutSeconds": options.human_timeout, "callTimeoutSeconds": options.call_timeout,
-                   "appHandshakeTimeoutSeconds": options.app_handshake_timeout},
+        "limits": {
+            "humanTimeoutSeconds": options.human_timeout,
+            "callTimeoutSeconds": options.call_timeout,
+            "appHandshakeTimeoutSeconds": options.app_handshake_timeout,
+        },
     }
 
 

@@ -14,8 +14,10 @@ DEFAULT_REASON = "ended from the Sessions view"
 
 async def list_sessions(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     tabs = session.directory.visible_to(session.person)
-    return {"sessions": [{**describe(tab), "current": tab.id == session.id} for tab in tabs],
-            "everyone": session.person.is_admin}
+    return {
+        "sessions": [{**describe(tab), "current": tab.id == session.id} for tab in tabs],
+        "everyone": session.person.is_admin,
+    }
 
 
 async def end_session(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

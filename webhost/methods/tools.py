@@ -17,8 +17,14 @@ def _for_page(tool: dict[str, Any]) -> dict[str, Any]:
     """The wire tool plus what the backend computed for the page (a copy: the catalogue keeps the wire)."""
     meta = tool.get("_meta")
     visibility = tool_visibility(meta)
-    return {**tool, "webhost": {"resourceUri": tool_resource_uri(meta), "visibility": visibility,
-                                "appOnly": "model" not in visibility}}
+    return {
+        **tool,
+        "webhost": {
+            "resourceUri": tool_resource_uri(meta),
+            "visibility": visibility,
+            "appOnly": "model" not in visibility,
+        },
+    }
 
 
 async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,8 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 metadata = sa.MetaData()
 people = sa.Table(
-    "people", metadata,
+    "people",
+    metadata,
     sa.Column("id", sa.String(255), primary_key=True),
     sa.Column("name", sa.String(255), nullable=False),
     sa.Column("email", sa.String(320)),
@@ -35,7 +36,8 @@ people = sa.Table(
     sa.Column("last_seen", sa.Float, nullable=False),
 )
 web_sessions = sa.Table(
-    "web_sessions", metadata,
+    "web_sessions",
+    metadata,
     sa.Column("id_hash", sa.String(64), primary_key=True),
     sa.Column("person_id", sa.String(255), sa.ForeignKey("people.id", ondelete="CASCADE"), nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
@@ -45,7 +47,8 @@ web_sessions = sa.Table(
     sa.Index("web_sessions_person", "person_id"),
 )
 sign_ins = sa.Table(
-    "sign_ins", metadata,
+    "sign_ins",
+    metadata,
     sa.Column("state_hash", sa.String(64), primary_key=True),
     sa.Column("nonce", sa.String(128), nullable=False),
     sa.Column("code_verifier", sa.String(128), nullable=False),
@@ -58,7 +61,8 @@ sign_ins = sa.Table(
 # A person's `${input:ID}` values, each sealed with AES-GCM (webhost/storage/inputs.py); no foreign key to
 # `people`, which token and proxy mode do not fill.
 person_inputs = sa.Table(
-    "person_inputs", metadata,
+    "person_inputs",
+    metadata,
     sa.Column("person_id", sa.String(255), primary_key=True),
     sa.Column("input_id", sa.String(64), primary_key=True),
     sa.Column("sealed", sa.LargeBinary, nullable=False),
@@ -109,48 +113,79 @@ class Storage:
         await self.engine.dispose()
 
     async def save_person(self, person: Person, now: float) -> None:
-        values = {"name": person.name, "email": person.email, "role": person.role, "groups": list(person.groups),
-                  "last_seen": now}
+        values = {
+            "name": person.name,
+            "email": person.email,
+            "role": person.role,
+            "groups": list(person.groups),
+            "last_seen": now,
+        }
         async with self.engine.begin() as db:
             updated = await db.execute(people.update().where(people.c.id == person.id).values(**values))
             if updated.rowcount == 0:
                 await db.execute(people.insert().values(id=person.id, first_seen=now, **values))
 
-    async def create_session(self, session_id: str, person: Person, *, now: float, expires_at: float,
-                             id_token: str | None) -> None:
+    async def create_session(
+        self, session_id: str, person: Person, *, now: float, expires_at: float, id_token: str | None
+    ) -> None:
         await self.save_person(person, now)
         async with self.engine.begin() as db:
-            await db.execute(web_sessions.insert().values(id_hash=digest(session_id), person_id=person.id,
-                                                          created_at=now, expires_at=expires_at, id_token=id_token))
+            await db.execute(
+                web_sessions.insert().values(
+                    id_hash=digest(session_id),
+                    person_id=person.id,
+                    created_at=now,
+                    expires_at=expires_at,
+                    id_token=id_token,
+                )
+            )
 
     async def session(self, session_id: str, now: float) -> WebSession | None:
         """The live session with this id (not expired, not revoked), with its person."""
-        query = (sa.select(web_sessions.c.expires_at, web_sessions.c.id_token, people)
-                 .join(people, people.c.id == web_sessions.c.person_id)
-                 .where(web_sessions.c.id_hash == digest(session_id), web_sessions.c.revoked_at.is_(None),
-                        web_sessions.c.expires_at > now))
+        query = (
+            sa.select(web_sessions.c.expires_at, web_sessions.c.id_token, people)
+            .join(people, people.c.id == web_sessions.c.person_id)
+            .where(
+                web_sessions.c.id_hash == digest(session_id),
+                web_sessions.c.revoked_at.is_(None),
+                web_sessions.c.expires_at > now,
+            )
+        )
         async with self.engine.connect() as db:
             row = (await db.execute(query)).mappings().first()
         if row is None:
             return None
-        person = Person(id=row["id"], name=row["name"], email=row["email"],
-                        role="admin" if row["role"] == "admin" else "member",
-                        groups=tuple(row["groups"] or ()))
+        person = Person(
+            id=row["id"],
+            name=row["name"],
+            email=row["email"],
+            role="admin" if row["role"] == "admin" else "member",
+            groups=tuple(row["groups"] or ()),
+        )
         return WebSession(person=person, expires_at=row["expires_at"], id_token=row["id_token"])
 
     async def revoke_session(self, session_id: str, now: float) -> None:
         async with self.engine.begin() as db:
-            await db.execute(web_sessions.update().where(web_sessions.c.id_hash == digest(session_id),
-                                                         web_sessions.c.revoked_at.is_(None)).values(revoked_at=now))
+            await db.execute(
+                web_sessions.update()
+                .where(web_sessions.c.id_hash == digest(session_id), web_sessions.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
             await db.execute(web_sessions.delete().where(web_sessions.c.expires_at < now - 86400))
 
     async def start_sign_in(self, state: str, sign_in: SignIn) -> None:
         async with self.engine.begin() as db:
             await db.execute(sign_ins.delete().where(sign_ins.c.created_at < sign_in.created_at - 86400))
-            await db.execute(sign_ins.insert().values(state_hash=digest(state), nonce=sign_in.nonce,
-                                                      code_verifier=sign_in.code_verifier,
-                                                      redirect_uri=sign_in.redirect_uri,
-                                                      next_path=sign_in.next_path, created_at=sign_in.created_at))
+            await db.execute(
+                sign_ins.insert().values(
+                    state_hash=digest(state),
+                    nonce=sign_in.nonce,
+                    code_verifier=sign_in.code_verifier,
+                    redirect_uri=sign_in.redirect_uri,
+                    next_path=sign_in.next_path,
+                    created_at=sign_in.created_at,
+                )
+            )
 
     async def take_sign_in(self, state: str, now: float) -> SignIn | str:
         """Use up a sign-in (once: a second callback with the same state gets "reused"); "unknown" if
@@ -160,12 +195,18 @@ class Storage:
             row = (await db.execute(sa.select(sign_ins).where(sign_ins.c.state_hash == key))).mappings().first()
             if row is None:
                 return "unknown"
-            used = await db.execute(sign_ins.update().where(sign_ins.c.state_hash == key,
-                                                            sign_ins.c.used_at.is_(None)).values(used_at=now))
+            used = await db.execute(
+                sign_ins.update().where(sign_ins.c.state_hash == key, sign_ins.c.used_at.is_(None)).values(used_at=now)
+            )
             if used.rowcount != 1:
                 return "reused"
-        return SignIn(nonce=row["nonce"], code_verifier=row["code_verifier"], redirect_uri=row["redirect_uri"],
-                      next_path=row["next_path"], created_at=row["created_at"])
+        return SignIn(
+            nonce=row["nonce"],
+            code_verifier=row["code_verifier"],
+            redirect_uri=row["redirect_uri"],
+            next_path=row["next_path"],
+            created_at=row["created_at"],
+        )
 
 
 def _upgrade(connection: sa.Connection) -> None:

@@ -37,7 +37,7 @@ class InputVault:
     def _open(self, person_id: str, input_id: str, sealed: bytes) -> str | None:
         if sealed[:1] != VERSION:
             return None
-        nonce, body = sealed[1:1 + NONCE_BYTES], sealed[1 + NONCE_BYTES:]
+        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
         try:
             return self._aead.decrypt(nonce, body, _bound(person_id, input_id)).decode("utf-8")
         except (InvalidTag, UnicodeDecodeError):  # another secret, or a row that was tampered with
@@ -45,8 +45,9 @@ class InputVault:
 
     async def values(self, person_id: str) -> dict[str, str]:
         """The person's stored values (a row that does not open under this secret is left out)."""
-        query = (sa.select(person_inputs.c.input_id, person_inputs.c.sealed)
-                 .where(person_inputs.c.person_id == person_id))
+        query = sa.select(person_inputs.c.input_id, person_inputs.c.sealed).where(
+            person_inputs.c.person_id == person_id
+        )
         async with self.storage.engine.connect() as db:
             rows = (await db.execute(query)).all()
         opened = {row.input_id: self._open(person_id, row.input_id, bytes(row.sealed)) for row in rows}
@@ -57,15 +58,22 @@ class InputVault:
         async with self.storage.engine.begin() as db:
             for input_id, value in values.items():
                 sealed = self._seal(person_id, input_id, value)
-                await db.execute(person_inputs.delete().where(person_inputs.c.person_id == person_id,
-                                                              person_inputs.c.input_id == input_id))
-                await db.execute(person_inputs.insert().values(person_id=person_id, input_id=input_id, sealed=sealed,
-                                                               updated_at=now))
+                await db.execute(
+                    person_inputs.delete().where(
+                        person_inputs.c.person_id == person_id, person_inputs.c.input_id == input_id
+                    )
+                )
+                await db.execute(
+                    person_inputs.insert().values(person_id=person_id, input_id=input_id, sealed=sealed, updated_at=now)
+                )
 
     async def forget(self, person_id: str, input_ids: list[str]) -> None:
         async with self.storage.engine.begin() as db:
-            await db.execute(person_inputs.delete().where(person_inputs.c.person_id == person_id,
-                                                          person_inputs.c.input_id.in_(input_ids)))
+            await db.execute(
+                person_inputs.delete().where(
+                    person_inputs.c.person_id == person_id, person_inputs.c.input_id.in_(input_ids)
+                )
+            )
 
 
 def _bound(person_id: str, input_id: str) -> bytes:

@@ -14,8 +14,10 @@ def database_url_problem(url: str) -> str | None:
     if scheme == "sqlite+aiosqlite":
         return None
     if scheme.startswith("postgres"):
-        return ("PostgreSQL support is not in this version of webhost; leave it out (SQLite in the data "
-                "folder) or use a sqlite+aiosqlite:///PATH URL")
+        return (
+            "PostgreSQL support is not in this version of webhost; leave it out (SQLite in the data "
+            "folder) or use a sqlite+aiosqlite:///PATH URL"
+        )
     return "must be a sqlite+aiosqlite:///PATH URL (PostgreSQL support is not in this version of webhost)"
 
 

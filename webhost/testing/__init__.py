@@ -15,7 +15,19 @@ from webhost.testing.host import Webhost, WebhostFailed, free_port, start_webhos
 from webhost.testing.page import App, Approvals, Elicitation, LogEntry, ToolResult, WebhostPage
 
 __all__ = [
-    "OFFLINE_ARGS", "App", "Approvals", "Elicitation", "LogEntry", "NoChromium", "ToolResult", "Webhost",
-    "WebhostFailed", "WebhostPage", "chromium_launch_kwargs", "free_port", "launch_chromium", "start_webhost",
+    "OFFLINE_ARGS",
+    "App",
+    "Approvals",
+    "Elicitation",
+    "LogEntry",
+    "NoChromium",
+    "ToolResult",
+    "Webhost",
+    "WebhostFailed",
+    "WebhostPage",
+    "chromium_launch_kwargs",
+    "free_port",
+    "launch_chromium",
+    "start_webhost",
     "stop_webhost",
 ]

@@ -32,8 +32,10 @@ OFFLINE_ARGS = [
     "NetworkTimeServiceQuerying,AimEnabled,PreconnectToSearch",
 ]
 
-NO_CHROMIUM = ("No Chromium: run `playwright install chromium` (needs internet) or `apt-get install chromium`, "
-               "or set WEBHOST_CHROMIUM to a Chromium binary")
+NO_CHROMIUM = (
+    "No Chromium: run `playwright install chromium` (needs internet) or `apt-get install chromium`, "
+    "or set WEBHOST_CHROMIUM to a Chromium binary"
+)
 
 
 class NoChromium(RuntimeError):

@@ -111,16 +111,32 @@ def start_webhost(
         config_path = _write_config(config, where)
         port, sandbox_port = free_port(), free_port()
         token = token or "t-" + secrets.token_urlsafe(16)
-        argv = [sys.executable, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(sandbox_port),
-                "--data-dir", str(where / f"data-{tag}"), *(args or [])]
+        argv = [
+            sys.executable,
+            "-m",
+            "webhost",
+            "serve",
+            "--port",
+            str(port),
+            "--sandbox-port",
+            str(sandbox_port),
+            "--data-dir",
+            str(where / f"data-{tag}"),
+            *(args or []),
+        ]
         if config_path is not None:
             argv += ["--config", str(config_path)]
         log_path = where / f"webhost-{tag}.log"
         with open(log_path, "wb") as log:
             # Its own process group, so stopping it reaches every server process it started.
-            proc = subprocess.Popen(argv, env={**os.environ, "WEBHOST_TOKEN": token, **(env or {})},
-                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                env={**os.environ, "WEBHOST_TOKEN": token, **(env or {})},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         host = Webhost(proc, port, sandbox_port, token, log_path, config_path)
         try:
             wait_healthy(host, start_timeout)

@@ -26,6 +26,7 @@ class Host(Protocol):
     @property
     def token(self) -> str: ...
 
+
 CONNECT_MS = 30_000
 CALL_MS = 30_000
 APP_MS = 30_000
@@ -111,19 +112,23 @@ class App:
                   const all = document.querySelectorAll({selector});
                   const f = all[all.length - 1];
                   return f && (f.dataset.appStatus === "ready" || f.dataset.appStatus === "error");
-                }}""", timeout=timeout)
+                }}""",
+                timeout=timeout,
+            )
         except PlaywrightError:
             pass
         status = self.status
         if status != "ready":
-            raise AssertionError(self._describe(f"app of {self.server!r} did not reach ready within "
-                                                f"{timeout / 1000:.0f} s", status))
+            raise AssertionError(
+                self._describe(f"app of {self.server!r} did not reach ready within {timeout / 1000:.0f} s", status)
+            )
         return time.monotonic() - start
 
     def _describe(self, what: str, status: str | None) -> str:
         page = self._owner.page
-        parts = [f"{what}: " + ("no iframe[data-app-frame] on the page" if status is None
-                                else f'data-app-status="{status}"')]
+        parts = [
+            f"{what}: " + ("no iframe[data-app-frame] on the page" if status is None else f'data-app-status="{status}"')
+        ]
         error = _text(page.locator("[data-app-error]"))
         if error:
             parts.append(f"the app panel says: {error}")
@@ -142,8 +147,7 @@ class Elicitation:
         self._owner = owner
         request_id = locator.get_attribute("data-id")
         # Bound to this request: a follow-up request (a second round) is a new Elicitation.
-        self.locator = owner.page.locator(f"[data-elicitation][data-id={_css(request_id)}]") if request_id \
-            else locator
+        self.locator = owner.page.locator(f"[data-elicitation][data-id={_css(request_id)}]") if request_id else locator
 
     @property
     def mode(self) -> str | None:
@@ -180,14 +184,16 @@ class Elicitation:
     def _press(self, action: str) -> None:
         button = self.locator.locator(f'[data-action="{action}"]')
         if button.count() == 0:
-            raise AssertionError(f"the {self.mode} input request of {self.server!r} has no {action} button; "
-                                 f"it shows: {self.text}")
+            raise AssertionError(
+                f"the {self.mode} input request of {self.server!r} has no {action} button; it shows: {self.text}"
+            )
         button.first.click()
         try:
             self.locator.wait_for(state="detached", timeout=APPEAR_MS)
         except PlaywrightError:
-            raise AssertionError(f"the input request of {self.server!r} stayed after {action}; it shows: "
-                                 f"{self.text}") from None
+            raise AssertionError(
+                f"the input request of {self.server!r} stayed after {action}; it shows: {self.text}"
+            ) from None
 
 
 class Approvals:
@@ -232,7 +238,9 @@ class Approvals:
             self._owner.page.wait_for_function(
                 """([sel, n, id]) => document.querySelectorAll(sel).length < n
                   || ![...document.querySelectorAll(sel)].some((e) => e.dataset.id === id)""",
-                arg=[self.selector, before, decided], timeout=APPEAR_MS)
+                arg=[self.selector, before, decided],
+                timeout=APPEAR_MS,
+            )
         except PlaywrightError:
             raise AssertionError(f"the approval stayed after {action}; it shows: {self.text}") from None
 
@@ -256,8 +264,9 @@ def _fill_control(scope: Locator, name: str, value: Any, where: str) -> None:
         first.set_checked(bool(value))
     elif tag == "select":
         first.select_option(label=str(value) if not isinstance(value, bool) else json.dumps(value))
-    elif isinstance(value, Mapping) or (isinstance(value, list | tuple)
-                                        and "json-editor" in (first.get_attribute("class") or "")):
+    elif isinstance(value, Mapping) or (
+        isinstance(value, list | tuple) and "json-editor" in (first.get_attribute("class") or "")
+    ):
         first.fill(json.dumps(value))
     elif isinstance(value, list | tuple):
         first.fill("\n".join(str(v) for v in value))
@@ -306,15 +315,18 @@ class WebhostPage:
             try:
                 self.page.wait_for_function(
                     f"""() => {{ const s = document.querySelector({selector})?.dataset.status;
-                      return s === "connected" || s === "error" || s === "auth-required"; }}""", timeout=timeout)
+                      return s === "connected" || s === "error" || s === "auth-required"; }}""",
+                    timeout=timeout,
+                )
             except PlaywrightError:
                 pass
             status = self.server_status(name)
             if status != "connected":
                 shown = "no such server on the page" if status is None else f'data-status="{status}"'
-                error = _text(self.page.locator(f"[data-server={_css(name)}] [data-testid=\"server-error\"]"))
-                raise AssertionError(f"server {name!r} is not connected: {shown}"
-                                     + (f"; it says: {error}" if error else ""))
+                error = _text(self.page.locator(f'[data-server={_css(name)}] [data-testid="server-error"]'))
+                raise AssertionError(
+                    f"server {name!r} is not connected: {shown}" + (f"; it says: {error}" if error else "")
+                )
 
     # ---- tools --------------------------------------------------------------------------------------
 
@@ -328,7 +340,8 @@ class WebhostPage:
             pass
         if item.count() == 0:
             tools = self.page.locator(f"[data-server={_css(server)}] [data-tool]").evaluate_all(
-                "els => els.map(e => e.dataset.tool)")
+                "els => els.map(e => e.dataset.tool)"
+            )
             raise AssertionError(f"server {server!r} has no tool {tool!r}; its tools: {tools}")
         item.first.click()
         view = self.page.locator(f"[data-open-server={_css(server)}][data-open-tool={_css(tool)}]")
@@ -362,32 +375,42 @@ class WebhostPage:
                   const bad = [...document.querySelectorAll("[data-field-error]")];
                   if (bad.some((e) => e.offsetParent && e.textContent.trim())) return true;
                   return r && r.dataset.callId !== old && r.dataset.status !== "pending";
-                }""", arg=[RESULT, old_id], timeout=timeout)
+                }""",
+                arg=[RESULT, old_id],
+                timeout=timeout,
+            )
         except PlaywrightError:
             pass
         result = self.page.locator(RESULT)
         new_id = result.first.get_attribute("data-call-id") if result.count() else None
         if new_id is None or new_id == old_id:
             if field_errors.count():
-                raise AssertionError("the call was not sent, the form has errors: " + "; ".join(
-                    f"{e.get_attribute('data-field-error')}: {_text(e)}" for e in field_errors.all()))
-            raise AssertionError("pressing call produced no new [data-testid=\"tool-result\"]")
+                raise AssertionError(
+                    "the call was not sent, the form has errors: "
+                    + "; ".join(f"{e.get_attribute('data-field-error')}: {_text(e)}" for e in field_errors.all())
+                )
+            raise AssertionError('pressing call produced no new [data-testid="tool-result"]')
         settled = self.result()
         if settled.status == "pending":
             raise AssertionError(f"the call was still pending after {timeout / 1000:.0f} s: {settled.text}")
         if expect is not None and settled.status != expect:
-            raise AssertionError(f'the tool result has data-status="{settled.status}", expected "{expect}"; '
-                                 f"it says: {settled.text}")
+            raise AssertionError(
+                f'the tool result has data-status="{settled.status}", expected "{expect}"; it says: {settled.text}'
+            )
         return settled
 
     def result(self) -> ToolResult:
         """The open tool's last result as it is now (status ``pending`` / ``ok`` / ``error``, and its text)."""
         result = self.page.locator(RESULT)
         if result.count() == 0:
-            raise AssertionError("the open tool has no result yet (no [data-testid=\"tool-result\"])")
+            raise AssertionError('the open tool has no result yet (no [data-testid="tool-result"])')
         first = result.first
-        return ToolResult(status=first.get_attribute("data-status") or "", text=_text(first, 10_000),
-                          call_id=first.get_attribute("data-call-id"), locator=first)
+        return ToolResult(
+            status=first.get_attribute("data-status") or "",
+            text=_text(first, 10_000),
+            call_id=first.get_attribute("data-call-id"),
+            locator=first,
+        )
 
     # ---- apps, input requests, approvals, activity ------------------------------------------------
 
@@ -395,23 +418,30 @@ class WebhostPage:
         """The app frame of ``server`` in the open view (see App.wait_ready, App.content)."""
         return App(self, server, resource_uri)
 
-    def elicitation(self, server: str | None = None, mode: str | None = None,
-                    timeout: float = APPEAR_MS) -> Elicitation:
+    def elicitation(
+        self, server: str | None = None, mode: str | None = None, timeout: float = APPEAR_MS
+    ) -> Elicitation:
         """Wait for a pending input request (of ``server``, in ``mode``) and return it."""
-        selector = "[data-elicitation]" + (f"[data-server={_css(server)}]" if server else "") + \
-            (f"[data-mode={_css(mode)}]" if mode else "")
+        selector = (
+            "[data-elicitation]"
+            + (f"[data-server={_css(server)}]" if server else "")
+            + (f"[data-mode={_css(mode)}]" if mode else "")
+        )
         locator = self.page.locator(selector).first
         try:
             locator.wait_for(state="visible", timeout=timeout)
         except PlaywrightError:
             others = self.page.locator("[data-elicitation]").evaluate_all(
-                "els => els.map(e => `${e.dataset.server}/${e.dataset.mode}`)")
+                "els => els.map(e => `${e.dataset.server}/${e.dataset.mode}`)"
+            )
             status = ""
             if self.page.locator(RESULT).count():
                 r = self.result()
                 status = f'; the tool result has data-status="{r.status}": {r.text}'
-            raise AssertionError(f"no input request {selector} appeared within {timeout / 1000:.0f} s "
-                                 f"(pending: {others or 'none'}){status}") from None
+            raise AssertionError(
+                f"no input request {selector} appeared within {timeout / 1000:.0f} s "
+                f"(pending: {others or 'none'}){status}"
+            ) from None
         return Elicitation(self, locator)
 
     def approvals(self, kind: str | None = None, timeout: float = APPEAR_MS) -> Approvals:
@@ -420,17 +450,24 @@ class WebhostPage:
         try:
             found.locator.first.wait_for(state="visible", timeout=timeout)
         except PlaywrightError:
-            raise AssertionError(f"no approval{' of kind ' + kind if kind else ''} appeared within "
-                                 f"{timeout / 1000:.0f} s") from None
+            raise AssertionError(
+                f"no approval{' of kind ' + kind if kind else ''} appeared within {timeout / 1000:.0f} s"
+            ) from None
         return found
 
-    def log_entries(self, server: str | None = None, method: str | None = None,
-                    kind: str | None = None) -> list[LogEntry]:
+    def log_entries(
+        self, server: str | None = None, method: str | None = None, kind: str | None = None
+    ) -> list[LogEntry]:
         """The activity log's entries (``[data-log-entry]``), oldest first, optionally filtered."""
-        selector = LOG_ENTRY + (f"[data-log-server={_css(server)}]" if server else "") + \
-            (f"[data-method={_css(method)}]" if method else "") + (f"[data-kind={_css(kind)}]" if kind else "")
+        selector = (
+            LOG_ENTRY
+            + (f"[data-log-server={_css(server)}]" if server else "")
+            + (f"[data-method={_css(method)}]" if method else "")
+            + (f"[data-kind={_css(kind)}]" if kind else "")
+        )
         rows: list[dict[str, str]] = self.page.locator(selector).evaluate_all(
             """els => els.map(e => ({server: e.dataset.logServer ?? "", method: e.dataset.method ?? "",
                  kind: e.dataset.kind ?? "", direction: e.dataset.direction ?? "",
-                 summary: (e.querySelector(".log-summary")?.textContent ?? "").replace(/\\s+/g, " ").trim()}))""")
+                 summary: (e.querySelector(".log-summary")?.textContent ?? "").replace(/\\s+/g, " ").trim()}))"""
+        )
         return [LogEntry(**row) for row in rows]

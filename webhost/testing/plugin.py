@@ -32,8 +32,10 @@ DEFAULT_TIMEOUT_MS = 15_000
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "webhost(config): the configuration (dict or path) the `webhost` fixture "
-                                       "serves; without it, the embedded demo")
+    config.addinivalue_line(
+        "markers",
+        "webhost(config): the configuration (dict or path) the `webhost` fixture serves; without it, the embedded demo",
+    )
 
 
 @pytest.fixture

@@ -92,8 +92,9 @@ async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[A
         if response.status_code >= 400:
             refused.append(response)
 
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0),
-                                  event_hooks={"response": [remember_refusal]}) as http_client:
+    async with httpx2.AsyncClient(
+        headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [remember_refusal]}
+    ) as http_client:
         async with streamable_http_client(url, http_client=http_client) as streams:
             try:
                 yield streams
@@ -106,5 +107,6 @@ async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[A
                 if not (refused and isinstance(leaf, MCPError)):
                     raise
                 response = refused[-1]
-                raise httpx2.HTTPStatusError(f"HTTP {response.status_code}", request=response.request,
-                                             response=response) from exc
+                raise httpx2.HTTPStatusError(
+                    f"HTTP {response.status_code}", request=response.request, response=response
+                ) from exc

@@ -180,8 +180,9 @@ class Connection:
 
     async def _own(self) -> None:
         assert self._stop is not None and self._done is not None
-        stderr = StderrPipe(lambda line: self.events.activity(self.name, direction="in", kind="stderr",
-                                                                method=None, summary=line))
+        stderr = StderrPipe(
+            lambda line: self.events.activity(self.name, direction="in", kind="stderr", method=None, summary=line)
+        )
         failure: str | None = None
         exit_codes: list[int] = []
         try:
@@ -208,15 +209,23 @@ class Connection:
             if scope.cancelled_caught and not self._stop.is_set():
                 failure = f"timed out connecting after {self.settings.connect_timeout:g} s"
         except Exception as exc:  # any failure to start or a broken transport is this server's error only
-            failure = _describe_connect_failure(exc, stderr.tail(), self.config.redacted_url(),
-                                                exit_code=exit_codes[0] if exit_codes else None, cwd=self.config.cwd)
+            failure = _describe_connect_failure(
+                exc,
+                stderr.tail(),
+                self.config.redacted_url(),
+                exit_code=exit_codes[0] if exit_codes else None,
+                cwd=self.config.cwd,
+            )
             logger.info("connection %s failed: %s", self.name, self.config.redactor().text(failure))
         finally:
             self._client = None
             self._scope = None
             if failure is None and not self._stop.is_set():
-                reason = f"the server exited with status {exit_codes[0]}" if exit_codes else \
-                    "the server closed the connection"
+                reason = (
+                    f"the server exited with status {exit_codes[0]}"
+                    if exit_codes
+                    else "the server closed the connection"
+                )
                 failure = reason + _tail_suffix(stderr.tail())
             if failure is not None:
                 self._set_status("error", self.config.redactor().text(failure))
@@ -257,15 +266,22 @@ class Connection:
                     async with anyio.create_task_group() as tg:
                         tg.start_soon(_cancel_when, changed, tg.cancel_scope)
                         async with client.listen(
-                            tools_list_changed=wants("tools"), prompts_list_changed=wants("prompts"),
-                            resources_list_changed=wants("resources"), resource_subscriptions=resources,
+                            tools_list_changed=wants("tools"),
+                            prompts_list_changed=wants("prompts"),
+                            resources_list_changed=wants("resources"),
+                            resource_subscriptions=resources,
                         ) as subscription:
                             async for _event in subscription:
                                 pass
                         tg.cancel_scope.cancel()
                 except Exception as exc:  # a server without listen support still works, just without live updates
-                    self.events.activity(self.name, direction="in", kind="error", method="subscriptions/listen",
-                                         summary=f"no live updates: {exc}")
+                    self.events.activity(
+                        self.name,
+                        direction="in",
+                        kind="error",
+                        method="subscriptions/listen",
+                        summary=f"no live updates: {exc}",
+                    )
             await changed.wait()
 
     def _record_info(self, client: Client) -> None:
@@ -283,8 +299,9 @@ class Connection:
         async def on_elicit(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
             mode: ElicitMode = "url" if isinstance(params, ElicitRequestURLParams) else "form"
             try:
-                answer = await self.events.elicit(self, mode, params.model_dump(by_alias=True, exclude_none=True,
-                                                                                 mode="json"))
+                answer = await self.events.elicit(
+                    self, mode, params.model_dump(by_alias=True, exclude_none=True, mode="json")
+                )
             except RequestRefused as exc:
                 return ErrorData(code=exc.code, message=exc.message)
             return ElicitResult.model_validate(answer)
@@ -310,8 +327,9 @@ class Connection:
 
         async def on_message(message: Any) -> None:
             if isinstance(message, Exception):
-                self.events.activity(self.name, direction="in", kind="error", method=None,
-                                     summary=f"transport error: {message}")
+                self.events.activity(
+                    self.name, direction="in", kind="error", method=None, summary=f"transport error: {message}"
+                )
                 return
             method = getattr(message, "method", None)
             if not isinstance(method, str) or method == "notifications/message":
@@ -325,23 +343,32 @@ class Connection:
     # -- typed requests: each returns MCP wire dicts ------------------------------------------
 
     async def list_tools(self, cursor: str | None = None) -> Page:
-        result = await self._request("tools/list", "tools/list", lambda c: c.list_tools(cursor=cursor,
-                                                                                         cache_mode="refresh"))
+        result = await self._request(
+            "tools/list", "tools/list", lambda c: c.list_tools(cursor=cursor, cache_mode="refresh")
+        )
         return Page([to_wire(t) for t in result.tools], result.next_cursor)
 
     async def list_resources(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
-        result = await self._request("resources/list", "resources/list",
-                                     lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"), timeout=timeout)
+        result = await self._request(
+            "resources/list",
+            "resources/list",
+            lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"),
+            timeout=timeout,
+        )
         return Page([to_wire(r) for r in result.resources], result.next_cursor)
 
     async def list_resource_templates(self, cursor: str | None = None) -> Page:
-        result = await self._request("resources/templates/list", "resources/templates/list",
-                                     lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh"))
+        result = await self._request(
+            "resources/templates/list",
+            "resources/templates/list",
+            lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh"),
+        )
         return Page([to_wire(t) for t in result.resource_templates], result.next_cursor)
 
     async def list_prompts(self, cursor: str | None = None) -> Page:
-        result = await self._request("prompts/list", "prompts/list",
-                                     lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh"))
+        result = await self._request(
+            "prompts/list", "prompts/list", lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh")
+        )
         return Page([to_wire(p) for p in result.prompts], result.next_cursor)
 
     async def call_tool(
@@ -355,21 +382,30 @@ class Connection:
         data: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         result = await self._request(
-            "tools/call", summary or name,
-            lambda c: _wire(c.call_tool(name, arguments, progress_callback=on_progress,  # type: ignore[arg-type]
-                                        meta=meta)),  # type: ignore[arg-type]
+            "tools/call",
+            summary or name,
+            lambda c: _wire(
+                c.call_tool(
+                    name,
+                    arguments,
+                    progress_callback=on_progress,  # type: ignore[arg-type]
+                    meta=meta,  # type: ignore[arg-type]
+                )
+            ),
             data={"arguments": arguments, **(data or {})},
         )
         return result
 
     async def read_resource(self, uri: str, *, summary: str | None = None) -> dict[str, Any]:
-        result = await self._request("resources/read", summary or uri,
-                                     lambda c: _wire(c.read_resource(uri, cache_mode="bypass")))
+        result = await self._request(
+            "resources/read", summary or uri, lambda c: _wire(c.read_resource(uri, cache_mode="bypass"))
+        )
         return result
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
-        result = await self._request("prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)),
-                                     data={"arguments": arguments})
+        result = await self._request(
+            "prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)), data={"arguments": arguments}
+        )
         return result
 
     async def complete(
@@ -378,12 +414,17 @@ class Connection:
         """`completion/complete` for a prompt (`{"type": "ref/prompt", "name"}`) or a template (`ref/resource`)."""
         try:
             reference: PromptReference | ResourceTemplateReference = (
-                PromptReference.model_validate(ref) if ref.get("type") == "ref/prompt"
-                else ResourceTemplateReference.model_validate(ref))
+                PromptReference.model_validate(ref)
+                if ref.get("type") == "ref/prompt"
+                else ResourceTemplateReference.model_validate(ref)
+            )
         except ValidationError as exc:
             raise map_exception(exc, self.name, "completion/complete") or exc from None
-        result = await self._request("completion/complete", str(ref.get("name") or ref.get("uri")),
-                                     lambda c: _wire(c.complete(reference, argument, context_arguments)))
+        result = await self._request(
+            "completion/complete",
+            str(ref.get("name") or ref.get("uri")),
+            lambda c: _wire(c.complete(reference, argument, context_arguments)),
+        )
         return result
 
     async def subscribe(self, uri: str) -> None:
@@ -392,8 +433,13 @@ class Connection:
             self._connected_client  # noqa: B018  (raises NotConnected, as a request would)
             self._resource_subscriptions.add(uri)
             self._relisten.set()
-            self.events.activity(self.name, direction="local", kind="notification", method="subscriptions/listen",
-                                 summary=f"listening for updates of {uri}")
+            self.events.activity(
+                self.name,
+                direction="local",
+                kind="notification",
+                method="subscriptions/listen",
+                summary=f"listening for updates of {uri}",
+            )
             return
         await self._request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
 
@@ -453,15 +499,30 @@ class Connection:
             elapsed = (time.monotonic() - started) * 1000
             mapped = map_exception(exc, self.name, method)
             if mapped is None:
-                self.events.activity(self.name, direction="local", kind="error", method=method,
-                                     summary="cancelled", duration_ms=elapsed)
+                self.events.activity(
+                    self.name, direction="local", kind="error", method=method, summary="cancelled", duration_ms=elapsed
+                )
                 raise
-            self.events.activity(self.name, direction="in", kind="error", method=method,
-                                 summary=mapped.message, duration_ms=elapsed, data=mapped.data)
+            self.events.activity(
+                self.name,
+                direction="in",
+                kind="error",
+                method=method,
+                summary=mapped.message,
+                duration_ms=elapsed,
+                data=mapped.data,
+            )
             raise mapped from exc
         elapsed = (time.monotonic() - started) * 1000
-        self.events.activity(self.name, direction="in", kind="response", method=method, summary=summary,
-                             duration_ms=elapsed, data=result if isinstance(result, dict) else _loggable(result))
+        self.events.activity(
+            self.name,
+            direction="in",
+            kind="response",
+            method=method,
+            summary=summary,
+            duration_ms=elapsed,
+            data=result if isinstance(result, dict) else _loggable(result),
+        )
         return result
 
 
@@ -506,8 +567,9 @@ def _tail_suffix(tail: list[str]) -> str:
     return f" (stderr: {line})" if line else ""
 
 
-def _describe_connect_failure(exc: BaseException, tail: list[str], url: str | None = None, *,
-                              exit_code: int | None = None, cwd: str | None = None) -> str:
+def _describe_connect_failure(
+    exc: BaseException, tail: list[str], url: str | None = None, *, exit_code: int | None = None, cwd: str | None = None
+) -> str:
     """One line for the page; `url` is the redacted URL, `exit_code` the stdio server's if it exited."""
     leaf = exc
     while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:

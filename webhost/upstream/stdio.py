@@ -161,15 +161,30 @@ async def _spawn(server: StdioServerParameters, errlog: IO[str]) -> Process:
     """Starts the server in a new session; on Linux under the supervisor, which reports whether the exec worked."""
     env = get_default_environment() | (server.env or {})
     if not _supervised():
-        return await anyio.open_process([server.command, *server.args], env=env, stderr=errlog, cwd=server.cwd,
-                                        start_new_session=True)
+        return await anyio.open_process(
+            [server.command, *server.args], env=env, stderr=errlog, cwd=server.cwd, start_new_session=True
+        )
     status_read, status_write = os.pipe()
     try:
         grace = f"{FORCE_KILL_TIMEOUT / 2:g}"
         process = await anyio.open_process(
-            [sys.executable, "-I", "-S", str(SHIM), str(status_write), str(os.getpid()), grace, server.command,
-             *server.args],
-            env=env, stderr=errlog, cwd=server.cwd, start_new_session=True, pass_fds=(status_write,))
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                str(SHIM),
+                str(status_write),
+                str(os.getpid()),
+                grace,
+                server.command,
+                *server.args,
+            ],
+            env=env,
+            stderr=errlog,
+            cwd=server.cwd,
+            start_new_session=True,
+            pass_fds=(status_write,),
+        )
     except BaseException:
         os.close(status_read)
         raise
@@ -284,8 +299,11 @@ class _Link:
 
     async def _answer_unreadable(self, unreadable: _Unreadable) -> None:
         """Answers a server request that is not valid JSON-RPC but has an id, instead of leaving it unanswered."""
-        logger.warning("answering an unreadable %s request from the MCP server with %d", unreadable.method,
-                       unreadable.reply.error.code)
+        logger.warning(
+            "answering an unreadable %s request from the MCP server with %d",
+            unreadable.method,
+            unreadable.reply.error.code,
+        )
         await self._replies.send(SessionMessage(unreadable.reply))
 
     async def _refuse(self, session_message: SessionMessage, exc: Exception) -> None:
@@ -319,8 +337,13 @@ class _Link:
         with anyio.move_on_after(WRITER_FLUSH_TIMEOUT):
             await self.writer_done.wait()
         await self._stop_process()
-        for stream in (self.read_stream, self.write_stream, self._replies, self.read_stream_writer,
-                       self.write_stream_reader):
+        for stream in (
+            self.read_stream,
+            self.write_stream,
+            self._replies,
+            self.read_stream_writer,
+            self.write_stream_reader,
+        ):
             await stream.aclose()
         # One pass so the unblocked tasks leave through their except paths before the task group's cancel.
         await anyio.lowlevel.checkpoint()
@@ -419,8 +442,11 @@ def _unreadable_request(line: str, exc: ValueError) -> _Unreadable | None:
         return None  # a notification, or an id no answer could carry
     method: str = raw["method"]
     if "params" in raw and not isinstance(raw["params"], dict):
-        error = ErrorData(code=INVALID_PARAMS, message=f"Invalid request parameters: {method} params must be an "
-                                                       f"object, not {type(raw['params']).__name__}")
+        error = ErrorData(
+            code=INVALID_PARAMS,
+            message=f"Invalid request parameters: {method} params must be an "
+            f"object, not {type(raw['params']).__name__}",
+        )
     else:
         error = ErrorData(code=INVALID_REQUEST, message=f"Invalid request: {method} is not a valid JSON-RPC request")
     return _Unreadable(method, JSONRPCError(jsonrpc="2.0", id=request_id, error=error), exc)
