@@ -86,8 +86,3 @@ class HumanClock:
                 yield entry.scope
         finally:
             self._deadlines.discard(entry)
-
-    async def wait_machine_time(self, budget: float) -> None:
-        """Return once `budget` seconds of machine time (human time excluded) have passed from now."""
-        with self.deadline(budget):
-            await anyio.sleep_forever()
