@@ -137,6 +137,8 @@ class Workspace:
             self._idle = None
         self.tabs[tab.id] = tab
         self._leave_app_of[tab.id] = leave_app
+        for view in self.pending_for(tab.id):  # asked of every tab before this one opened: it may answer too
+            tab.notify("elicitation/request", view)
         if self.takeover is not None:
             self.takeover.tab_attached()  # calls a stopped replica left behind: resumed or reported here
 

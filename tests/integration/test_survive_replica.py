@@ -174,3 +174,53 @@ async def test_a_legacy_question_is_reported_lost_and_a_running_call_interrupted
         async with b.connect() as again:
             await again.wait_connected("basic")
             assert not [n for n in again.notifications if n["method"] == "calls/outcome"]
+
+
+async def test_a_resumed_prompt_and_read_go_to_every_tab_of_the_person_and_the_first_answer_wins(
+    tmp_path: Path,
+) -> None:
+    with (
+        shared_elicit_server(tmp_path) as url,
+        two_replicas(tmp_path, {"elicit": {"type": "http", "url": url}}) as (
+            a,
+            b,
+        ),
+    ):
+        async with a.connect() as ws_a:
+            await ws_a.wait_connected("elicit")
+            ws_a.start_request("prompts/get", {"server": "elicit", "name": "ask_then_greet", "callId": "p-1"})
+            ws_a.start_request("resources/read", {"server": "elicit", "uri": "elicit://guarded/plan", "callId": "r-1"})
+            for _ in range(2):
+                await ws_a.wait_notification("elicitation/request")
+            await until(
+                lambda: (
+                    sorted(r["call_id"] for r in live_calls(a.data_dir) if r["sealed_round"] is not None)
+                    == ["p-1", "r-1"]
+                ),
+                "both rounds",
+            )
+            kill(a, signal.SIGTERM)  # a clean stop releases them: no lease to wait for
+
+        async with b.connect() as one, b.connect() as two:
+            asked: dict[str, dict[str, Any]] = {}
+            for tab in (one, two):
+                for _ in range(2):
+                    request = await tab.wait_notification("elicitation/request", timeout=30)
+                    assert request["origin"]["resumed"] is True
+                    asked.setdefault(request["origin"]["callId"], request)
+            prompt, read = asked["p-1"], asked["r-1"]
+            assert prompt["message"] == "Whom should the greeting address?"
+            assert read["origin"]["method"] == "resources/read" and read["origin"]["name"] == "elicit://guarded/plan"
+
+            await one.request("elicitation/respond", {"id": prompt["id"], "action": "decline"})
+            late = await two.request_raw("elicitation/respond", {"id": prompt["id"], "action": "accept", "content": {}})
+            assert late["error"]["code"] == -32602  # the first answer won
+            await two.request("elicitation/respond", {"id": read["id"], "action": "accept", "content": {"ok": True}})
+
+            for tab in (one, two):  # both tabs hear how each ended
+                greeted = await tab.wait_notification("calls/outcome", lambda p: p["callId"] == "p-1")
+                assert greeted["method"] == "prompts/get" and greeted["resumed"] is True
+                assert greeted["result"]["messages"][0]["content"]["text"] == "Write a greeting for decline."
+                shown = await tab.wait_notification("calls/outcome", lambda p: p["callId"] == "r-1")
+                assert shown["result"]["contents"][0]["text"] == "The guarded document plan."
+            await until(lambda: not live_calls(b.data_dir), "the rows to go")
