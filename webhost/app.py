@@ -44,6 +44,7 @@ from webhost.auth.signin import (
 from webhost.config import AuthOptions, Config
 from webhost.directory import SessionDirectory
 from webhost.errors import PolicyRefused
+from webhost.journal import CallJournal
 from webhost.pending import Publish
 from webhost.people import Person, person_of, sign_in_key, sign_in_of
 from webhost.redact import Redactor
@@ -51,6 +52,7 @@ from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.storage.db import Storage
 from webhost.storage.inputs import InputVault
+from webhost.storage.live_calls import LiveCallStore, RoundSeal
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.workspace import HostDeps, Workspace
@@ -177,11 +179,20 @@ def create_app(
     # The database is opened in every mode (it keeps each person's input values); oidc also keeps sessions there.
     storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
     vault = InputVault(storage, derive_key(secret, "inputs/v1"))
+    # The calls this process runs, written down so another replica sharing the database can take them over.
+    journal = CallJournal(LiveCallStore(storage, RoundSeal(derive_key(secret, "live-calls/v1"))))
     host = HostState(
         settings=settings,
         config=config,
         audit=audit,
-        deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory, vault=vault),
+        deps=HostDeps(
+            config=config,
+            audit=audit,
+            sandbox=sandbox,
+            transport_factory=transport_factory,
+            vault=vault,
+            journal=journal,
+        ),
     )
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
@@ -194,10 +205,13 @@ def create_app(
         await storage.start()  # applies the migrations
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
+            await journal.start(task_group)
             try:
                 yield
             finally:
+                journal.stopping = True  # calls waiting on a person stay recorded for the next replica
                 await host.close()
+                await journal.close()
                 host.audit.close()
                 await storage.close()
                 task_group.cancel_scope.cancel()
@@ -271,7 +285,7 @@ def create_app(
     # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
     masked = RedactWebSocket(app, redactor, lambda scope: host.input_redactor({person_of(scope).id}))
     gate = AuthGate(masked, policy, oidc=oidc, proxy=proxy, admin_token=auth.mode == "token" or settings.token_from_env)
-    return HostApp(SecurityHeaders(gate, page_csp(settings)), host.tabs)
+    return HostApp(SecurityHeaders(gate, page_csp(settings)), host.tabs, journal)
 
 
 def oidc_sign_in(
@@ -325,9 +339,10 @@ def secure_cookies(settings: Settings) -> bool:
 class HostApp:
     """The host's ASGI app, with its live tabs for `Server` to stop before uvicorn closes their sockets."""
 
-    def __init__(self, app: ASGIApp, tabs: Tabs) -> None:
+    def __init__(self, app: ASGIApp, tabs: Tabs, journal: CallJournal | None = None) -> None:
         self.app = app
         self.tabs = tabs
+        self.journal = journal
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
@@ -348,6 +363,8 @@ class Server(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app = self.config.app
         if isinstance(app, HostApp):
+            if app.journal is not None:
+                app.journal.stopping = True  # before the tabs' calls end: what waits on a person stays recorded
             await app.tabs.stop(STOP_TABS_TIMEOUT)
         await super().shutdown(sockets)
 

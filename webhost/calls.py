@@ -11,7 +11,7 @@ in flight on that server.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -21,6 +21,8 @@ import anyio
 from webhost.errors import Cancelled, InvalidParams
 
 T = TypeVar("T")
+# Told about each call while it runs (the replica's journal: webhost/journal.py): (tab, origin) → a context.
+CallHook = Callable[[str | None, dict[str, Any]], AbstractContextManager[None]]
 
 # Which page action caused the upstream request running in this task, and which tab it runs in.
 current_origin: ContextVar[dict[str, Any] | None] = ContextVar("current_origin", default=None)
@@ -35,8 +37,9 @@ class Call:
 
 
 class CallRegistry:
-    def __init__(self, on_end: Callable[[str], None], *, tab: str | None = None) -> None:
+    def __init__(self, on_end: Callable[[str], None], *, tab: str | None = None, hook: CallHook | None = None) -> None:
         self.tab = tab
+        self._hook: CallHook = hook or (lambda tab, origin: nullcontext())
         self._calls: dict[str, Call] = {}
         self._on_end = on_end  # releases what the call left waiting (its input requests)
         self._url_steps: dict[tuple[str, str], str] = {}
@@ -49,7 +52,7 @@ class CallRegistry:
         token = current_origin.set(full_origin)
         tab_token = current_tab.set(self.tab)
         try:
-            with anyio.CancelScope() as scope:
+            with anyio.CancelScope() as scope, self._hook(self.tab, full_origin):
                 self._calls[call_id] = Call(call_id, full_origin, scope)
                 return await action()
             raise Cancelled("the call was cancelled", {"callId": call_id})

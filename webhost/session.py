@@ -66,7 +66,7 @@ class BrowserSession:
             on_close=self._app_closed,
             prefetch=workspace.app_prefetch,
         )
-        self.calls = CallRegistry(on_end=self._call_ended, tab=self.id)
+        self.calls = CallRegistry(on_end=self._call_ended, tab=self.id, hook=workspace.call_hook)
         self.requests = InputRequests(
             broker=self.inputs,
             apps=self.apps,

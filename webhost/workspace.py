@@ -16,6 +16,7 @@ import itertools
 import logging
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,14 +26,16 @@ import anyio.abc
 from webhost.apps.instances import Sandbox
 from webhost.apps.prefetch import AppPrefetch
 from webhost.audit import AuditLog
-from webhost.calls import CallRegistry, current_tab
+from webhost.calls import CallHook, CallRegistry, current_origin, current_tab
 from webhost.catalogue import Catalogue
 from webhost.config import Config, ServerConfig
 from webhost.elicitation.broker import InputBroker
 from webhost.elicitation.requests import InputRequests
+from webhost.journal import CallJournal
 from webhost.jsonsize import size_at_most
 from webhost.people import Person
 from webhost.redact import Redactor
+from webhost.resume import Takeover
 from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
@@ -52,6 +55,7 @@ class HostDeps:
     sandbox: Sandbox
     transport_factory: TransportFactory = default_transport
     vault: InputVault | None = None  # where each person's `${input:ID}` values are kept (None: in memory only)
+    journal: CallJournal | None = None  # the replica's record of its running calls (None: nothing survives it)
 
 
 class Tab(Protocol):
@@ -97,6 +101,22 @@ class Workspace:
         }
         self._activity_ids = itertools.count(1)
         self._task_group = task_group
+        self._status_seen = anyio.Event()  # set (and replaced) on every status change of a connection
+        self.takeover = (
+            Takeover(
+                person_id=person.id,
+                journal=deps.journal,
+                connections=self.connections,
+                requests=self._any_tab,
+                notify_all=self._tell_all,
+                activity=self.activity,
+                has_tabs=lambda: bool(self.tabs),
+                connected=self._status_change,
+                task_group=task_group,
+            )
+            if deps.journal is not None
+            else None
+        )
         self._idle: anyio.CancelScope | None = None
         self.closed = False
         # The person's `${input:ID}` values: read from the vault when the workspace opens, never sent to a tab.
@@ -117,6 +137,15 @@ class Workspace:
             self._idle = None
         self.tabs[tab.id] = tab
         self._leave_app_of[tab.id] = leave_app
+        for view in self.pending_for(tab.id):  # asked of every tab before this one opened: it may answer too
+            tab.notify("elicitation/request", view)
+        if self.takeover is not None:
+            self.takeover.tab_attached()  # calls a stopped replica left behind: resumed or reported here
+
+    @property
+    def call_hook(self) -> CallHook | None:
+        """What each tab's calls tell the replica's journal (None: not journalled)."""
+        return self.deps.journal.hook(self.person.id) if self.deps.journal is not None else None
 
     def detach(self, tab: Tab, on_idle: Callable[[Workspace], None]) -> None:
         """A tab closed: what it was asked is released; with no tab left, the idle countdown starts."""
@@ -272,6 +301,8 @@ class Workspace:
         tab_id = current_tab.get()
         if tab_id is not None and tab_id in self.tabs:
             return self.tabs[tab_id].requests
+        if (current_origin.get() or {}).get("resumed"):
+            return self._any_tab  # a call resumed from a stopped replica belongs to no tab: ask every tab
         busy = [tab for tab in self.tabs.values() if tab.calls.busy_on(server)]
         if len(busy) == 1:
             return busy[0].requests
@@ -282,6 +313,8 @@ class Workspace:
     # -- ConnectionEvents ---------------------------------------------------------------------
 
     def status_changed(self, connection: Connection) -> None:
+        self._status_seen.set()
+        self._status_seen = anyio.Event()
         if connection.status != "connected":
             self.inputs.release(lambda p: p.server == connection.name)
             self.app_prefetch.invalidate(connection.name)
@@ -328,11 +361,27 @@ class Workspace:
         if method != "notifications/progress":  # progress is shown on the call itself
             self.activity(name, direction="in", kind="notification", method=method, summary=summary, data=params)
 
+    async def _status_change(self, connection: Connection) -> None:
+        await self._status_seen.wait()
+
     async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
-        return await self._requests_for(connection.name).elicit(connection, mode, params)
+        requests = self._requests_for(connection.name)
+        with self._legacy_question(connection, requests):
+            return await requests.elicit(connection, mode, params)
 
     async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
-        return await self._requests_for(connection.name).sample(connection, params)
+        requests = self._requests_for(connection.name)
+        with self._legacy_question(connection, requests):
+            return await requests.sample(connection, params)
+
+    def _legacy_question(self, connection: Connection, requests: InputRequests) -> AbstractContextManager[None]:
+        """A legacy server's question lives in this replica's session with the server: the journal notes it
+        on the call, so that another replica can say it was lost if this one stops."""
+        journal = self.deps.journal
+        if journal is None or connection.era != "legacy" or requests.calls is None:
+            return nullcontext()
+        origin = requests.calls.origin_for(connection.name) or {}
+        return journal.question(self.person.id, requests.calls.tab, origin.get("callId"))
 
     async def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
         return self._any_tab.list_roots(connection)

@@ -118,13 +118,16 @@ def run_webhost(
     env: dict[str, str] | None = None,
     port: int | None = None,
     inputs: list[dict[str, Any]] | None = None,
+    data_dir: Path | None = None,
+    token: str | None = None,
 ) -> Iterator[Webhost]:
     """Start `python -m webhost serve` on free ports (or on `port`); `servers=None` runs the embedded demo;
-    `inputs` is the configuration's top-level "inputs" list."""
+    `inputs` is the configuration's top-level "inputs" list. Replicas share a `data_dir` (database and
+    secret) and a `token`."""
     marker = secrets.token_hex(8)
     port, sandbox_port = port or free_port(), free_port()
-    token = "t-" + secrets.token_urlsafe(16)
-    data_dir = tmp_path / f"data-{marker}"
+    token = token or "t-" + secrets.token_urlsafe(16)
+    data_dir = data_dir or tmp_path / f"data-{marker}"
     args = [
         PYTHON,
         "-m",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from webhost.apps.instances import AppInstances
-from webhost.calls import CallRegistry
+from webhost.calls import CallRegistry, current_origin
 from webhost.config import WebhostOptions
 from webhost.errors import Cancelled, RequestRefused, WebhostError
 from webhost.upstream.connection import Connection, ElicitMode
@@ -158,7 +158,9 @@ class InputRequests:
             return
         if self.apps is None:
             view["fallbackReason"] = (
-                "the request belongs to no single tab (several calls are running), so no app can be bound to it"
+                "it was asked again after the webhost process running its call stopped, and belongs to no tab's app"
+                if (current_origin.get() or {}).get("resumed")
+                else "the request belongs to no single tab (several calls are running), so no app can be bound to it"
             )
             return
         try:

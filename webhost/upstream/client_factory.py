@@ -19,6 +19,7 @@ from mcp.types import Implementation
 from webhost import __version__
 from webhost.config import ServerConfig
 
+from .rounds import RoundWatchingClient
 from .stderr import StderrPipe
 from .stdio import stdio_transport
 
@@ -50,7 +51,7 @@ class ClientCallbacks:
 
 def build_client(transport: Transport, callbacks: ClientCallbacks, *, max_input_rounds: int) -> Client:
     """A not-yet-entered Client; entering it spawns the process or opens the HTTP session."""
-    return Client(
+    return RoundWatchingClient(
         transport,
         mode="auto",
         client_info=CLIENT_INFO,

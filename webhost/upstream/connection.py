@@ -41,6 +41,7 @@ from webhost.errors import NotConnected, RequestRefused, UpstreamTimeout
 from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
 from .clock import HumanClock
 from .results import map_exception, to_wire
+from .rounds import input_responses, watching
 from .sdk_workarounds import watched_transport
 from .stderr import StderrPipe
 
@@ -381,31 +382,63 @@ class Connection:
         summary: str | None = None,
         data: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        result = await self._request(
-            "tools/call",
-            summary or name,
-            lambda c: _wire(
-                c.call_tool(
-                    name,
-                    arguments,
-                    progress_callback=on_progress,  # type: ignore[arg-type]
-                    meta=meta,  # type: ignore[arg-type]
-                )
-            ),
-            data={"arguments": arguments, **(data or {})},
-        )
+        with watching({"method": "tools/call", "params": {"name": name, "arguments": arguments}}):
+            result = await self._request(
+                "tools/call",
+                summary or name,
+                lambda c: _wire(
+                    c.call_tool(
+                        name,
+                        arguments,
+                        progress_callback=on_progress,  # type: ignore[arg-type]
+                        meta=meta,  # type: ignore[arg-type]
+                    )
+                ),
+                data={"arguments": arguments, **(data or {})},
+            )
         return result
 
     async def read_resource(self, uri: str, *, summary: str | None = None) -> dict[str, Any]:
-        result = await self._request(
-            "resources/read", summary or uri, lambda c: _wire(c.read_resource(uri, cache_mode="bypass"))
-        )
+        with watching({"method": "resources/read", "params": {"uri": uri}}):
+            result = await self._request(
+                "resources/read", summary or uri, lambda c: _wire(c.read_resource(uri, cache_mode="bypass"))
+            )
         return result
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
-        result = await self._request(
-            "prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)), data={"arguments": arguments}
-        )
+        with watching({"method": "prompts/get", "params": {"name": name, "arguments": arguments}}):
+            result = await self._request(
+                "prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)), data={"arguments": arguments}
+            )
+        return result
+
+    async def resume(
+        self, request: dict[str, Any], round_: dict[str, Any], answers: dict[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Retry a request another replica left waiting on an input round: `answers` (wire dicts, by key) to
+        the round's `inputRequests`, its `requestState` echoed as stored. Later rounds go through the callbacks."""
+        method = str(request.get("method"))
+        params = request.get("params") or {}
+        requests = round_.get("inputRequests") or {}
+        state = round_.get("requestState")
+        responses = input_responses(requests if isinstance(requests, dict) else {}, answers)
+        state = state if isinstance(state, str) else None
+        name = str(params.get("name") or params.get("uri") or "")
+        arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+
+        def send(c: Client) -> Awaitable[BaseModel]:
+            if method == "tools/call":
+                return c.call_tool(name, arguments, input_responses=responses, request_state=state)
+            if method == "prompts/get":
+                return c.get_prompt(name, arguments, input_responses=responses, request_state=state)
+            if method == "resources/read":
+                return c.read_resource(name, input_responses=responses, request_state=state)
+            raise ValueError(f"{method} has no input rounds")
+
+        with watching({"method": method, "params": params}):
+            result = await self._request(
+                method, f"{name} (resumed)", lambda c: _wire(send(c)), data={"resumed": True, "arguments": arguments}
+            )
         return result
 
     async def complete(

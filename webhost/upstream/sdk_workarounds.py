@@ -11,6 +11,9 @@
    forever. Our stdio transport answers such a request itself (INVALID_PARAMS, `stdio.py:
    _unreadable_request`). A request that is valid JSON-RPC but whose params fail the method's
    schema is answered by the SDK (INVALID_PARAMS). The SDK's HTTP transports still drop them.
+4. The SDK's MRTR driver keeps each round's `requestState` to itself, so a round could not be written
+   down for another replica to resume. `rounds.RoundWatchingClient` overrides the private
+   `Client._drive_input_required` to report every round of a watched request (and its answering).
 
 Server-side workarounds (for the demo and test servers, not webhost itself) live in
 `webhost/demo/sdk_fixes.py`.

@@ -91,6 +91,8 @@ function main() {
   rpc.on("elicitation/resolved", (p) => inbox.resolveElicitation(p));
   rpc.on("approval/request", (p) => inbox.addApproval(p));
   rpc.on("approval/resolved", (p) => inbox.resolveApproval(p));
+  // A call another webhost process started and stopped running (resumed here, or interrupted): its ending.
+  rpc.on("calls/outcome", (p) => workspace.callOutcome(p));
 
   rpc.onState((state) => {
     // Every socket is a new backend session: fetch everything again.

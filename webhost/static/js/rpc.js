@@ -23,7 +23,8 @@ export class RpcError extends Error {
 export const CONNECTION_LOST = ERRORS.CONNECTION_LOST;
 
 /** @typedef {"connecting" | "open" | "closed"} ConnState */
-/** @typedef {{attempt: number, retryInMs: number, everOpened: boolean, endedReason: string | null}} ConnInfo */
+/** @typedef {{attempt: number, retryInMs: number, everOpened: boolean, endedReason: string | null,
+ *   closeReason: string}} ConnInfo */
 
 export class RpcClient {
   #url;
@@ -45,6 +46,8 @@ export class RpcClient {
   #retryInMs = 0;
   /** Why webhost ended this tab's session (sessions/end), or null; no automatic reconnect then. @type {string | null} */
   #endedReason = null;
+  /** The reason the last socket was closed with ("webhost is stopping"), or "" (a crash gives none). */
+  #closeReason = "";
 
   /** @param {string} [url] */
   constructor(url) {
@@ -64,6 +67,7 @@ export class RpcClient {
     ws.addEventListener("open", () => {
       this.#attempt = 0;
       this.#endedReason = null;
+      this.#closeReason = "";
       this.#everOpened = true;
       this.#setState("open");
     });
@@ -71,6 +75,7 @@ export class RpcClient {
     ws.addEventListener("close", (ev) => {
       if (this.#ws !== ws) return;
       this.#ws = null;
+      this.#closeReason = ev.reason || "";
       this.#failPending();
       if (ev.code === SESSION_ENDED_CLOSE_CODE) {
         // Someone ended this session on purpose: say why and wait for the person to reconnect.
@@ -137,7 +142,7 @@ export class RpcClient {
 
   #info() {
     return { attempt: this.#attempt, retryInMs: this.#retryInMs, everOpened: this.#everOpened,
-      endedReason: this.#endedReason };
+      endedReason: this.#endedReason, closeReason: this.#closeReason };
   }
 
   /** @param {ConnState} state */

@@ -98,6 +98,11 @@ export class CallResult {
     this.#progressText.textContent = `${p.message ? `${p.message} · ` : ""}${count}${pct}`;
   }
 
+  /** A line above the result saying where it came from. @param {string} text */
+  note(text) {
+    this.#progressRow.after(h("p", { class: "notice result-note", text }));
+  }
+
   /** @param {any} result a CallToolResult */
   ok(result) {
     if (!this.pending) return;

@@ -1,6 +1,9 @@
 // @ts-check
-// The "disconnected / reconnecting" banner driven by the RPC client's connection state; a session
-// someone ended (sessions/end) shows why, with data-ended="true", and waits for "Reconnect".
+// The "disconnected / reconnecting" notice driven by the RPC client's connection state
+// ([data-testid="connection-banner"], data-state = closed / connecting; hidden once open again). When
+// the webhost process holding the socket stops, the page reconnects (to another replica, if there are
+// several) within seconds. A session someone ended (sessions/end) shows why, with data-ended="true",
+// and waits for "Reconnect".
 
 import { h } from "../html.js";
 
@@ -36,7 +39,8 @@ export function connectionBanner(rpc) {
       text.textContent = info.everOpened ? "Reconnecting to webhost…" : "Connecting to webhost…";
       return;
     }
-    const lead = info.everOpened ? "Disconnected from webhost." : "Cannot reach webhost.";
+    const why = info.closeReason ? ` (${info.closeReason})` : "";
+    const lead = info.everOpened ? `Disconnected from webhost${why}.` : "Cannot reach webhost.";
     const hint = !info.everOpened && info.attempt >= 2
       ? " If your session expired, open the login link webhost printed at start." : "";
     const until = Date.now() + info.retryInMs;

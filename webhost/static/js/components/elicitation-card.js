@@ -27,7 +27,9 @@ export function header(req) {
   return h("header", { class: "card-head" },
     h("span", { class: "badge info", text: req.mode === "url" ? "Link request" : req.mode === "sampling" ? "Model request" : "Input request" }),
     h("span", {}, h("strong", { class: "asker", text: String(req.server ?? "A server") }), " is asking"),
-    origin ? h("span", { class: "muted origin", text: `during ${origin}` }) : null);
+    origin ? h("span", { class: "muted origin", text: `during ${origin}` }) : null,
+    req.origin?.resumed ? h("span", { class: "badge resumed", dataset: { resumedNote: "" },
+      text: "resumed: asked again after the webhost process running the call stopped" }) : null);
 }
 
 /** @param {any} req */

@@ -74,6 +74,7 @@ export class Inbox {
     const ctx = { rpc: this.#rpc, apps: this.#apps, fallbackToForm: (/** @type {any} */ r, /** @type {string | undefined} */ why) => this.#fallback(r, why, ctx) };
     const card = req.mode === "url" ? urlCard(req, ctx) : req.mode === "app" ? appCard(req, ctx)
       : req.mode === "sampling" ? samplingCard(req, ctx) : formCard(req, ctx);
+    if (req.origin?.resumed) card.dataset.resumed = "true"; // asked again on this process after another stopped
     if (existing) {
       // An app card replaced by the fallback form: its app is torn down before the card goes.
       this.#replace(req, card, existing.dataset.mode === "app" ? "fallback to the form" : undefined);

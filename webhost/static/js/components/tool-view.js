@@ -4,7 +4,7 @@
 // (and the tool's MCP App keeps running: see workspace.js).
 
 import { h, prettyJson } from "../html.js";
-import { describeError } from "../rpc.js";
+import { describeError, RpcError } from "../rpc.js";
 import { isParked, releaseThenRemove } from "../park.js";
 import { createArgsForm } from "./args-form.js";
 import { CallResult } from "./call-result.js";
@@ -118,6 +118,35 @@ export class ToolView {
     });
     if (this.#current?.pending) this.#form.setBusy(true);
     return h("div", {}, this.#form.el, schemas);
+  }
+
+  /**
+   * The ending of a call this tab did not run on this webhost process (`calls/outcome`), as the tool's
+   * latest result, marked `data-resumed` or `data-interrupted`.
+   * @param {any} p
+   */
+  showOutcome(p) {
+    const callId = String(p.callId ?? "");
+    const result = new CallResult({
+      callId,
+      onCancel: async () => ({ cancelled: false }),
+      withAppSlot: false,
+      ctx: { server: this.#server, readResource: this.#ctx.readResource },
+    });
+    result.el.dataset[p.resumed ? "resumed" : "interrupted"] = "true";
+    result.note(p.resumed
+      ? "Resumed here after the webhost process running this call stopped."
+      : "This call was running when its webhost process stopped.");
+    const previous = [...this.#resultSlot.children].filter((c) => !isParked(c));
+    this.#resultSlot.append(result.el);
+    for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "replaced by a resumed call", this.#ctx.apps);
+    if (!this.#current?.pending) this.#current = result;
+    if (p.error) {
+      const e = p.error;
+      result.error(new RpcError(String(e.message ?? "Error"), Number(e.code ?? 0), e.data));
+    } else {
+      result.ok(p.result);
+    }
   }
 
   /** @param {Record<string, unknown>} args */

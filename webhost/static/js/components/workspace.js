@@ -37,6 +37,8 @@ export class Workspace {
   #ctx;
   /** @type {Map<string, ToolView>} */
   #tools = new Map();
+  /** Endings of calls run elsewhere (`calls/outcome`) for tools not opened yet, by server and tool. @type {Map<string, any>} */
+  #outcomes = new Map();
   /** @type {{kind: ViewKind | "welcome", server: string, key: string, view?: any} | null} */
   #open = null;
   /** The shown non-tool item (welcome, resource, prompt, …): replaced on every open. @type {{el: HTMLElement, view?: any} | null} */
@@ -82,6 +84,9 @@ export class Workspace {
           close: () => { void this.closeTool(server, key); },
         });
         this.#tools.set(id, tv);
+        const outcome = this.#outcomes.get(id);
+        this.#outcomes.delete(id);
+        if (outcome) tv.showOutcome(outcome);
       }
       el = tv.el;
       view = tv;
@@ -204,6 +209,20 @@ export class Workspace {
       const resource = lists?.resources.items.find((r) => r?.uri === name) ?? { uri: name, name };
       this.open("resource", server, resource);
     }
+  }
+
+  /**
+   * How a call this tab did not run here ended (`calls/outcome`: resumed on this webhost process after
+   * the one running it stopped, or interrupted): shown in its tool's result area when that tool is open
+   * in the page; the activity log has it in any case.
+   * @param {any} p
+   */
+  callOutcome(p) {
+    if (p?.method !== "tools/call") return;
+    const id = `${p.server}\n${p.name}`;
+    const tv = this.#tools.get(id);
+    if (tv) tv.showOutcome(p);
+    else this.#outcomes.set(id, p); // shown when that tool is opened (its last outcome, like any result)
   }
 
   /**
