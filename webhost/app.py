@@ -24,10 +24,10 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from webhost import __version__
+from webhost import __version__, loophealth
 from webhost.apps.instances import Sandbox
 from webhost.apps.origins import derive_key
-from webhost.audit import AuditLimits, AuditLog, AuditUnavailable, visible_user
+from webhost.audit import LEGACY_FILE, AuditLimits, AuditLog, AuditUnavailable, visible_user
 from webhost.auth import AccessPolicy, AuthGate, same_origin_path
 from webhost.auth.gate import SIGN_IN_PATH, SIGN_OUT_PATH
 from webhost.auth.oidc import OidcClient
@@ -165,7 +165,6 @@ def create_app(
     """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
     is the time webhost checks the provider's ID tokens against (tests skew it)."""
     secret = secret or load_secret(settings.data_dir)
-    audit = AuditLog(settings.data_dir / "audit.sqlite3", AuditLimits(**config.options.audit.model_dump()))
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
     sandbox = Sandbox(
         secret=secret,
@@ -177,6 +176,9 @@ def create_app(
     # The database is opened in every mode (it keeps each person's input values); oidc also keeps sessions there.
     storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
     vault = InputVault(storage, derive_key(secret, "inputs/v1"))
+    audit = AuditLog(
+        storage, AuditLimits(**config.options.audit.model_dump()), legacy_file=settings.data_dir / LEGACY_FILE
+    )
     host = HostState(
         settings=settings,
         config=config,
@@ -194,11 +196,12 @@ def create_app(
         await storage.start()  # applies the migrations
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
+            await audit.start(task_group)  # its writer; imports the audit file of 0.1 once
             try:
                 yield
             finally:
                 await host.close()
-                host.audit.close()
+                await audit.close()  # after the tabs: their last rows are stored too
                 await storage.close()
                 task_group.cancel_scope.cancel()
 
@@ -241,15 +244,26 @@ def create_app(
         try:
             if format == "csv":
                 return PlainTextResponse(
-                    people.text(redactor.text(host.audit.export_csv(server=server, user=owner))),
+                    people.text(redactor.text(await host.audit.export_csv(server=server, user=owner))),
                     media_type="text/csv",
                     headers={"content-disposition": "attachment; filename=webhost-audit.csv"},
                 )
             return JSONResponse(
-                {"entries": people.value(redactor.value(host.audit.entries(server=server, user=owner, limit=10_000)))}
+                {
+                    "entries": people.value(
+                        redactor.value(await host.audit.entries(server=server, user=owner, limit=10_000))
+                    )
+                }
             )
         except AuditUnavailable as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
+
+    @app.get("/api/health/loop")
+    async def loop_health(request: Request, seconds: float = 5.0) -> JSONResponse:
+        """Admins only: probe the event loop's lag for `seconds` (bench/sessions.py reads it under load)."""
+        if not person_of(request.scope).is_admin:
+            return JSONResponse({"error": "only an admin may measure the event loop"}, status_code=403)
+        return JSONResponse(await loophealth.measure(seconds))
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
