@@ -51,6 +51,7 @@ from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.storage.db import Storage
 from webhost.storage.inputs import InputVault
+from webhost.storage.people import SeenPeople
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.workspace import HostDeps, Workspace
@@ -284,7 +285,14 @@ def create_app(
     )
     # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
     masked = RedactWebSocket(app, redactor, lambda scope: host.input_redactor({person_of(scope).id}))
-    gate = AuthGate(masked, policy, oidc=oidc, proxy=proxy, admin_token=auth.mode == "token" or settings.token_from_env)
+    gate = AuthGate(
+        masked,
+        policy,
+        oidc=oidc,
+        proxy=proxy,
+        admin_token=auth.mode == "token" or settings.token_from_env,
+        seen=SeenPeople(storage, clock=clock).seen,
+    )
     return HostApp(SecurityHeaders(gate, page_csp(settings)), host.tabs)
 
 
