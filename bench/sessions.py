@@ -23,12 +23,17 @@ on its handshake, so there are `--people` people (plus the probe, a person of it
 whether this webhost has proxy mode (it exits 2 on an unknown `auth`, or ignores it and everyone is the token's
 person) and otherwise falls back to token mode, where every tab is the same person, and says so.
 
+Inside webhost: its own event-loop lag (the oversleep of a 10 ms sleep, p50/p99/max) and the collector's passes
+and pauses, from `GET /api/health/loop` (admins only; the token is one), over the baseline and over the load.
+`--gc off` runs the same webhost with its garbage-collector tuning (webhost/gctuning.py) switched off, `--gc both`
+each kind off and then on.
+
 Nothing is asserted: the goals (p99 under 50 ms at 200 sessions, at most 3 MB of webhost RSS per added session,
 one process per (person, stdio server)) are printed beside the figures.
 
     .venv/bin/python bench/sessions.py [--people N] [--tabs N] [--duration S] [--kinds http,stdio]
                                        [--mode auto|proxy|token] [--webhost-root DIR] [--quick]
-                                       [--no-ws-compression]
+                                       [--no-ws-compression] [--gc on|off|both]
 """
 
 from __future__ import annotations
