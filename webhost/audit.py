@@ -463,6 +463,11 @@ class AuditLog:
             for job in jobs:
                 job.row_id = None
             return self._unavailable(exc)
+        except Exception as exc:  # a bug here must not end the writer (and every tab with it): refuse, log
+            logger.exception("audit log: unexpected error while writing")
+            for job in jobs:
+                job.row_id = None
+            return self._unavailable(exc)
         return None
 
     def _unavailable(self, exc: BaseException) -> AuditUnavailable:
