@@ -23,12 +23,17 @@ on its handshake, so there are `--people` people (plus the probe, a person of it
 whether this webhost has proxy mode (it exits 2 on an unknown `auth`, or ignores it and everyone is the token's
 person) and otherwise falls back to token mode, where every tab is the same person, and says so.
 
+Inside webhost: its own event-loop lag (the oversleep of a 10 ms sleep, p50/p99/max) and the collector's passes
+and pauses, from `GET /api/health/loop` (admins only; the token is one), over the baseline and over the load.
+`--gc off` runs the same webhost with its garbage-collector tuning (webhost/gctuning.py) switched off, `--gc both`
+each kind off and then on.
+
 Nothing is asserted: the goals (p99 under 50 ms at 200 sessions, at most 3 MB of webhost RSS per added session,
 one process per (person, stdio server)) are printed beside the figures.
 
     .venv/bin/python bench/sessions.py [--people N] [--tabs N] [--duration S] [--kinds http,stdio]
                                        [--mode auto|proxy|token] [--webhost-root DIR] [--quick]
-                                       [--no-ws-compression]
+                                       [--no-ws-compression] [--gc on|off|both]
 """
 
 from __future__ import annotations
@@ -81,6 +86,13 @@ GOAL_P99_MS = 50.0
 GOAL_RSS_MB = 3.0
 
 
+# `--gc off`: the same webhost with its garbage-collector tuning (webhost/gctuning.py) switched off.
+UNTUNED_LAUNCHER = (
+    "import runpy, sys, webhost.gctuning as t; t.tune = lambda: None; sys.argv[0] = 'webhost'; "
+    "runpy.run_module('webhost', run_name='__main__', alter_sys=True)"
+)
+
+
 def person_email(index: int) -> str:
     return f"person{index}@example.com"
 
@@ -118,6 +130,13 @@ def add_args(parser: argparse.ArgumentParser) -> None:
         "a branch that has proxy mode",
     )
     parser.add_argument(
+        "--gc",
+        choices=["on", "off", "both"],
+        default="on",
+        help="webhost's garbage-collector tuning: on (as shipped, the default), off (switched off for this run), "
+        "both (off, then on, for each kind: a before/after in one run)",
+    )
+    parser.add_argument(
         "--mode",
         choices=["auto", "proxy", "token"],
         default="auto",
@@ -135,6 +154,7 @@ class Plan:
     mode: str
     compression: bool
     webhost_root: Path
+    gc: list[str]
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Plan:
@@ -155,6 +175,7 @@ class Plan:
             args.mode,
             not args.no_ws_compression,
             args.webhost_root.resolve(),
+            ["off", "on"] if args.gc == "both" else [args.gc],
         )
 
     @property
@@ -179,7 +200,9 @@ class EarlyExit(Exception):
 
 
 @contextlib.contextmanager
-def run_webhost(servers: dict[str, Any], options: dict[str, Any], root: Path = ROOT) -> Iterator[Webhost]:
+def run_webhost(
+    servers: dict[str, Any], options: dict[str, Any], root: Path = ROOT, *, gc_tuning: bool = True
+) -> Iterator[Webhost]:
     """`webhost serve` on free ports with these servers and `webhost` options (like `_common.run_webhost`)."""
     with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:
         work = Path(tmp)
@@ -189,8 +212,7 @@ def run_webhost(servers: dict[str, Any], options: dict[str, Any], root: Path = R
         config.write_text(json.dumps({"mcpServers": servers, "webhost": options}), encoding="utf-8")
         args = [
             PYTHON,
-            "-m",
-            "webhost",
+            *(["-m", "webhost"] if gc_tuning else ["-c", UNTUNED_LAUNCHER]),
             "serve",
             "--port",
             str(port),
@@ -451,6 +473,24 @@ async def load(tab: Tab, server: str, seconds: float, out: Samples) -> None:
         due = max(due + 1.0, time.perf_counter())
 
 
+async def webhost_loop(host: Webhost, seconds: float) -> dict[str, Any] | None:
+    """webhost's own event-loop lag over `seconds` (GET /api/health/loop, admins only: the token is one);
+    None when this webhost has no such route."""
+    async with httpx.AsyncClient(timeout=seconds + 30) as client:
+        try:
+            answer = await client.get(
+                f"{host.base_url}/api/health/loop",
+                params={"seconds": seconds},
+                headers={"Authorization": f"Bearer {host.token}"},
+            )
+        except httpx.HTTPError:
+            return None
+    if answer.status_code != 200:
+        return None
+    measured: dict[str, Any] = answer.json()
+    return measured
+
+
 async def loop_lag(seconds: float, out: list[float], tick: float = 0.01) -> None:
     """This process's own event-loop lag (oversleep of a 10 ms sleep): the client's share of the noise."""
     end = time.perf_counter() + seconds
@@ -466,6 +506,10 @@ async def loop_lag(seconds: float, out: list[float], tick: float = 0.01) -> None
 @dataclass
 class KindResult:
     kind: str
+    gc: str
+    load_average: str
+    loop_before: dict[str, Any] | None  # webhost's own loop lag (GET /api/health/loop), probe alone
+    loop_during: dict[str, Any] | None  # ... and during the load
     mode: str
     sessions: int
     people: int
@@ -526,13 +570,15 @@ class Choice:
 
 @contextlib.asynccontextmanager
 async def start(
-    kind: str, url: str | None, options: dict[str, Any], plan: Plan, choice: Choice
+    kind: str, url: str | None, options: dict[str, Any], plan: Plan, choice: Choice, gc_tuning: bool
 ) -> AsyncIterator[Webhost]:
     """webhost with this kind's server; in stdio, without the BENCH_PERSON env if this webhost cannot expand it."""
     server = f"basic_{kind}"
     person_env = kind == "stdio" and choice.person_env is not False
     try:
-        host_cm = run_webhost({server: server_entry(kind, url, person_env)}, options, plan.webhost_root)
+        host_cm = run_webhost(
+            {server: server_entry(kind, url, person_env)}, options, plan.webhost_root, gc_tuning=gc_tuning
+        )
         host = host_cm.__enter__()
     except EarlyExit as exc:
         if not person_env or (exc.code == 2 and "auth" in exc.log):
@@ -542,7 +588,7 @@ async def start(
             f"{last_line(exc.log)}): server processes are counted without grouping them by person ***"
         )
         choice.person_env = False
-        host_cm = run_webhost({server: server_entry(kind, url, False)}, options, plan.webhost_root)
+        host_cm = run_webhost({server: server_entry(kind, url, False)}, options, plan.webhost_root, gc_tuning=gc_tuning)
         host = host_cm.__enter__()
     else:
         if kind == "stdio":
@@ -553,15 +599,15 @@ async def start(
         host_cm.__exit__(None, None, None)
 
 
-async def run_kind(kind: str, plan: Plan, choice: Choice, url: str | None) -> KindResult:
+async def run_kind(kind: str, plan: Plan, choice: Choice, url: str | None, gc: str) -> KindResult:
     """Run one kind; proxy detection may fall back to token mode (and `choice` remembers it)."""
     server = f"basic_{kind}"
     if choice.mode == "proxy":
         try:
-            async with start(kind, url, {"auth": PROXY_AUTH}, plan, choice) as host:
+            async with start(kind, url, {"auth": PROXY_AUTH}, plan, choice, gc == "on") as host:
                 why = await detect_proxy(host, plan)
                 if why is None:
-                    return await measure(host, kind, server, plan, "proxy")
+                    return await measure(host, kind, server, plan, "proxy", gc)
         except EarlyExit as exc:
             if exc.code != 2:
                 raise
@@ -573,25 +619,38 @@ async def run_kind(kind: str, plan: Plan, choice: Choice, url: str | None) -> Ki
             f"person: {plan.people} people x {plan.tabs} tabs become 1 person x {plan.sessions} tabs ***"
         )
         choice.mode = "token"
-    async with start(kind, url, {}, plan, choice) as host:
-        return await measure(host, kind, server, plan, "token")
+    async with start(kind, url, {}, plan, choice, gc == "on") as host:
+        return await measure(host, kind, server, plan, "token", gc)
 
 
-async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) -> KindResult:
+async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str, gc: str) -> KindResult:
     pid = host.proc.pid
     compression = plan.compression
 
     def who(index: int) -> str | None:
         return person_email(index // plan.tabs) if mode == "proxy" else None
 
-    print(f"[{kind}] webhost pid {pid}, {mode} mode, {load_average()}", flush=True)
+    print(f"[{kind}] webhost pid {pid}, {mode} mode, gc tuning {gc}, {load_average()}", flush=True)
     async with contextlib.AsyncExitStack() as stack:
         probe_tab = await stack.enter_async_context(
             open_tab(host, PROBE_PERSON if mode == "proxy" else None, compression=compression)
         )
         await probe_tab.wait_connected(server, CONNECT_TIMEOUT)
         await probe(probe_tab, server, 0.5)  # warm-up: imports, schemas, the connection's first calls
-        before = await probe(probe_tab, server, plan.baseline)
+        loop_before: dict[str, Any] | None = None
+
+        async def run_baseline() -> None:
+            nonlocal before
+            before = await probe(probe_tab, server, plan.baseline)
+
+        async def baseline_loop() -> None:
+            nonlocal loop_before
+            loop_before = await webhost_loop(host, plan.baseline)
+
+        before = Samples()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run_baseline)
+            tg.start_soon(baseline_loop)
         await anyio.sleep(0.5)
         rss_before = rss_kib(pid)
         print(f"[{kind}] baseline done; connecting {plan.sessions} sessions", flush=True)
@@ -630,14 +689,23 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
         during = Samples()
         cpu_webhost, cpu_client, wall = process_cpu_seconds(pid), time.process_time(), time.perf_counter()
 
+        loop_during: dict[str, Any] | None = None
+        load_average_during = ""
+
         async def run_probe() -> None:
             nonlocal during
             during = await probe(probe_tab, server, plan.duration)
+
+        async def run_loop() -> None:
+            nonlocal loop_during, load_average_during
+            loop_during = await webhost_loop(host, plan.duration)
+            load_average_during = load_average()
 
         async with anyio.create_task_group() as tg:
             for tab in tabs:
                 tg.start_soon(load, tab, server, plan.duration, loaded)
             tg.start_soon(run_probe)
+            tg.start_soon(run_loop)
             tg.start_soon(loop_lag, plan.duration, client_lag)
         wall = time.perf_counter() - wall
         cpu_end = process_cpu_seconds(pid)
@@ -652,6 +720,10 @@ async def measure(host: Webhost, kind: str, server: str, plan: Plan, mode: str) 
     people = plan.people + 1 if mode == "proxy" else 1
     return KindResult(
         kind,
+        gc,
+        load_average_during,
+        loop_before,
+        loop_during,
         mode,
         plan.sessions,
         people,
@@ -740,7 +812,10 @@ def report(result: KindResult) -> None:
     probe_failures = result.before.failures + result.during.failures + result.after.failures
 
     people = f"{result.people} people" if result.mode == "proxy" else "1 person (token mode)"
-    print(f"\n{result.kind}: {n} sessions + 1 probe, {people}, connected in {result.connect_seconds:.1f} s")
+    print(
+        f"\n{result.kind}, gc tuning {result.gc}: {n} sessions + 1 probe, {people}, connected in "
+        f"{result.connect_seconds:.1f} s; {result.load_average or load_average()} at the end of the load"
+    )
     table(["row", "n", "p50", "p99", "max", "ratio p50 / p99", "p99 - base p99", "failed"], rows)
     if probe_failures:
         print(f"probe failures: {len(probe_failures)} (first: {probe_failures[0]})")
@@ -764,6 +839,21 @@ def report(result: KindResult) -> None:
         f"server processes: connected: {describe_processes(result.processes_connected)}; "
         f"after the load: {describe_processes(result.processes_loaded)}"
     )
+    for label, loop in (("probe alone", result.loop_before), (f"during the {n}", result.loop_during)):
+        if loop is None:
+            print(f"webhost event-loop lag, {label}: not measured (no GET /api/health/loop)")
+            continue
+        full = loop["gc"].get("2", {})
+        young = sum(v["passes"] for k, v in loop["gc"].items() if k != "2")
+        print(
+            f"webhost event-loop lag, {label} ({loop['samples']} {loop['tickMs']:g} ms sleeps): p50 "
+            f"{loop['p50Ms']:.2f} ms, p99 {loop['p99Ms']:.2f} ms, max {loop['maxMs']:.1f} ms; full gc passes: "
+            f"{full.get('passes', 0)} (max {full.get('maxMs', 0):.1f} ms, total {full.get('totalMs', 0):.0f} ms), "
+            f"young passes {young}; threshold {loop['gcThreshold']}, {loop['gcFrozen']} objects frozen"
+        )
+    if result.loop_during is not None:
+        p99 = result.loop_during["p99Ms"]
+        print(f"goal loop-lag p99 < {GOAL_P99_MS:.0f} ms: {p99:.1f} ms ({'met' if p99 < GOAL_P99_MS else 'not met'})")
     if result.client_lag:
         lag = Summary.of(result.client_lag)
         print(
@@ -791,9 +881,10 @@ async def main() -> int:
     choice = Choice("token" if plan.mode == "token" else "proxy")
     results: list[KindResult] = []
     for kind in plan.kinds:
-        with contextlib.ExitStack() as stack:
-            url = stack.enter_context(http_server()) if kind == "http" else None
-            results.append(await run_kind(kind, plan, choice, url))
+        for gc in plan.gc:
+            with contextlib.ExitStack() as stack:
+                url = stack.enter_context(http_server()) if kind == "http" else None
+                results.append(await run_kind(kind, plan, choice, url, gc))
     for result in results:
         report(result)
     print(f"\n{load_average()} at the end of the run")

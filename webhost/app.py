@@ -24,10 +24,10 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from webhost import __version__
+from webhost import __version__, loophealth
 from webhost.apps.instances import Sandbox
 from webhost.apps.origins import derive_key
-from webhost.audit import AuditLimits, AuditLog, AuditUnavailable, visible_user
+from webhost.audit import LEGACY_FILE, AuditLimits, AuditLog, AuditUnavailable, visible_user
 from webhost.auth import AccessPolicy, AuthGate, same_origin_path
 from webhost.auth.gate import SIGN_IN_PATH, SIGN_OUT_PATH
 from webhost.auth.oidc import OidcClient
@@ -53,6 +53,7 @@ from webhost.settings import Settings
 from webhost.storage.db import Storage
 from webhost.storage.inputs import InputVault
 from webhost.storage.live_calls import LiveCallStore, RoundSeal
+from webhost.storage.people import SeenPeople
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.workspace import HostDeps, Workspace
@@ -167,7 +168,6 @@ def create_app(
     """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
     is the time webhost checks the provider's ID tokens against (tests skew it)."""
     secret = secret or load_secret(settings.data_dir)
-    audit = AuditLog(settings.data_dir / "audit.sqlite3", AuditLimits(**config.options.audit.model_dump()))
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
     sandbox = Sandbox(
         secret=secret,
@@ -181,6 +181,9 @@ def create_app(
     vault = InputVault(storage, derive_key(secret, "inputs/v1"))
     # The calls this process runs, written down so another replica sharing the database can take them over.
     journal = CallJournal(LiveCallStore(storage, RoundSeal(derive_key(secret, "live-calls/v1"))))
+    audit = AuditLog(
+        storage, AuditLimits(**config.options.audit.model_dump()), legacy_file=settings.data_dir / LEGACY_FILE
+    )
     host = HostState(
         settings=settings,
         config=config,
@@ -206,13 +209,14 @@ def create_app(
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
             await journal.start(task_group)
+            await audit.start(task_group)  # its writer; imports the audit file of 0.1 once
             try:
                 yield
             finally:
                 journal.stopping = True  # calls waiting on a person stay recorded for the next replica
                 await host.close()
                 await journal.close()
-                host.audit.close()
+                await audit.close()  # after the tabs: their last rows are stored too
                 await storage.close()
                 task_group.cancel_scope.cancel()
 
@@ -255,15 +259,26 @@ def create_app(
         try:
             if format == "csv":
                 return PlainTextResponse(
-                    people.text(redactor.text(host.audit.export_csv(server=server, user=owner))),
+                    people.text(redactor.text(await host.audit.export_csv(server=server, user=owner))),
                     media_type="text/csv",
                     headers={"content-disposition": "attachment; filename=webhost-audit.csv"},
                 )
             return JSONResponse(
-                {"entries": people.value(redactor.value(host.audit.entries(server=server, user=owner, limit=10_000)))}
+                {
+                    "entries": people.value(
+                        redactor.value(await host.audit.entries(server=server, user=owner, limit=10_000))
+                    )
+                }
             )
         except AuditUnavailable as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
+
+    @app.get("/api/health/loop")
+    async def loop_health(request: Request, seconds: float = 5.0) -> JSONResponse:
+        """Admins only: probe the event loop's lag for `seconds` (bench/sessions.py reads it under load)."""
+        if not person_of(request.scope).is_admin:
+            return JSONResponse({"error": "only an admin may measure the event loop"}, status_code=403)
+        return JSONResponse(await loophealth.measure(seconds))
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
@@ -284,7 +299,14 @@ def create_app(
     )
     # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
     masked = RedactWebSocket(app, redactor, lambda scope: host.input_redactor({person_of(scope).id}))
-    gate = AuthGate(masked, policy, oidc=oidc, proxy=proxy, admin_token=auth.mode == "token" or settings.token_from_env)
+    gate = AuthGate(
+        masked,
+        policy,
+        oidc=oidc,
+        proxy=proxy,
+        admin_token=auth.mode == "token" or settings.token_from_env,
+        seen=SeenPeople(storage, clock=clock).seen,
+    )
     return HostApp(SecurityHeaders(gate, page_csp(settings)), host.tabs, journal)
 
 

@@ -1,4 +1,4 @@
-"""Append-only audit log of what apps did and what people decided, in SQLite in the data folder.
+"""Append-only audit log of what apps did and what people decided, on the shared database (`webhost.storage`).
 
 Every app-initiated tool call, link, message, model-context update, permission decision and
 effective CSP is one row. webhost never updates a row; it deletes only what the retention
@@ -9,9 +9,14 @@ per-row cap (oversized fields are replaced by `{"truncated": true, "preview": ..
 rows that do not parse are read back marked unreadable, and each app frame and each person (by
 their id; a row without a person, by its session) has a write budget beyond which rows are counted
 and coalesced into one "rate limited" row. Every row names the person it belongs to (`user_id`,
-`user_name`); a database from before that is migrated in place, its old rows keep no person.
-A write that fails (disk full, read-only file) raises `AuditUnavailable`, so that callers refuse
-what they cannot audit.
+`user_name`). The audit file of 0.1 (`audit.sqlite3` in the data folder) is imported once at start.
+
+Writes never wait on the database on the event loop: rows join one queue in the order they were
+recorded, and one writer task stores whatever has queued up in one transaction, on a connection of
+its own. `record` waits until its row is stored, so that a write that fails (disk full, read-only
+database) raises `AuditUnavailable` and the caller refuses what it cannot audit; `note` (a close,
+the outcome of something already done) does not wait, and its failure is logged. Reads wait for
+the writes queued before them: a row recorded is a row read.
 """
 
 from __future__ import annotations
@@ -21,57 +26,42 @@ import io
 import json
 import logging
 import math
-import os
-import sqlite3
-import threading
+import re
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import anyio
+import anyio.abc
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.errors import POLICY_REFUSED, PolicyRefused, WebhostError
-from webhost.people import Person
+from webhost.people import TOKEN_PERSON_ID, Person
+from webhost.storage import audit as store
+from webhost.storage.audit import COLUMNS
+from webhost.storage.db import Storage
 
 logger = logging.getLogger(__name__)
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS audit (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    ts REAL NOT NULL,
-    session TEXT,
-    server TEXT,
-    frame TEXT,
-    kind TEXT NOT NULL,
-    decision TEXT,
-    summary TEXT,
-    detail TEXT,
-    user_id TEXT,
-    user_name TEXT
-);
-CREATE INDEX IF NOT EXISTS audit_server ON audit(server, id);
-CREATE INDEX IF NOT EXISTS audit_ts ON audit(ts);
-CREATE TABLE IF NOT EXISTS granted_permissions (
-    server TEXT NOT NULL,
-    permission TEXT NOT NULL,
-    granted INTEGER NOT NULL,
-    ts REAL NOT NULL,
-    PRIMARY KEY (server, permission)
-);
-"""
+__all__ = ["COLUMNS", "RATE_LIMITED", "AuditLimits", "AuditLog", "AuditUnavailable", "open_audit_log"]
 
-# The person columns came later: they are last, so a CSV reader that counts columns keeps working.
-COLUMNS = ("id", "ts", "session", "server", "frame", "kind", "decision", "summary", "detail", "user_id", "user_name")
-PERSON_COLUMNS = ("user_id", "user_name")
+LEGACY_FILE = "audit.sqlite3"  # where 0.1 kept an audit database of its own, in the data folder
 RATE_LIMITED = "audit.rate-limited"
 MAX_SUMMARY = 500
-MAX_LABEL = 200  # session, server, frame, kind, decision, user_id, user_name
+MAX_LABEL = store.LABEL  # session, server, frame, kind, decision, user_id, user_name
 PREVIEW_CHARS = 1024
 MAX_DEPTH = 32
 COALESCE_SECONDS = 10.0  # at most one "rate limited" row per budget in this time while a flood lasts
 QUIET_SECONDS = 1.0  # a budget that dropped nothing for this long has its "rate limited" row written
 MAINTENANCE_SECONDS = 60.0
+MAX_BATCH = 500  # queued writes per transaction
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")  # NUL (PostgreSQL refuses it in text) and lone surrogates
 
 
 class AuditUnavailable(WebhostError):
@@ -244,73 +234,68 @@ class _Budget:
     owner: dict[str, str | None] = field(default_factory=dict)
 
 
-def _secure_file(path: Path) -> None:
-    """Create `path` (if absent) readable by its owner only, and tighten it if it exists."""
-    flags = os.O_CREAT | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:  # read-only or someone else's file, or a symlink: SQLite opens it as it can
-        logger.warning("audit log file %s: cannot make it owner-only: %s", path, exc)
-        return
-    try:
-        os.fchmod(fd, 0o600)
-    except OSError as exc:
-        logger.warning("audit log file %s: cannot make it owner-only: %s", path, exc)
-    finally:
-        os.close(fd)
+@dataclass
+class _Job:
+    """One write for the writer task, or (`barrier`) a point that a reader waits for."""
+
+    kind: Literal["row", "prune", "permission", "barrier"]
+    args: dict[str, Any]
+    done: anyio.Event | None  # None: nobody waits, and a failure is logged
+    row_id: int | None = None
+    error: AuditUnavailable | None = None
 
 
 class AuditLog:
     def __init__(
         self,
-        path: Path,
+        storage: Storage,
         limits: AuditLimits | None = None,
         *,
+        legacy_file: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self.path = path
+        self.storage = storage
         self.limits = limits or AuditLimits()
+        self._legacy_file = legacy_file
         self._clock = clock
         self._wall_clock = wall_clock
-        self._lock = threading.Lock()
+        self._reader = store.AuditReader(storage)
         self._budgets: dict[tuple[str, str], _Budget] = {}
-        # The database and its WAL and shared-memory files exist, mode 0600, before SQLite opens them.
-        for suffix in ("", "-wal", "-shm"):
-            _secure_file(path.with_name(path.name + suffix))
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(SCHEMA)
-            self._migrate()
-        except sqlite3.Error as exc:  # readable but not writable: reads still work, writes refuse
-            logger.error("audit log %s cannot be written: %s", path, exc)
+        self._queue: deque[_Job] = deque()
+        self._wake = anyio.Event()
+        self._stopped = anyio.Event()
+        self._running = False
+        self._closing = False
+        self._db: AsyncConnection | None = None  # the writer's own connection
         self._next_maintenance = self._clock() + MAINTENANCE_SECONDS
+
+    async def start(self, task_group: anyio.abc.TaskGroup) -> None:
+        """Import the 0.1 file (once), start the writer in `task_group`, apply the retention settings."""
+        if self._legacy_file is not None:
+            await store.import_legacy_file(await self._connection(), self._legacy_file, TOKEN_PERSON_ID)
+        self._running = True
+        task_group.start_soon(self._run)
         try:
-            self.apply_retention()
+            await self.apply_retention()
         except AuditUnavailable as exc:
             logger.error("%s", exc.message)
 
-    def _migrate(self) -> None:
-        """A database written before rows named their person gets the columns (its old rows stay, with none)."""
-        present = {row[1] for row in self._db.execute("PRAGMA table_info(audit)").fetchall()}
-        for column in PERSON_COLUMNS:
-            if column not in present:
-                self._db.execute(f"ALTER TABLE audit ADD COLUMN {column} TEXT")
-        self._db.execute("CREATE INDEX IF NOT EXISTS audit_user ON audit(user_id, id)")
-
-    def close(self) -> None:
-        with self._lock:
-            try:
-                self._flush_drops(force=True)
-            except AuditUnavailable as exc:
-                logger.error("%s", exc.message)
-            self._db.close()
+    async def close(self) -> None:
+        """Store what is still queued (and the "rate limited" rows still owed), then stop the writer."""
+        if self._running:
+            self._flush_drops(force=True)
+            self._closing = True
+            self._wake.set()
+            await self._stopped.wait()
+            self._running = False
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
 
     # -- writing ---------------------------------------------------------------------------------
 
-    def record(
+    async def record(
         self,
         kind: str,
         *,
@@ -322,7 +307,47 @@ class AuditLog:
         summary: str = "",
         detail: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Append one row (or count it against a spent budget); raise AuditUnavailable if it cannot be written."""
+        """Append one row (or count it against a spent budget) and wait until it is stored; raise
+        AuditUnavailable if it cannot be."""
+        if not self._running or self._closing:
+            raise AuditUnavailable("the audit log is unavailable (it is not open); the action was refused")
+        entry, job = self._add(kind, person, session, server, frame, decision, summary, detail, wait=True)
+        if job is None:
+            return entry
+        await self._wait(job)
+        return {**entry, "id": job.row_id}
+
+    def note(
+        self,
+        kind: str,
+        *,
+        person: Person | None = None,
+        session: str | None = None,
+        server: str | None = None,
+        frame: str | None = None,
+        decision: str | None = None,
+        summary: str = "",
+        detail: dict[str, Any] | None = None,
+    ) -> None:
+        """Append one row without waiting for it (what it records has happened): a failure is logged."""
+        if self._stopped.is_set():
+            logger.error("the audit log is closed: %s not recorded", kind)
+            return
+        self._add(kind, person, session, server, frame, decision, summary, detail, wait=False)
+
+    def _add(
+        self,
+        kind: str,
+        person: Person | None,
+        session: str | None,
+        server: str | None,
+        frame: str | None,
+        decision: str | None,
+        summary: str,
+        detail: dict[str, Any] | None,
+        *,
+        wait: bool,
+    ) -> tuple[dict[str, Any], _Job | None]:
         row: dict[str, Any] = {
             "ts": self._wall_clock(),
             "session": _label(session),
@@ -330,7 +355,7 @@ class AuditLog:
             "frame": _label(frame),
             "kind": _label(kind) or "?",
             "decision": _label(decision),
-            "summary": str(summary)[:MAX_SUMMARY],
+            "summary": _storable(str(summary)[:MAX_SUMMARY]),
             "detail": None,
             "user_id": _label(person.id) if person else None,
             "user_name": _label(person.name) if person else None,
@@ -340,32 +365,117 @@ class AuditLog:
             row["detail"] = fit_detail(detail, max(self.limits.max_row_bytes - fixed, 256))
         size = fixed + len(row["detail"] or "")
         now = self._clock()
-        with self._lock:
-            admitted = self._admit(row, size, now)
-            if admitted:
-                self._flush_drops(keys=self._keys(row))
-                row_id = self._insert(row)
-            if now >= self._next_maintenance:
-                self._maintain(now)
-            if not admitted:
-                return {"id": None, **row, "detail": read_detail(row["detail"]), "rateLimited": True}
-        return {"id": row_id, **row, "detail": read_detail(row["detail"])}
+        job = None
+        if self._admit(row, size, now):
+            self._flush_drops(keys=self._keys(row))
+            job = self._enqueue("row", row, wait=wait)
+        if now >= self._next_maintenance:
+            self._maintain(now)
+        entry = {"id": None, **row, "detail": read_detail(row["detail"])}
+        return (entry if job is not None else {**entry, "rateLimited": True}), job
 
-    def _insert(self, row: dict[str, Any]) -> int | None:
+    def _enqueue(
+        self, kind: Literal["row", "prune", "permission", "barrier"], args: dict[str, Any], *, wait: bool
+    ) -> _Job:
+        job = _Job(kind, args, anyio.Event() if wait else None)
+        self._queue.append(job)
+        self._wake.set()
+        return job
+
+    async def _wait(self, job: _Job) -> None:
+        assert job.done is not None
+        await job.done.wait()
+        if job.error is not None:
+            raise job.error
+
+    async def flushed(self) -> None:
+        """Wait until every write queued so far has been tried (stored, or failed)."""
+        if self._running and not self._stopped.is_set():
+            job = self._enqueue("barrier", {}, wait=True)
+            assert job.done is not None
+            await job.done.wait()
+
+    # -- the writer task ---------------------------------------------------------------------------
+
+    async def _run(self) -> None:
         try:
-            cursor = self._db.execute(
-                "INSERT INTO audit (ts, session, server, frame, kind, decision, summary, detail, user_id, user_name) "
-                "VALUES (:ts, :session, :server, :frame, :kind, :decision, :summary, :detail, :user_id, :user_name)",
-                row,
-            )
-        except sqlite3.Error as exc:
-            raise self._unavailable(exc) from None
-        return cursor.lastrowid
+            while True:
+                if not self._queue:
+                    if self._closing:
+                        return
+                    self._wake = anyio.Event()
+                    await self._wake.wait()
+                    continue
+                batch = [self._queue.popleft() for _ in range(min(MAX_BATCH, len(self._queue)))]
+                await self._write(batch)
+        finally:
+            self._stopped.set()
+            for job in self._queue:  # cancelled with writes still queued: nobody may wait forever
+                job.error = AuditUnavailable("the audit log was closed before this row was stored")
+                if job.done is not None:
+                    job.done.set()
 
-    def _unavailable(self, exc: sqlite3.Error) -> AuditUnavailable:
-        logger.error("audit log %s: write failed: %s", self.path, exc)
+    async def _write(self, batch: list[_Job]) -> None:
+        jobs = [job for job in batch if job.kind != "barrier"]
+        error = await self._transaction(jobs) if jobs else None
+        if error is not None:
+            if len(jobs) > 1:  # one bad write must not sink the others queued with it: each on its own
+                for job in jobs:
+                    job.error = await self._transaction([job])
+            else:
+                jobs[0].error = error
+        for job in batch:
+            if job.error is not None and job.done is None:
+                logger.error("%s (%s not recorded)", job.error.message, job.args.get("kind", job.kind))
+            if job.done is not None:
+                job.done.set()
+
+    async def _connection(self) -> AsyncConnection:
+        """The writer's connection, opened again only if it was lost (a failed statement keeps it)."""
+        if self._db is None or self._db.closed or self._db.invalidated:
+            self._db = await self.storage.engine.connect()
+        return self._db
+
+    async def _transaction(self, jobs: list[_Job]) -> AuditUnavailable | None:
+        """Run these writes, in order, in one transaction; the error that stopped it, if one did."""
+        try:
+            db = await self._connection()
+            async with db.begin():
+                index = 0
+                while index < len(jobs):
+                    job = jobs[index]
+                    if job.kind == "row":  # a run of rows is one statement
+                        end = index + 1
+                        while end < len(jobs) and jobs[end].kind == "row":
+                            end += 1
+                        run = jobs[index:end]
+                        ids = await store.insert_rows(db, [queued.args for queued in run])
+                        for queued, row_id in zip(run, ids, strict=True):
+                            queued.row_id = row_id
+                        index = end
+                        continue
+                    if job.kind == "prune":
+                        await store.prune(db, **job.args)
+                    elif job.kind == "permission":
+                        await store.set_permission(db, **job.args)
+                    index += 1
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            for job in jobs:
+                job.row_id = None
+            return self._unavailable(exc)
+        except Exception as exc:  # a bug here must not end the writer (and every tab with it): refuse, log
+            logger.exception("audit log: unexpected error while writing")
+            for job in jobs:
+                job.row_id = None
+            return self._unavailable(exc)
+        return None
+
+    def _unavailable(self, exc: BaseException) -> AuditUnavailable:
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:300]
+        logger.error("audit log: write failed: %s", reason)
         return AuditUnavailable(
-            f"the audit log is unavailable (it cannot be written: {exc}); the action was refused", {"reason": str(exc)}
+            f"the audit log is unavailable (it cannot be written: {reason}); the action was refused",
+            {"reason": reason},
         )
 
     def _keys(self, row: dict[str, Any]) -> list[tuple[str, str]]:
@@ -434,7 +544,8 @@ class AuditLog:
                 continue
             kind, name = key
             owner = budget.owner
-            self._insert(
+            self._enqueue(
+                "row",
                 {
                     "ts": budget.last_ts,
                     "session": owner.get("session") if kind != "person" else None,
@@ -454,99 +565,102 @@ class AuditLog:
                             "to": budget.last_ts,
                         }
                     ),
-                }
+                },
+                wait=False,
             )
             budget.dropped, budget.kinds = 0, {}
 
     def _maintain(self, now: float) -> None:
         self._next_maintenance = now + MAINTENANCE_SECONDS
-        try:
-            self._flush_drops()
-            self._prune()
-        except AuditUnavailable as exc:
-            logger.error("%s", exc.message)
+        self._flush_drops()
+        self._enqueue("prune", self._prune_args(), wait=False)
         for key, budget in list(self._budgets.items()):  # forget budgets that are full and owe nothing
             if not budget.dropped and budget.rows.full() and (budget.size is None or budget.size.full()):
                 del self._budgets[key]
 
-    def apply_retention(self) -> None:
+    async def apply_retention(self) -> None:
         """Delete rows older than `retention_days` and beyond the newest `max_rows` (cheap: both use an index)."""
-        with self._lock:
-            self._prune()
+        if not self._running:
+            raise AuditUnavailable("the audit log is unavailable (it is not open)")
+        await self._wait(self._enqueue("prune", self._prune_args(), wait=True))
 
-    def _prune(self) -> None:
+    def _prune_args(self) -> dict[str, Any]:
         limits = self.limits
-        try:
-            if limits.retention_days is not None:
-                cutoff = self._wall_clock() - limits.retention_days * 86400
-                self._db.execute("DELETE FROM audit WHERE ts < ?", (cutoff,))
-            if limits.max_rows is not None:
-                self._db.execute("DELETE FROM audit WHERE id <= (SELECT max(id) FROM audit) - ?", (limits.max_rows,))
-        except sqlite3.Error as exc:
-            raise self._unavailable(exc) from None
+        cutoff = None if limits.retention_days is None else self._wall_clock() - limits.retention_days * 86400
+        return {"before_ts": cutoff, "max_rows": limits.max_rows}
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def entries(
+    async def entries(
         self, *, server: str | None = None, user: str | None = None, limit: int = 500, before: int | None = None
     ) -> list[dict[str, Any]]:
         """The newest rows first; `user` keeps only that person's rows (by id)."""
-        query = "SELECT " + ", ".join(COLUMNS) + " FROM audit WHERE 1=1"
-        args: list[Any] = []
-        if user is not None:
-            query += " AND user_id = ?"
-            args.append(user)
-        if server:
-            query += " AND server = ?"
-            args.append(server)
-        if before:
-            query += " AND id < ?"
-            args.append(before)
-        query += " ORDER BY id DESC LIMIT ?"
-        args.append(max(1, min(limit, 10_000)))
-        with self._lock:
-            try:
-                rows = self._db.execute(query, args).fetchall()
-            except sqlite3.Error as exc:
-                raise AuditUnavailable(f"the audit log cannot be read: {exc}", {"reason": str(exc)}) from None
+        await self.flushed()
+        try:
+            rows = await self._reader.entries(server=server, user=user, limit=max(1, min(limit, 10_000)), before=before)
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:300]
+            raise AuditUnavailable(f"the audit log cannot be read: {reason}", {"reason": reason}) from None
         result = []
         for row in rows:
-            entry = {column: _cell(value) for column, value in zip(COLUMNS, row, strict=True)}
+            entry = {column: _cell(row[column]) for column in COLUMNS}
             entry["detail"] = read_detail(entry["detail"])
             result.append(entry)
         return result
 
-    def export_csv(self, *, server: str | None = None, user: str | None = None) -> str:
+    async def export_csv(self, *, server: str | None = None, user: str | None = None) -> str:
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(COLUMNS)
-        for entry in reversed(self.entries(server=server, user=user, limit=10_000)):
+        for entry in reversed(await self.entries(server=server, user=user, limit=10_000)):
             writer.writerow([csv_safe(json.dumps(entry[c]) if c == "detail" else entry[c]) for c in COLUMNS])
         return buffer.getvalue()
 
-    # Permissions a person granted to a server's apps, remembered across sessions.
+    # Permissions a person granted to a server's apps, remembered across their sessions (each person's own).
 
-    def granted_permissions(self, server: str) -> set[str]:
-        with self._lock:
-            try:
-                rows = self._db.execute(
-                    "SELECT permission FROM granted_permissions WHERE server = ? AND granted = 1", (server,)
-                ).fetchall()
-            except sqlite3.Error as exc:
-                raise AuditUnavailable(f"the audit log cannot be read: {exc}", {"reason": str(exc)}) from None
-        return {row[0] for row in rows}
+    async def granted_permissions(self, person_id: str, server: str) -> set[str]:
+        await self.flushed()
+        try:
+            return await self._reader.granted(person_id, server)
+        except (sa.exc.SQLAlchemyError, OSError) as exc:
+            raise AuditUnavailable(f"the audit log cannot be read: {exc}", {"reason": str(exc)}) from None
 
-    def set_permission(self, server: str, permission: str, granted: bool) -> None:
-        with self._lock:
-            try:
-                self._db.execute(
-                    "INSERT INTO granted_permissions (server, permission, granted, ts) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT(server, permission) DO UPDATE SET granted = excluded.granted, ts = excluded.ts",
-                    (server, permission, int(granted), self._wall_clock()),
-                )
-            except sqlite3.Error as exc:
-                raise self._unavailable(exc) from None
+    async def set_permission(self, person_id: str, server: str, permission: str, granted: bool) -> None:
+        if not self._running or self._closing:
+            raise AuditUnavailable("the audit log is unavailable (it is not open)")
+        args = {
+            "person_id": person_id,
+            "server": server,
+            "permission": permission,
+            "granted": granted,
+            "ts": self._wall_clock(),
+        }
+        await self._wait(self._enqueue("permission", args, wait=True))
+
+
+@asynccontextmanager
+async def open_audit_log(
+    storage: Storage,
+    limits: AuditLimits | None = None,
+    *,
+    legacy_file: Path | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    wall_clock: Callable[[], float] = time.time,
+) -> AsyncIterator[AuditLog]:
+    """An audit log with its writer running, for as long as the block lasts (closed after it)."""
+    async with anyio.create_task_group() as task_group:
+        log = AuditLog(storage, limits, legacy_file=legacy_file, clock=clock, wall_clock=wall_clock)
+        await log.start(task_group)
+        try:
+            yield log
+        finally:
+            await log.close()
+
+
+def _storable(text: str) -> str:
+    """Text every database stores: NUL and lone surrogates (which no encoder takes) become U+FFFD."""
+    return _UNSTORABLE.sub("\ufffd", text)
 
 
 def _label(value: str | None) -> str | None:
-    return None if value is None else str(value)[:MAX_LABEL]
+    return None if value is None else _storable(str(value)[:MAX_LABEL])

@@ -19,7 +19,7 @@ from pydantic_core import PydanticUndefined
 from pydantic_settings import SettingsError
 
 from sandbox_proxy.app import create_sandbox_app
-from webhost import __version__
+from webhost import __version__, gctuning
 from webhost.app import Server, create_app, load_secret
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
@@ -211,6 +211,7 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
         ),
     ]
     hide_login_tokens()  # after uvicorn.Config, which (re)configures uvicorn's loggers
+    gctuning.tune()  # everything imported and built: what start-up made lives as long as the process
     login = f"http://{_display_host(settings.host)}:{settings.port}/"
     where = f"{login}  (token from WEBHOST_TOKEN)" if settings.token_from_env else f"{login}?token={settings.token}"
     print(f"webhost {__version__} serving {len(config.servers)} server(s) from {config.source}", flush=True)

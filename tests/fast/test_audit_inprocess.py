@@ -5,13 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
+from tests.support.audit import audit_log as open_log
+from tests.support.audit import database_file, on_writer, writer_connection
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
 from tests.support.process import RpcError
 from webhost.audit import RATE_LIMITED, AuditLog
@@ -102,7 +105,7 @@ async def test_a_70_kb_app_request_is_audited_truncated_and_every_export_keeps_w
 
 async def test_a_row_an_older_version_cut_mid_json_does_not_break_the_exports(tmp_path: Path) -> None:
     async with demo(tmp_path) as (host, tab):
-        db = sqlite3.connect(audit_log(host).path)
+        db = sqlite3.connect(database_file(tmp_path / "data"))
         db.execute(
             "INSERT INTO audit (ts, kind, server, summary, detail) VALUES (1, 'app.message', 'demo', 'old', ?)",
             ('{"content": [{"type": "text", "text": "' + "o" * 65_000,),
@@ -131,17 +134,15 @@ async def test_a_flooding_app_is_coalesced_into_one_rate_limited_row(tmp_path: P
             )
         listed = [e for e in (await tab.request("audit/list", {"limit": 1000}))["entries"] if e["frame"] == frame]
         assert len(listed) <= 10, [e["summary"][:20] for e in listed]
-        path = audit_log(host).path
     # Stopping the host writes what the budget still owes: one row that counts the dropped ones.
-    log = AuditLog(path)
-    rows = [e for e in log.entries(limit=1000) if e["frame"] == frame]
-    log.close()
+    async with open_log(tmp_path / "data") as log:
+        rows = [e for e in await log.entries(limit=1000) if e["frame"] == frame]
     (dropped,) = [e for e in rows if e["kind"] == RATE_LIMITED]
     written = [e for e in rows if e["kind"] != RATE_LIMITED]
     assert dropped["summary"] == f"rate limited: {dropped['detail']['dropped']} rows dropped"
     assert dropped["detail"]["kinds"]["app.message"] >= 190
     assert dropped["detail"]["dropped"] + len(written) == 202  # open + 200 messages + close
-    assert path.stat().st_size < 2_000_000
+    assert database_file(tmp_path / "data").stat().st_size < 2_000_000
 
 
 async def test_the_csv_export_neutralises_formulas_an_app_sends(tmp_path: Path) -> None:
@@ -163,28 +164,30 @@ async def test_the_csv_export_neutralises_formulas_an_app_sends(tmp_path: Path) 
     assert not any(s.startswith(("=", "+", "-", "@")) for s in summaries)
 
 
-def fill_to_the_brim(log: AuditLog) -> None:
-    db = log._db
-    db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+async def fill_to_the_brim(log: AuditLog) -> None:
+    """The writer's connection may not grow the file, and every page is used (filler rows, then smaller ones)."""
+    ((pages,),) = await on_writer(log, "PRAGMA page_count")
+    await on_writer(log, f"PRAGMA max_page_count = {pages}")
     for size in (50_000, 5000, 500, 50, 5, 0):
         for _ in range(1000):
             try:
-                db.execute("INSERT INTO audit (ts, kind, detail) VALUES (0, 'filler', ?)", ("f" * size,))
-            except sqlite3.OperationalError:
+                await on_writer(log, f"INSERT INTO audit (ts, kind, detail) VALUES (0, 'filler', '{'f' * size}')")
+            except OperationalError:
+                await (await writer_connection(log)).rollback()
                 break
 
 
-def make_read_only(log: AuditLog) -> None:
-    log._db.execute("PRAGMA query_only = ON")
+async def make_read_only(log: AuditLog) -> None:
+    await on_writer(log, "PRAGMA query_only = ON")
 
 
 @pytest.mark.parametrize("break_log", [fill_to_the_brim, make_read_only], ids=["disk-full", "read-only"])
 async def test_an_app_action_that_cannot_be_audited_is_refused_not_run(
-    tmp_path: Path, break_log: Callable[[AuditLog], None]
+    tmp_path: Path, break_log: Callable[[AuditLog], Awaitable[None]]
 ) -> None:
     async with demo(tmp_path) as (host, tab):
         frame = await open_dashboard(tab)
-        break_log(audit_log(host))
+        await break_log(audit_log(host))
         with pytest.raises(RpcError) as refused:
             await tab.request(
                 "apps/request",

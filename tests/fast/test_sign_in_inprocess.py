@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ import anyio
 import httpx
 import pytest
 
+from tests.support.audit import database_file
 from tests.support.inprocess import ORIGIN, InProcessHost, in_process_host, sdk_server
 from tests.support.oidc import CLIENT_ID, CLIENT_SECRET, Provider, run_provider, through_provider
 from tests.support.process import free_port
@@ -238,6 +240,12 @@ async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Pat
                 "role": "admin",
             }
             assert (await bob.request("session/info"))["user"]["role"] == "member"
+    # Both are on record in the people table, as oidc mode's people are.
+    db = sqlite3.connect(database_file(tmp_path / "data"))
+    recorded = {row[0]: row[1:] for row in db.execute("SELECT id, name, email, role, groups FROM people")}
+    db.close()
+    assert recorded["ada@example.com"] == ("ada@example.com", "ada@example.com", "admin", '["a", "b"]')
+    assert recorded["bob@example.com"] == ("bob@example.com", "bob@example.com", "member", "[]")
 
 
 async def provider_access_token(provider: Provider, login: str) -> str:

@@ -8,13 +8,16 @@ import json
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.audit import audit_log, database_file, on_writer
 from webhost.audit import RATE_LIMITED, AuditLimits, AuditLog, AuditUnavailable, fit_detail
+
+pytestmark = pytest.mark.anyio
 
 GENEROUS = AuditLimits(frame_burst=10_000, person_burst=10_000, person_burst_bytes=1 << 30)
 
@@ -28,10 +31,9 @@ class Clock:
 
 
 @pytest.fixture
-def log(tmp_path: Path) -> Iterator[AuditLog]:
-    audit = AuditLog(tmp_path / "audit.sqlite3", GENEROUS)
-    yield audit
-    audit.close()
+async def log(tmp_path: Path) -> AsyncIterator[AuditLog]:
+    async with audit_log(tmp_path, GENEROUS) as audit:
+        yield audit
 
 
 def walk(value: Any) -> Iterator[Any]:
@@ -47,20 +49,22 @@ def walk(value: Any) -> Iterator[Any]:
 # -- 1. oversized details are stored as valid JSON, truncated per field ------------------------
 
 
-def test_a_70_kb_tool_call_detail_is_stored_as_valid_json_with_the_big_field_marked(log: AuditLog) -> None:
+async def test_a_70_kb_tool_call_detail_is_stored_as_valid_json_with_the_big_field_marked(
+    log: AuditLog, tmp_path: Path
+) -> None:
     arguments = {"query": "x" * 70_000, "limit": 5, "note": "kept"}
-    log.record("app.tools/call", session="s-1", frame="f-1", summary="search", detail={"arguments": arguments})
-    (entry,) = log.entries()
+    await log.record("app.tools/call", session="s-1", frame="f-1", summary="search", detail={"arguments": arguments})
+    (entry,) = await log.entries()
     stored = entry["detail"]["arguments"]
     assert stored["limit"] == 5 and stored["note"] == "kept"
     assert stored["query"]["truncated"] is True and stored["query"]["bytes"] == 70_000
     assert stored["query"]["preview"].startswith("xxxx")
-    raw = sqlite3.connect(log.path).execute("SELECT detail FROM audit").fetchone()[0]
+    raw = sqlite3.connect(database_file(tmp_path)).execute("SELECT detail FROM audit").fetchone()[0]
     assert len(raw.encode()) <= GENEROUS.max_row_bytes
     json.loads(raw)
     # ... and every export still works afterwards.
-    assert len(log.entries(limit=10)) == 1
-    assert "search" in log.export_csv()
+    assert len(await log.entries(limit=10)) == 1
+    assert "search" in await log.export_csv()
 
 
 @pytest.mark.parametrize(
@@ -82,34 +86,42 @@ def test_any_detail_is_stored_as_one_valid_json_document_within_the_cap(detail: 
     assert "NaN" not in text and "Infinity" not in text
 
 
-def test_a_detail_that_fits_is_stored_unchanged(log: AuditLog) -> None:
+async def test_a_detail_that_fits_is_stored_unchanged(log: AuditLog) -> None:
     detail = {"arguments": {"a": [1, 2, {"b": "c"}]}, "ms": 1.5}
-    log.record("app.tools/call", detail=detail)
-    assert log.entries()[0]["detail"] == detail
-    assert not any(isinstance(v, dict) and v.get("truncated") for v in walk(log.entries()[0]["detail"]))
+    await log.record("app.tools/call", detail=detail)
+    assert (await log.entries())[0]["detail"] == detail
+    assert not any(isinstance(v, dict) and v.get("truncated") for v in walk((await log.entries())[0]["detail"]))
+
+
+async def test_nul_and_lone_surrogates_in_labels_and_summaries_are_stored_replaced(log: AuditLog) -> None:
+    await log.record("app.message", server="de\x00mo", summary="a\x00b\ud800c", decision="\udfff")
+    (entry,) = await log.entries()
+    assert (entry["server"], entry["summary"], entry["decision"]) == ("de\ufffdmo", "a\ufffdb\ufffdc", "\ufffd")
 
 
 # -- 1. rows that do not parse are read back marked, never as an exception -----------------------
 
 
-def test_rows_written_cut_by_an_older_version_are_returned_marked_unreadable(log: AuditLog) -> None:
-    log.record("app.open", summary="before")
+async def test_rows_written_cut_by_an_older_version_are_returned_marked_unreadable(
+    log: AuditLog, tmp_path: Path
+) -> None:
+    await log.record("app.open", summary="before")
     old = json.dumps({"arguments": {"q": "y" * 70_000}})[:65536]  # what the old code stored
-    db = sqlite3.connect(log.path)
+    db = sqlite3.connect(database_file(tmp_path))
     db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (1, 'app.message', 'cut', ?)", (old,))
     db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (2, 'x', 'blob', ?)", (b"\xff\xfe{",))
     db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (3, 'x', 'nan', '{\"v\": NaN}')")
     db.commit()
     db.close()
-    log.record("app.open", summary="after")
-    entries = {e["summary"]: e for e in log.entries()}
+    await log.record("app.open", summary="after")
+    entries = {e["summary"]: e for e in await log.entries()}
     assert set(entries) == {"before", "cut", "blob", "nan", "after"}
     cut = entries["cut"]["detail"]
     assert cut["unreadable"] is True and cut["bytes"] == 65536 and cut["raw"].startswith('{"arguments"')
     assert entries["blob"]["detail"]["unreadable"] is True
     assert entries["nan"]["detail"] == {"v": "NaN"}
-    json.dumps(log.entries(), allow_nan=False)  # what JSONResponse needs
-    rows = list(csv.reader(io.StringIO(log.export_csv())))
+    json.dumps(await log.entries(), allow_nan=False)  # what JSONResponse needs
+    rows = list(csv.reader(io.StringIO(await log.export_csv())))
     assert len(rows) == 6
 
 
@@ -117,18 +129,18 @@ def test_rows_written_cut_by_an_older_version_are_returned_marked_unreadable(log
 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
-def test_csv_cells_that_start_like_a_formula_are_prefixed_with_a_quote(log: AuditLog, start: str) -> None:
-    log.record("app.message", server="demo", summary=f'{start}HYPERLINK("http://evil")', decision=f"{start}1")
-    header, row = list(csv.reader(io.StringIO(log.export_csv())))
+async def test_csv_cells_that_start_like_a_formula_are_prefixed_with_a_quote(log: AuditLog, start: str) -> None:
+    await log.record("app.message", server="demo", summary=f'{start}HYPERLINK("http://evil")', decision=f"{start}1")
+    header, row = list(csv.reader(io.StringIO(await log.export_csv())))
     cells = dict(zip(header, row, strict=True))
     assert cells["summary"] == f'\'{start}HYPERLINK("http://evil")'
     assert cells["decision"] == f"'{start}1"
     assert cells["server"] == "demo"
 
 
-def test_csv_keeps_ordinary_cells_as_they_are(log: AuditLog) -> None:
-    log.record("app.open", summary="plain text", detail={"a": 1})
-    header, row = list(csv.reader(io.StringIO(log.export_csv())))
+async def test_csv_keeps_ordinary_cells_as_they_are(log: AuditLog) -> None:
+    await log.record("app.open", summary="plain text", detail={"a": 1})
+    header, row = list(csv.reader(io.StringIO(await log.export_csv())))
     cells = dict(zip(header, row, strict=True))
     assert cells["summary"] == "plain text" and json.loads(cells["detail"]) == {"a": 1}
 
@@ -136,27 +148,28 @@ def test_csv_keeps_ordinary_cells_as_they_are(log: AuditLog) -> None:
 # -- 2. write budgets per frame and per person ---------------------------------------------------
 
 
-def test_a_flooding_frame_is_coalesced_into_one_rate_limited_row(tmp_path: Path) -> None:
+async def test_a_flooding_frame_is_coalesced_into_one_rate_limited_row(tmp_path: Path) -> None:
     clock = Clock()
     limits = AuditLimits(frame_rows_per_second=2, frame_burst=5, person_burst=1000, person_burst_bytes=1 << 30)
-    audit = AuditLog(tmp_path / "a.sqlite3", limits, clock=clock)
-    for i in range(1000):
-        audit.record("app.message", session="s-1", frame="f-1", summary=f"m{i}", detail={"text": "q" * 10_000})
-    assert len(audit.entries()) == 5
-    clock.now += 2  # two seconds later: one more token each second, and the drops are written first
-    audit.record("app.message", session="s-1", frame="f-1", summary="later")
-    entries = audit.entries()
-    assert [e["summary"] for e in entries[:2]] == ["later", "rate limited: 995 rows dropped"]
-    dropped = entries[1]
-    assert dropped["kind"] == RATE_LIMITED and dropped["frame"] == "f-1"
-    assert dropped["detail"]["dropped"] == 995 and dropped["detail"]["kinds"] == {"app.message": 995}
-    # Another frame of the same person has its own budget.
-    audit.record("app.message", session="s-1", frame="f-2", summary="other frame")
-    assert audit.entries()[0]["summary"] == "other frame"
-    audit.close()
+    async with audit_log(tmp_path, limits, clock=clock) as audit:
+        for i in range(1000):
+            await audit.record(
+                "app.message", session="s-1", frame="f-1", summary=f"m{i}", detail={"text": "q" * 10_000}
+            )
+        assert len(await audit.entries()) == 5
+        clock.now += 2  # two seconds later: one more token each second, and the drops are written first
+        await audit.record("app.message", session="s-1", frame="f-1", summary="later")
+        entries = await audit.entries()
+        assert [e["summary"] for e in entries[:2]] == ["later", "rate limited: 995 rows dropped"]
+        dropped = entries[1]
+        assert dropped["kind"] == RATE_LIMITED and dropped["frame"] == "f-1"
+        assert dropped["detail"]["dropped"] == 995 and dropped["detail"]["kinds"] == {"app.message": 995}
+        # Another frame of the same person has its own budget.
+        await audit.record("app.message", session="s-1", frame="f-2", summary="other frame")
+        assert (await audit.entries())[0]["summary"] == "other frame"
 
 
-def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path) -> None:
+async def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path) -> None:
     clock = Clock()
     limits = AuditLimits(
         max_row_bytes=16_384,
@@ -165,90 +178,110 @@ def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path) -> None:
         person_bytes_per_second=10_000,
         person_burst_bytes=100_000,
     )
-    audit = AuditLog(tmp_path / "a.sqlite3", limits, clock=clock)
-    for i in range(100):
-        audit.record("app.message", session="s-1", frame=f"f-{i}", detail={"text": "w" * 15_000})
-    written = audit.entries(limit=1000)
-    assert 5 <= len(written) <= 7  # about 100 KB of 15 KB rows
-    audit.close()  # close writes what is still owed
-    reopened = AuditLog(tmp_path / "a.sqlite3", limits, clock=clock)
-    last = reopened.entries()[0]
-    assert last["kind"] == RATE_LIMITED and last["session"] == "s-1"
-    assert last["detail"]["dropped"] == 100 - len(written)
-    assert os.path.getsize(tmp_path / "a.sqlite3") < 1_000_000
-    reopened.close()
+    async with audit_log(tmp_path, limits, clock=clock) as audit:
+        for i in range(100):
+            await audit.record("app.message", session="s-1", frame=f"f-{i}", detail={"text": "w" * 15_000})
+        written = await audit.entries(limit=1000)
+        assert 5 <= len(written) <= 7  # about 100 KB of 15 KB rows
+    # closing wrote what was still owed
+    async with audit_log(tmp_path, limits, clock=clock) as reopened:
+        last = (await reopened.entries())[0]
+        assert last["kind"] == RATE_LIMITED and last["session"] == "s-1"
+        assert last["detail"]["dropped"] == 100 - len(written)
+    assert os.path.getsize(database_file(tmp_path)) < 1_000_000
 
 
-def test_rows_without_a_frame_or_person_are_not_limited(tmp_path: Path) -> None:
-    audit = AuditLog(tmp_path / "a.sqlite3", AuditLimits(frame_burst=1, person_burst=1), clock=Clock())
-    for _ in range(20):
-        audit.record("host.start")
-    assert len(audit.entries()) == 20
-    audit.close()
+async def test_rows_without_a_frame_or_person_are_not_limited(tmp_path: Path) -> None:
+    async with audit_log(tmp_path, AuditLimits(frame_burst=1, person_burst=1), clock=Clock()) as audit:
+        for _ in range(20):
+            await audit.record("host.start")
+        assert len(await audit.entries()) == 20
+
+
+async def test_rows_noted_without_waiting_are_stored_in_order_before_a_later_read(log: AuditLog) -> None:
+    for i in range(300):
+        if i % 3 == 0:
+            await log.record("app.message", frame="f-1", summary=str(i))
+        else:
+            log.note("app.close", frame="f-1", summary=str(i))
+    entries = await log.entries(limit=1000)  # a read waits for the writes queued before it
+    assert [e["summary"] for e in reversed(entries)] == [str(i) for i in range(300)]
+    assert [e["id"] for e in entries] == sorted((e["id"] for e in entries), reverse=True)
 
 
 # -- 2. retention -------------------------------------------------------------------------------
 
 
-def test_retention_and_the_row_cap_apply_at_start_and_periodically(tmp_path: Path) -> None:
-    path = tmp_path / "a.sqlite3"
+async def test_retention_and_the_row_cap_apply_at_start_and_periodically(tmp_path: Path) -> None:
     now = 1_700_000_000.0
-    first = AuditLog(path, GENEROUS, wall_clock=lambda: now - 100 * 86400)
-    first.record("old", summary="100 days ago")
-    first.close()
+    async with audit_log(tmp_path, GENEROUS, wall_clock=lambda: now - 100 * 86400) as first:
+        await first.record("old", summary="100 days ago")
     clock = Clock()
-    audit = AuditLog(path, AuditLimits(retention_days=30, max_rows=3), clock=clock, wall_clock=lambda: now)
-    assert audit.entries() == []  # applied at start
-    for i in range(10):
-        audit.record("new", summary=str(i))
-    assert len(audit.entries()) == 10
-    clock.now += 61  # the next write after a minute prunes
-    audit.record("new", summary="10")
-    assert [e["summary"] for e in audit.entries()] == ["10", "9", "8"]
-    audit.close()
+    limits = AuditLimits(retention_days=30, max_rows=3)
+    async with audit_log(tmp_path, limits, clock=clock, wall_clock=lambda: now) as audit:
+        assert await audit.entries() == []  # applied at start
+        for i in range(10):
+            await audit.record("new", summary=str(i))
+        assert len(await audit.entries()) == 10
+        clock.now += 61  # the next write after a minute prunes
+        await audit.record("new", summary="10")
+        assert [e["summary"] for e in await audit.entries()] == ["10", "9", "8"]
 
 
 # -- 4. file modes and an unwritable database ------------------------------------------------------
 
 
-def test_the_database_and_its_wal_and_shm_files_are_created_owner_only(tmp_path: Path) -> None:
+async def test_the_database_and_its_wal_and_shm_files_are_created_owner_only(tmp_path: Path) -> None:
     previous = os.umask(0o022)
     try:
-        audit = AuditLog(tmp_path / "data" / "audit.sqlite3", GENEROUS)
-        audit.record("app.open", detail={"a": 1})
-        for name in ("audit.sqlite3", "audit.sqlite3-wal", "audit.sqlite3-shm"):
-            mode = stat.S_IMODE((tmp_path / "data" / name).stat().st_mode)
-            assert mode == 0o600, (name, oct(mode))
-        audit.close()
+        async with audit_log(tmp_path / "data", GENEROUS) as audit:
+            await audit.record("app.open", detail={"a": 1})
+            name = database_file(tmp_path / "data").name
+            for file in (name, f"{name}-wal", f"{name}-shm"):
+                mode = stat.S_IMODE((tmp_path / "data" / file).stat().st_mode)
+                assert mode == 0o600, (file, oct(mode))
     finally:
         os.umask(previous)
 
 
-def test_an_existing_database_readable_by_others_is_tightened(tmp_path: Path) -> None:
-    path = tmp_path / "audit.sqlite3"
+async def test_an_existing_database_readable_by_others_is_tightened(tmp_path: Path) -> None:
+    path = database_file(tmp_path)
     sqlite3.connect(path).close()
     path.chmod(0o644)
-    AuditLog(path, GENEROUS).close()
+    async with audit_log(tmp_path, GENEROUS):
+        pass
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
-def test_a_full_database_raises_audit_unavailable_and_reads_keep_working(log: AuditLog) -> None:
-    log.record("app.open", summary="before")
-    pages = log._db.execute("PRAGMA page_count").fetchone()[0]
-    log._db.execute(f"PRAGMA max_page_count = {pages}")
+async def test_a_full_database_raises_audit_unavailable_and_reads_keep_working(log: AuditLog) -> None:
+    await log.record("app.open", summary="before")
+    ((pages,),) = await on_writer(log, "PRAGMA page_count")
+    await on_writer(log, f"PRAGMA max_page_count = {pages}")
     with pytest.raises(AuditUnavailable) as failed:
         for _ in range(50):
-            log.record("app.message", detail={"text": "f" * 15_000})
+            await log.record("app.message", detail={"text": "f" * 15_000})
     assert failed.value.code == -32003
     assert "audit log is unavailable" in failed.value.message
-    assert log.entries()[-1]["summary"] == "before"
-    assert log.export_csv().startswith("id,ts,session")
+    assert (await log.entries())[-1]["summary"] == "before"
+    assert (await log.export_csv()).startswith("id,ts,session")
 
 
-def test_a_read_only_database_raises_audit_unavailable(log: AuditLog) -> None:
-    log._db.execute("PRAGMA query_only = ON")
+async def test_a_read_only_database_raises_audit_unavailable(log: AuditLog) -> None:
+    await on_writer(log, "PRAGMA query_only = ON")
     with pytest.raises(AuditUnavailable, match="audit log is unavailable"):
-        log.record("app.message", summary="x")
+        await log.record("app.message", summary="x")
     with pytest.raises(AuditUnavailable):
-        log.set_permission("demo", "camera", True)
-    assert log.granted_permissions("demo") == set()
+        await log.set_permission("bob", "demo", "camera", True)
+    assert await log.granted_permissions("bob", "demo") == set()
+    # A row noted without waiting fails alone: the log is still there for the next one.
+    log.note("app.close", summary="lost")
+    await on_writer(log, "PRAGMA query_only = OFF")
+    await log.record("app.message", summary="stored again")
+    assert [e["summary"] for e in await log.entries()] == ["stored again"]
+
+
+async def test_a_closed_log_refuses_rows_that_would_wait(tmp_path: Path) -> None:
+    async with audit_log(tmp_path, GENEROUS) as audit:
+        pass
+    with pytest.raises(AuditUnavailable, match="not open"):
+        await audit.record("app.open")

@@ -28,7 +28,7 @@ from webhost.apps.permissions import (
 )
 from webhost.apps.prefetch import AppPrefetch
 from webhost.apps.proxy_token import DEFAULT_INNER_SANDBOX, issue_proxy_token, proxy_url
-from webhost.audit import AuditLog, AuditUnavailable
+from webhost.audit import AuditLog
 from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
 from webhost.errors import PolicyRefused, WebhostError
@@ -133,17 +133,15 @@ class AppInstances:
             return
         instance.closed = True
         self._on_close(instance)
-        try:
-            self._audit.record(
-                "app.close",
-                person=self._person,
-                session=self._session_id,
-                server=instance.server,
-                frame=frame_id,
-                summary=reason,
-            )
-        except AuditUnavailable as exc:  # closing always completes; the frame can do nothing more
-            logger.error("%s (close of %s not recorded)", exc.message, frame_id)
+        # Not waited for: closing always completes (a failure is logged); the frame can do nothing more.
+        self._audit.note(
+            "app.close",
+            person=self._person,
+            session=self._session_id,
+            server=instance.server,
+            frame=frame_id,
+            summary=reason,
+        )
 
     def close_all(self, *, reason: str) -> None:
         for frame_id in list(self._open):
@@ -187,7 +185,7 @@ class AppInstances:
         csp = build_policy(resource.csp_meta, frame_ancestors=host_origins)
         header = _with_compat(csp.header, policy.compat, csp.effective.get("resourceDomains"))
         requested = requested_permissions(resource.permissions_meta)
-        approved = set(policy.permissions) | self._audit.granted_permissions(connection.name)
+        approved = set(policy.permissions) | await self._audit.granted_permissions(self._person.id, connection.name)
         granted = grant(requested, approved)
         label = self._sandbox.label(connection.name)
         origin = self._sandbox.origin(connection.name)
@@ -213,7 +211,7 @@ class AppInstances:
             origin_tools=origin_tools,
         )
         # Audited before the frame exists: an app that cannot be audited is not opened.
-        self._audit.record(
+        await self._audit.record(
             "app.open",
             person=self._person,
             session=self._session_id,

@@ -21,7 +21,7 @@ import anyio
 from webhost.approvals import ApprovalBroker
 from webhost.apps.instances import AppInstance
 from webhost.apps.meta import tool_visibility
-from webhost.audit import AuditLog, AuditUnavailable
+from webhost.audit import AuditLog
 from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
 from webhost.errors import Cancelled, InvalidParams, PolicyRefused, WebhostError
@@ -78,7 +78,7 @@ class AppPolicy:
     ) -> dict[str, Any]:
         handler = HANDLERS.get(method)
         if handler is None:
-            self.audit.record(
+            await self.audit.record(
                 "app.refused", **self._base(instance), decision="refused", summary=f"unsupported method {method}"[:200]
             )
             raise PolicyRefused(f"apps may not call {method!r} through webhost", {"method": method})
@@ -94,7 +94,7 @@ class AppPolicy:
             finally:
                 if key is not None:
                     self._running.pop(key, None)
-        self.audit.record("app.cancelled", **self._base(instance), decision="cancelled", summary=method)
+        await self.audit.record("app.cancelled", **self._base(instance), decision="cancelled", summary=method)
         raise Cancelled("the app cancelled the request", {"requestId": request_id})
 
     def cancel(self, instance: AppInstance, request_id: RequestId) -> bool:
@@ -126,7 +126,7 @@ async def call_tool(
     base = policy._base(instance)
     tool = await policy.catalogue.tool(connection, name)
     if tool is None:
-        audit.record(
+        await audit.record(
             "app.tools/call",
             **base,
             decision="refused",
@@ -135,7 +135,7 @@ async def call_tool(
         )
         raise PolicyRefused(f"{instance.server} has no tool named {name!r}", {"tool": name})
     if "app" not in tool_visibility(tool.get("_meta")):
-        audit.record(
+        await audit.record(
             "app.tools/call",
             **base,
             decision="refused",
@@ -144,7 +144,7 @@ async def call_tool(
         )
         raise PolicyRefused(f'tool {name!r} is not callable by apps (visibility lacks "app")', {"tool": name})
     if instance.purpose == "elicitation" and name in instance.origin_tools:
-        audit.record(
+        await audit.record(
             "app.tools/call",
             **base,
             decision="refused",
@@ -164,9 +164,9 @@ async def call_tool(
         )
         decision = answer
         if not remembered:
-            audit.record("approval", **base, decision=answer, summary=f"tools/call {name}")
+            await audit.record("approval", **base, decision=answer, summary=f"tools/call {name}")
     if decision == "deny":
-        audit.record("app.tools/call", **base, decision="denied", summary=name, detail={"arguments": arguments})
+        await audit.record("app.tools/call", **base, decision="denied", summary=name, detail={"arguments": arguments})
         raise PolicyRefused(f"calling {name!r} from this app was denied", {"tool": name})
     meta = params.get("_meta")
     progress_token = meta.get("progressToken") if isinstance(meta, dict) else None
@@ -185,7 +185,9 @@ async def call_tool(
             )
 
     # The intent is written before the call: a call that cannot be audited is refused (AuditUnavailable).
-    audit.record("app.tools/call.intent", **base, decision="allowed", summary=name, detail={"arguments": arguments})
+    await audit.record(
+        "app.tools/call.intent", **base, decision="allowed", summary=name, detail={"arguments": arguments}
+    )
     started = time.monotonic()
     try:
         result = await connection.call_tool(
@@ -217,12 +219,9 @@ async def call_tool(
 
 
 def _record_outcome(audit: AuditLog, kind: str, **row: Any) -> None:
-    """The outcome of an action that already ran (its intent is on record): a failed write is logged, not
-    turned into an error, since the action cannot be undone and its answer would be lost."""
-    try:
-        audit.record(kind, **row)
-    except AuditUnavailable as exc:
-        logger.error("%s (outcome of %s not recorded)", exc.message, kind)
+    """The outcome of an action that already ran (its intent is on record): not waited for, and a failed
+    write is logged, not turned into an error, since the action cannot be undone and its answer would be lost."""
+    audit.note(kind, **row)
 
 
 async def read_resource(
@@ -231,7 +230,7 @@ async def read_resource(
     uri = params.get("uri")
     if not isinstance(uri, str) or not uri:
         raise InvalidParams("resources/read needs a uri")
-    policy.audit.record("app.resources/read", **policy._base(instance), decision="allowed", summary=uri[:300])
+    await policy.audit.record("app.resources/read", **policy._base(instance), decision="allowed", summary=uri[:300])
     return await connection.read_resource(uri, summary=f"{uri} (from app)")
 
 
@@ -258,7 +257,7 @@ async def open_link(
     credentials = bool(parts and (parts.username or parts.password))
     if not isinstance(url, str) or scheme not in ("http", "https") or credentials or len(url) > 8192:
         reason = "credentials in the URL" if credentials else f"scheme {scheme or '?'}:"
-        audit.record(
+        await audit.record(
             "app.open-link", **base, decision="refused", summary=f"refused {reason}", detail={"scheme": scheme}
         )
         raise PolicyRefused("only http and https links without credentials can be opened", {"scheme": scheme})
@@ -273,7 +272,7 @@ async def open_link(
             frame=instance.frame_id,
             subject=url,
         )
-    audit.record("app.open-link", **base, decision=decision, summary=url[:300])
+    await audit.record("app.open-link", **base, decision=decision, summary=url[:300])
     if decision != "allow":
         raise PolicyRefused("Link opening denied by user", {"url": url})
     return {"open": True, "url": url}
@@ -296,7 +295,7 @@ async def message(
         "content": _content_list(params)[:50],
         "ts": time.time(),
     }
-    policy.audit.record(
+    await policy.audit.record(
         "app.message",
         **policy._base(instance),
         decision="recorded",
@@ -319,7 +318,7 @@ async def update_model_context(
         "structuredContent": params.get("structuredContent"),
         "ts": time.time(),
     }
-    policy.audit.record(
+    await policy.audit.record(
         "app.model-context",
         **policy._base(instance),
         decision="recorded",
@@ -419,7 +418,7 @@ async def download_file(
     )
     base = policy._base(instance)
     if decision != "allow":
-        policy.audit.record(
+        await policy.audit.record(
             "app.download-file", **base, decision="denied", summary=summary, detail={"files": described}
         )
         return {"isError": True}
@@ -435,7 +434,7 @@ async def download_file(
                 raise InvalidParams(f"ui/download-file: {p['uri']} has no text or blob contents")
         total += len(data)
         if len(data) > MAX_DOWNLOAD_BYTES or total > MAX_DOWNLOAD_TOTAL:
-            policy.audit.record(
+            await policy.audit.record(
                 "app.download-file",
                 **base,
                 decision="refused",
@@ -447,7 +446,7 @@ async def download_file(
                 {"limit": MAX_DOWNLOAD_BYTES, "totalLimit": MAX_DOWNLOAD_TOTAL},
             )
         files.append({"name": p["name"], "size": len(data), "blob": base64.b64encode(data).decode("ascii")})
-    policy.audit.record(
+    await policy.audit.record(
         "app.download-file",
         **base,
         decision="allowed",

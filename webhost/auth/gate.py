@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
@@ -106,12 +106,14 @@ class AuthGate:
         oidc: OidcSignIn | None = None,
         proxy: TrustedProxies | None = None,
         admin_token: bool = True,
+        seen: Callable[[Person], Awaitable[None]] | None = None,
     ) -> None:
         self.app = app
         self.policy = policy
         self.oidc = oidc
         self.proxy = proxy
         self.admin_token = admin_token
+        self.seen = seen  # told about the person of every admitted request (the `people` table)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -132,8 +134,7 @@ class AuthGate:
             await self._proxy(scope, receive, send, headers)
             return
         if self.admin_token and self._bearer_ok(headers):
-            attach(scope, TOKEN_PERSON)  # the token is the deployment's admin credential
-            await self.app(scope, receive, send)
+            await self._admit(TOKEN_PERSON, scope, receive, send)  # the token is the deployment's admin credential
             return
         if self.oidc is not None:
             await self._oidc(self.oidc, scope, receive, send, headers)
@@ -143,8 +144,8 @@ class AuthGate:
             await self._login(scope, send, query)
             return
         if self._authenticated(headers):
-            attach(scope, TOKEN_PERSON)  # token mode: whoever holds the token is the deployment's one person
-            await self.app(scope, receive, send)
+            # token mode: whoever holds the token is the deployment's one person
+            await self._admit(TOKEN_PERSON, scope, receive, send)
             return
         await self._refuse(scope, send, 401, "Authentication required: open the login URL webhost printed.")
 
@@ -158,8 +159,12 @@ class AuthGate:
             and headers.get("sec-fetch-site") == "same-origin"
         )
 
-    async def _admit(self, person: Person, scope: Scope, receive: Receive, send: Send) -> None:
-        attach(scope, person)
+    async def _admit(
+        self, person: Person, scope: Scope, receive: Receive, send: Send, *, sign_in: str | None = None
+    ) -> None:
+        attach(scope, person, sign_in=sign_in)
+        if self.seen is not None:
+            await self.seen(person)
         await self.app(scope, receive, send)
 
     async def _proxy(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
@@ -225,8 +230,7 @@ class AuthGate:
                 )
                 return
             if person is not None:
-                attach(scope, person, sign_in=sign_in_key(cookie))
-                await self.app(scope, receive, send)
+                await self._admit(person, scope, receive, send, sign_in=sign_in_key(cookie))
                 return
         navigation = (
             scope["type"] == "http" and scope.get("method") == "GET" and "text/html" in headers.get("accept", "")

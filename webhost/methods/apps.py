@@ -80,7 +80,7 @@ async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str
     detail = _params.optional_object(params, "detail")
     summary = str(detail.get("summary", kind))[:300]
     if kind in ("violation", "csp-violation", "error"):
-        session.audit.record(
+        await session.audit.record(
             f"app.{kind}",
             person=session.person,
             session=session.id,
@@ -120,8 +120,8 @@ async def set_permission(session: BrowserSession, params: dict[str, Any]) -> dic
     if permission not in PERMISSIONS:
         raise InvalidParams(f"unknown permission {permission!r}")
     granted = params.get("granted") is True
-    session.audit.set_permission(connection.name, permission, granted)
-    session.audit.record(
+    await session.audit.set_permission(session.person.id, connection.name, permission, granted)
+    await session.audit.record(
         "app.permission",
         person=session.person,
         session=session.id,
@@ -140,7 +140,7 @@ async def list_audit(session: BrowserSession, params: dict[str, Any]) -> dict[st
     limit = raw_limit if isinstance(raw_limit, int) else 500
     user = visible_user(session.person, requested)
     return {
-        "entries": session.audit.entries(server=server, user=user, limit=limit),
+        "entries": await session.audit.entries(server=server, user=user, limit=limit),
         "everyone": session.person.is_admin and user is None,
     }
 

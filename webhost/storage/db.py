@@ -20,6 +20,7 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from webhost.people import Person
+from webhost.storage.files import owner_only
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -106,6 +107,7 @@ class Storage:
             database = self.engine.url.database
             if database and database != ":memory:":
                 Path(database).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                owner_only(Path(database))
         async with self.engine.begin() as connection:
             await connection.run_sync(_upgrade)
 
