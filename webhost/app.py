@@ -51,8 +51,13 @@ from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.storage.db import Storage
 from webhost.storage.inputs import InputVault
+from webhost.storage.oauth_tokens import OAuthVault
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
+from webhost.upstream.oauth import CALLBACK_PATH as OAUTH_CALLBACK_PATH
+from webhost.upstream.oauth import OAuthDeps, RefreshLocks
+from webhost.upstream.oauth_callback import callback_endpoint
+from webhost.upstream.sign_ins import ServerSignIns
 from webhost.workspace import HostDeps, Workspace
 from webhost.ws import Tabs, serve_websocket
 
@@ -77,12 +82,15 @@ class HostState:
     task_group: anyio.abc.TaskGroup | None = None
     tabs: Tabs = field(default_factory=Tabs)
 
-    def new_session(self, person: Person, notify: Publish, sign_in: str | None = None) -> BrowserSession:
-        """A tab of this person, on their workspace (opened with their first tab, shared by the rest)."""
+    def new_session(
+        self, person: Person, notify: Publish, sign_in: str | None = None, origin: str | None = None
+    ) -> BrowserSession:
+        """A tab of this person, on their workspace (opened with their first tab, shared by the rest);
+        `origin` is the page's origin the tab came in on (the OAuth callback URL is on it)."""
         assert self.task_group is not None, "the lifespan starts before any tab"
         workspace = self.workspaces.get(person.id)
         if workspace is None or workspace.closed:
-            workspace = Workspace(self.deps, person, self.task_group)
+            workspace = Workspace(self.deps, person, self.task_group, origin=origin)
             self.workspaces[person.id] = workspace
         session = BrowserSession(workspace, notify, self.directory, sign_in=sign_in)
         self.sessions.add(session)
@@ -181,7 +189,15 @@ def create_app(
         settings=settings,
         config=config,
         audit=audit,
-        deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory, vault=vault),
+        deps=HostDeps(
+            config=config,
+            audit=audit,
+            sandbox=sandbox,
+            transport_factory=transport_factory,
+            vault=vault,
+            oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
+            public_origin=next((o for o in settings.public_origins), None),
+        ),
     )
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
@@ -251,12 +267,16 @@ def create_app(
         except AuditUnavailable as exc:
             return JSONResponse({"error": exc.message}, status_code=503)
 
+    assert host.deps.oauth is not None
+    app.add_api_route(OAUTH_CALLBACK_PATH, callback_endpoint(host.deps.oauth.sign_ins), methods=["GET"])
+
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
         person, sign_in = person_of(ws.scope), sign_in_of(ws.scope)
+        origin = policy.origin_for(ws.headers.get("host"))
         await serve_websocket(
             ws,
-            lambda notify: host.new_session(person, notify, sign_in),
+            lambda notify: host.new_session(person, notify, sign_in, origin),
             host.end_session,
             host.tabs,
             config.options.limits,
