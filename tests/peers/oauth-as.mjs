@@ -11,7 +11,8 @@
 //
 // Test controls (loopback, no auth): GET /_stats -> {"grants": {"authorization_code": n, "refresh_token": n},
 // "revoked": n, "registered": n}; POST /_break-token makes every later token request answer 400
-// {"error": "server_error"}; POST /_mend-token undoes it. Prints "ready" on stdout once it listens.
+// {"error": "server_error"}; POST /_mend-token undoes it; POST /_refuse-refresh answers every later token
+// request 400 invalid_grant (counted as a refresh). Prints "ready" on stdout once it listens.
 import crypto from "node:crypto";
 import http from "node:http";
 import Provider from "oidc-provider";
@@ -29,6 +30,7 @@ const RESOURCE_SCOPES = "mcp:tools mcp:admin";
 const people = { ada: { name: "Ada Lovelace" }, bob: { name: "Bob Builder" }, carol: { name: "Carol Danvers" } };
 const stats = { grants: { authorization_code: 0, refresh_token: 0 }, revoked: 0, registered: 0 };
 let brokenToken = false;
+let refuseRefresh = false;
 
 const key = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
 const provider = new Provider(issuer, {
@@ -43,6 +45,12 @@ const provider = new Provider(issuer, {
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
   issueRefreshToken: async (ctx, client) => client.grantTypeAllowed("refresh_token"),
   rotateRefreshToken: () => true,
+  // A registered client may later ask for more of the resource's scopes (step-up): the scope it named at
+  // registration does not limit it (oidc-provider would otherwise refuse the step-up as invalid_scope).
+  extraClientMetadata: {
+    properties: ["step_up"],
+    validator(ctx, key, value, metadata) { delete metadata.scope; },
+  },
   clientDefaults: { grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "none" },
   features: {
     devInteractions: { enabled: false },
@@ -127,6 +135,12 @@ const handler = (req, res) => {
   if (path === "/_stats") return json(res, 200, stats);
   if (path === "/_break-token" && req.method === "POST") { brokenToken = true; return json(res, 200, {}); }
   if (path === "/_mend-token" && req.method === "POST") { brokenToken = false; return json(res, 200, {}); }
+  if (path === "/_refuse-refresh" && req.method === "POST") { refuseRefresh = true; return json(res, 200, {}); }
+  if (path === "/token" && refuseRefresh) {
+    // Every token request is answered invalid_grant while this is on (the tests send only refreshes then).
+    stats.grants.refresh_token += 1;
+    return json(res, 400, { error: "invalid_grant", error_description: "grant request is invalid" });
+  }
   if (path === "/token" && brokenToken) {
     return json(res, 400, { error: "server_error", error_description: "the token endpoint is broken on purpose" });
   }

@@ -29,6 +29,9 @@ class AuthServer:
     def refreshes(self) -> int:
         return int(self.stats()["grants"]["refresh_token"])
 
+    def refuse_refresh(self) -> None:
+        httpx.post(f"{self.issuer}/_refuse-refresh", timeout=5).raise_for_status()
+
     def break_token(self, broken: bool = True) -> None:
         httpx.post(f"{self.issuer}/{'_break-token' if broken else '_mend-token'}", timeout=5).raise_for_status()
 

@@ -20,7 +20,6 @@ webhost keeps that flow whole and supplies what a server-side host must:
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -50,7 +49,7 @@ from .sign_ins import PendingSignIn, ServerSignIns, SignInFailed
 logger = logging.getLogger(__name__)
 
 CALLBACK_PATH = SERVER_CALLBACK_PATH
-EXPIRY_MARGIN_S = 30.0  # refresh a little before the token's end, so a request never carries a dying one
+EXPIRY_MARGIN_S = 5.0  # refresh a little before the token ends, so a request never carries a dying one
 
 
 class GrantStore(Protocol):
@@ -136,6 +135,10 @@ class _Store:
         provider = self.provider
         assert provider is not None
         context = provider.context
+        if context.token_expiry_time is not None and tokens.expires_in:
+            # The SDK just set the expiry from expires_in: make it a little earlier, so its own check
+            # refreshes before the token dies (for short-lived tokens, at half their life).
+            context.token_expiry_time -= min(EXPIRY_MARGIN_S, int(tokens.expires_in) / 2)
         row: dict[str, Any] = {
             "token": tokens.model_dump(mode="json", exclude_none=True),
             "expiresAt": context.token_expiry_time,
@@ -272,16 +275,12 @@ class PersonOAuth(OAuthClientProvider):
 
     # -- the flow ---------------------------------------------------------------------------------
 
-    def _fresh(self) -> bool:
-        expiry = self.context.token_expiry_time
-        return self.context.is_token_valid() and (expiry is None or time.time() < expiry - EXPIRY_MARGIN_S)
-
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         if not self._initialized:
             async with self.context.lock:
                 if not self._initialized:
                     await self._initialize()
-        if self._fresh():
+        if self.context.is_token_valid():
             tokens = self.context.current_tokens
             assert tokens is not None
             self._add_auth_header(request)
@@ -302,7 +301,14 @@ class PersonOAuth(OAuthClientProvider):
         try:
             outgoing = await flow.__anext__()
             while True:
-                response = yield outgoing
+                try:
+                    response = yield outgoing
+                except GeneratorExit:
+                    if outgoing is not request:  # httpx could not send one of the flow's own requests
+                        self.failure = OAuthFlowError(
+                            f"could not reach {outgoing.url.scheme}://{outgoing.url.netloc.decode()}"
+                        )
+                    raise
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
@@ -343,7 +349,8 @@ class PersonOAuth(OAuthClientProvider):
                     )
                     try:
                         answer = await http.post(endpoint, data=data, headers=headers)
-                        failures += answer.status_code != 200
+                        # RFC 7009 §2.2.1: a type it cannot revoke (a self-contained JWT) is not a failure.
+                        failures += answer.status_code != 200 and not _unsupported_type(answer)
                     except httpx2.HTTPError:
                         failures += 1
             return "the authorization server did not confirm the revocation" if failures else None
@@ -351,6 +358,13 @@ class PersonOAuth(OAuthClientProvider):
     def _client_id(self) -> str:
         info = self.context.client_info
         return info.client_id if info is not None else ""
+
+
+def _unsupported_type(response: httpx2.Response) -> bool:
+    try:
+        return response.status_code == 400 and response.json().get("error") == "unsupported_token_type"
+    except ValueError:
+        return False
 
 
 def _insufficient_scope(response: httpx2.Response) -> bool:
@@ -392,6 +406,8 @@ def _reason_of(exc: BaseException, provider: PersonOAuth | None) -> str | None:
         return f"the authorization server's token endpoint refused: {_short(str(exc))}"
     if isinstance(exc, OAuthFlowError):
         text = str(exc)
+        if text.startswith("could not reach"):
+            return f"the sign-in failed: webhost {text} (the authorization server)"
         if "metadata" in text.lower():
             return f"no usable authorization metadata: {_short(text)}"
         return f"the sign-in failed: {_short(text)}"
