@@ -40,7 +40,7 @@ from webhost.errors import NotConnected, RequestRefused, UpstreamTimeout
 
 from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
 from .clock import HumanClock
-from .oauth import OAuthBinding, PersonOAuth, describe_oauth_failure
+from .oauth import NOT_OAUTH, OAuthBinding, PersonOAuth, describe_oauth_failure
 from .results import map_exception, to_wire
 from .sdk_workarounds import watched_transport
 from .stderr import StderrPipe
@@ -300,7 +300,9 @@ class Connection:
             if oauth is not None and oauth.failure is not None and not self._stop.is_set():
                 # The sign-in failed inside a request (the transport only ends): say why, in words.
                 auth_reason = describe_oauth_failure(oauth.failure, oauth) or f"the sign-in failed: {oauth.failure}"
-            if auth_reason is not None:
+            if auth_reason == NOT_OAUTH:
+                failure = f"{self.config.redacted_url()} {NOT_OAUTH}"
+            elif auth_reason is not None:
                 failure = None
                 logger.info("sign-in to %s did not complete: %s", self.name, auth_reason)
                 self._set_status("auth-required", self.config.redactor().text(auth_reason))

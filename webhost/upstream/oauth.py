@@ -391,11 +391,16 @@ def describe_oauth_failure(exc: BaseException, provider: PersonOAuth | None) -> 
     return None
 
 
+NOT_OAUTH = "answered HTTP 401 and offers no sign-in (no OAuth metadata): check the entry's headers"
+
+
 def _reason_of(exc: BaseException, provider: PersonOAuth | None) -> str | None:
     no_metadata = provider is not None and provider.context.oauth_metadata is None
     if isinstance(exc, SignInFailed):
         return exc.message
     if isinstance(exc, OAuthRegistrationError):
+        if no_metadata and provider is not None and provider.context.protected_resource_metadata is None:
+            return NOT_OAUTH  # neither resource nor authorization metadata: not an OAuth server, a wrong key
         if no_metadata:
             return (
                 "the server's authorization server publishes no metadata (RFC 8414 or OpenID discovery) "
