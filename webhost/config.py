@@ -136,6 +136,13 @@ class OAuthClient(_Model):
     scopes: tuple[str, ...] = ()
     client_metadata_url: str | None = Field(None, validation_alias="clientMetadataUrl")
     client_name: str = Field("webhost", validation_alias="clientName")
+    # "client_credentials": webhost itself is the client (no person signs in): with clientSecret, or with
+    # privateKey (a PEM, RFC 7523 private_key_jwt signed with signingAlgorithm).
+    grant: Literal["authorization_code", "client_credentials"] = Field(
+        "authorization_code", validation_alias="grantType"
+    )
+    private_key: Expanded | None = Field(None, validation_alias="privateKey", repr=False)
+    signing_algorithm: str = Field("RS256", validation_alias="signingAlgorithm")
 
 
 class ServerConfig(_Model):
@@ -229,6 +236,7 @@ class ServerConfig(_Model):
             | set(self.headers.values())
             | (url_secrets(self.url) if self.url else set())
             | ({self.oauth.client_secret} if self.oauth is not None and self.oauth.client_secret else set())
+            | ({self.oauth.private_key} if self.oauth is not None and self.oauth.private_key else set())
         )
 
     def redactor(self) -> Redactor:

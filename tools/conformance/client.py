@@ -308,7 +308,18 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     # The client identity the SDK side uses too: pre-registered credentials from the scenario, else the CIMD URL.
     oauth: dict[str, Any] = {"clientMetadataUrl": CIMD_URL}
-    if context.get("client_id"):
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if scenario.startswith("auth/client-credentials") and context.get("client_id"):
+        # Machine-to-machine, as the SDK side uses ClientCredentials/PrivateKeyJWT providers for these.
+        oauth = {"grantType": "client_credentials", "clientId": context["client_id"]}
+        if context.get("private_key_pem"):
+            oauth |= {
+                "privateKey": context["private_key_pem"],
+                "signingAlgorithm": context.get("signing_algorithm") or "ES256",
+            }
+        else:
+            oauth["clientSecret"] = context.get("client_secret")
+    elif context.get("client_id"):
         oauth |= {"clientId": context["client_id"], "clientSecret": context.get("client_secret")}
     entry["oauth"] = {k: v for k, v in oauth.items() if v is not None}
     config.write_text(json.dumps({"mcpServers": {"scenario": entry}}), encoding="utf-8")

@@ -40,7 +40,7 @@ from webhost.errors import NotConnected, RequestRefused, UpstreamTimeout
 
 from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
 from .clock import HumanClock
-from .oauth import NOT_OAUTH, OAuthBinding, PersonOAuth, describe_oauth_failure
+from .oauth import NOT_OAUTH, OAuthBinding, PersonOAuth, ServerOAuth, describe_oauth_failure, machine_oauth
 from .results import map_exception, to_wire
 from .sdk_workarounds import watched_transport
 from .stderr import StderrPipe
@@ -121,7 +121,7 @@ class Connection:
         self._scope: anyio.CancelScope | None = None
         self.waiting_for: list[dict[str, Any]] = []  # the inputs a "needs-input" connection waits for
         self._oauth = oauth
-        self.oauth: PersonOAuth | None = None  # this person's OAuth with the server (remote servers, made on start)
+        self.oauth: ServerOAuth | None = None  # this person's OAuth with the server (remote servers, made on start)
         self.sign_in_url: str | None = None  # the authorization URL while the flow waits for the person
         self.sign_in_changed = anyio.Event()  # set (and replaced) whenever the sign-in state moves
         self._deadline_lifted = False
@@ -169,10 +169,15 @@ class Connection:
             and not any(k.lower() == "authorization" for k in self.config.headers)
         )
 
-    def _provider(self) -> PersonOAuth | None:
+    def _provider(self) -> ServerOAuth | None:
         if not self.uses_oauth():
             return None
         assert self._oauth is not None
+        settings = self.config.oauth
+        if settings is not None and settings.grant == "client_credentials" and settings.client_id:
+            if self.oauth is None or self.oauth.context.server_url != self.config.url:
+                self.oauth = machine_oauth(self.config, self._oauth.person_id, self._oauth.deps)
+            return self.oauth
         redirect_uri = self._oauth.redirect_uri()
         if (
             self.oauth is None

@@ -29,6 +29,11 @@ from weakref import WeakValueDictionary
 import anyio
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
 from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -122,7 +127,7 @@ class _Store:
 
     def __init__(self, grants: GrantStore, person_id: str, server: str) -> None:
         self.grants, self.person_id, self.server = grants, person_id, server
-        self.provider: PersonOAuth | None = None
+        self.provider: OAuthClientProvider | None = None
 
     async def get_tokens(self) -> OAuthToken | None:
         row = await self.grants.get(self.person_id, self.server, "tokens")
@@ -360,6 +365,74 @@ class PersonOAuth(OAuthClientProvider):
         return info.client_id if info is not None else ""
 
 
+class _Tracked:
+    """The parts of `PersonOAuth` the connection uses, for webhost's own client-credentials providers."""
+
+    failure: BaseException | None = None
+    redirect_uri = ""
+    _store: _Store
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = super()._auth_flow(request)  # type: ignore[misc]
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except Exception as exc:
+            self.failure = exc
+            raise
+        finally:
+            await flow.aclose()
+
+    async def sign_out(self) -> str | None:
+        context = self.context  # type: ignore[attr-defined]
+        async with context.lock:
+            context.clear_tokens()
+            await self._store.grants.forget(self._store.person_id, self._store.server)
+        return "these are webhost's own client credentials: the token was forgotten, nothing else"
+
+
+class ClientCredentialsOAuth(_Tracked, ClientCredentialsOAuthProvider):
+    pass
+
+
+class PrivateKeyJWTOAuth(_Tracked, PrivateKeyJWTOAuthProvider):
+    pass
+
+
+ServerOAuth = PersonOAuth | ClientCredentialsOAuth | PrivateKeyJWTOAuth
+
+
+def machine_oauth(config: ServerConfig, person_id: str, deps: OAuthDeps) -> ClientCredentialsOAuth | PrivateKeyJWTOAuth:
+    """The client-credentials grant (`"grantType": "client_credentials"`): webhost is the client, nobody signs in."""
+    settings = config.oauth
+    assert config.url is not None and settings is not None and settings.client_id
+    store = _Store(deps.grants, person_id, config.name)
+    scope = " ".join(settings.scopes) or None
+    provider: ClientCredentialsOAuth | PrivateKeyJWTOAuth
+    if settings.private_key:
+        signer = SignedJWTParameters(
+            issuer=settings.client_id,
+            subject=settings.client_id,
+            signing_key=settings.private_key,
+            signing_algorithm=settings.signing_algorithm,
+        )
+        provider = PrivateKeyJWTOAuth(
+            config.url, store, settings.client_id, signer.create_assertion_provider(), scope=scope
+        )
+    else:
+        provider = ClientCredentialsOAuth(
+            config.url, store, settings.client_id, settings.client_secret or "", scope=scope
+        )
+    provider._store = store
+    store.provider = provider
+    provider.context.lock = deps.locks.get(person_id, config.name)
+    return provider
+
+
 def _unsupported_type(response: httpx2.Response) -> bool:
     try:
         return response.status_code == 400 and response.json().get("error") == "unsupported_token_type"
@@ -375,7 +448,7 @@ def _dump(model: Any) -> dict[str, Any] | None:
     return None if model is None else dict(model.model_dump(mode="json", exclude_none=True))
 
 
-def describe_oauth_failure(exc: BaseException, provider: PersonOAuth | None) -> str | None:
+def describe_oauth_failure(exc: BaseException, provider: OAuthClientProvider | None) -> str | None:
     """The reason in words when a connection failed in its sign-in, else None (not an OAuth failure)."""
     leaf = exc
     while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
@@ -394,7 +467,7 @@ def describe_oauth_failure(exc: BaseException, provider: PersonOAuth | None) -> 
 NOT_OAUTH = "answered HTTP 401 and offers no sign-in (no OAuth metadata): check the entry's headers"
 
 
-def _reason_of(exc: BaseException, provider: PersonOAuth | None) -> str | None:
+def _reason_of(exc: BaseException, provider: OAuthClientProvider | None) -> str | None:
     no_metadata = provider is not None and provider.context.oauth_metadata is None
     if isinstance(exc, SignInFailed):
         return exc.message
