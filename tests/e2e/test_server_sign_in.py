@@ -104,13 +104,13 @@ def test_two_people_sign_in_to_a_protected_server_from_the_page(
             assert auth_server.stats()["grants"]["authorization_code"] == codes + 1
 
             # Three tabs call at once once the token is due: one refresh at the authorization server.
-            refreshes = auth_server.refreshes()
             tabs = [ada, person_page(ada_context, host), person_page(ada_context, host)]
             for tab in tabs:
                 expect(tab.locator('[data-server="secure"] [data-tool="slow"]')).to_be_visible(timeout=CONNECT_MS)
                 tab.locator('[data-server="secure"] [data-tool="slow"]').click()
                 tab.locator('[name="seconds"]').fill("1")
-            ada.wait_for_timeout(TTL_S / 2 * 1000 + 500)
+            refreshes = auth_server.refreshes()  # the tabs are loaded; nothing reaches the server while we wait
+            ada.wait_for_timeout(TTL_S / 2 * 1000 + 500)  # the token is now due for its refresh
             for tab in tabs:
                 tab.locator('[data-testid="call-tool"]').click()
             for tab in tabs:

@@ -49,6 +49,16 @@ async def status_of(tab: AsgiWsClient, status: str, timeout: float = 20) -> dict
     return state
 
 
+async def reason_with(tab: AsgiWsClient, text: str, timeout: float = 20) -> dict[str, Any]:
+    """The server's state once it is auth-required for a reason containing `text`."""
+    with anyio.fail_after(timeout):
+        while True:
+            state = await status_of(tab, "auth-required")
+            if text in (state["error"] or ""):
+                return state
+            await anyio.sleep(0.05)
+
+
 async def sign_in(host: InProcessHost, tab: AsgiWsClient, login: str, person: Person, *, deny: bool = False) -> str:
     """servers/signIn, then the person at the authorization server, then the browser back at the callback."""
     answer = await tab.request("servers/signIn", {"server": "secure"})
@@ -203,12 +213,7 @@ async def test_consent_denied_and_a_foreign_state_are_said_in_words_on_the_serve
         await status_of(tab, "auth-required")
         page = await sign_in(host, tab, "ada", ADA, deny=True)
         assert "Sign-in to secure did not complete: you declined access at the authorization server" in page
-        declined = await tab.wait_status("secure", "auth-required")
-        for _ in range(100):
-            declined = await tab.wait_status("secure", "auth-required")
-            if "declined" in (declined["error"] or ""):
-                break
-            await anyio.sleep(0.05)
+        declined = await reason_with(tab, "declined")
         assert declined["error"].startswith("you declined access at the authorization server"), declined
         assert declined["signIn"]["waiting"] is False
         # Sign in again: a new flow with a new state.
@@ -216,8 +221,7 @@ async def test_consent_denied_and_a_foreign_state_are_said_in_words_on_the_serve
         async with host.http(person=ADA) as http:
             forged = await http.get("/oauth/callback", params={"code": "x", "state": "not-the-state"})
         assert forged.status_code == 400 and "state mismatch" in forged.text
-        noticed = await tab.wait_status("secure", "auth-required")
-        assert "state mismatch" in noticed["error"]
+        await reason_with(tab, "state mismatch")
         # Bob cannot finish Ada's sign-in with her state.
         back = await approve(url, "ada")
         async with host.http(person=BOB) as http:
@@ -239,11 +243,7 @@ async def test_a_token_endpoint_error_is_said_in_words(
         async with host_with(tmp_path, url) as host, host.tab(person=ADA) as tab:
             await status_of(tab, "auth-required")
             await sign_in(host, tab, "ada", ADA)
-            for _ in range(200):
-                state = await tab.wait_status("secure", "auth-required")
-                if "token endpoint" in (state["error"] or ""):
-                    break
-                await anyio.sleep(0.05)
+            state = await reason_with(tab, "token endpoint")
             assert state["error"].startswith("the authorization server's token endpoint refused"), state
             assert "server_error" in state["error"] and state["signIn"]["waiting"] is False
 

@@ -299,9 +299,61 @@ def free_port() -> int:
         return port
 
 
+def start_webhost(
+    port: int, sandbox_port: int, work: Path, config: Path, log_path: Path, token: str
+) -> subprocess.Popen[bytes]:
+    args = [
+        sys.executable,
+        "-m",
+        "webhost",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--sandbox-port",
+        str(sandbox_port),
+        "--data-dir",
+        str(work / "data"),
+        "--log-level",
+        "warning",
+        "--config",
+        str(config),
+    ]
+    with open(log_path, "wb") as out:
+        return subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env={**os.environ, "WEBHOST_TOKEN": token},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+def wait_healthy(proc: subprocess.Popen[bytes], port: int, log_path: Path, *, last: bool) -> bool:
+    """True once /healthz answers; False when webhost lost its port to another process (try again)."""
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while True:
+        if proc.poll() is not None:
+            text = log_path.read_text(errors="replace")
+            if "address already in use" in text.lower() and not last:
+                return False
+            raise RuntimeError(f"webhost exited ({proc.returncode}): {text[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError("webhost did not become healthy")
+        time.sleep(0.1)
+
+
 @contextlib.contextmanager
 def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
-    port, sandbox_port = free_port(), free_port()
     token = "t-" + secrets.token_urlsafe(16)
     config = work / "config.json"
     entry: dict[str, Any] = {"type": "http", "url": url}
@@ -324,51 +376,18 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
     entry["oauth"] = {k: v for k, v in oauth.items() if v is not None}
     config.write_text(json.dumps({"mcpServers": {"scenario": entry}}), encoding="utf-8")
     log_path = work / "webhost.log"
-    args = [
-        sys.executable,
-        "-m",
-        "webhost",
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--sandbox-port",
-        str(sandbox_port),
-        "--data-dir",
-        str(work / "data"),
-        "--log-level",
-        "warning",
-        "--config",
-        str(config),
-    ]
-    with open(log_path, "wb") as out:
-        proc = subprocess.Popen(
-            args,
-            cwd=ROOT,
-            env={**os.environ, "WEBHOST_TOKEN": token},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
+    # Free ports are picked before webhost binds them: with scenarios running side by side another process
+    # may take one first. Webhost then exits at start ("address already in use"), and we try other ports.
+    proc: subprocess.Popen[bytes] | None = None
     try:
-        import httpx
-
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"webhost exited ({proc.returncode}): {log_path.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError("webhost did not become healthy")
-            time.sleep(0.1)
+        for attempt in range(3):
+            port, sandbox_port = free_port(), free_port()
+            proc = start_webhost(port, sandbox_port, work, config, log_path, token)
+            if wait_healthy(proc, port, log_path, last=attempt == 2):
+                break
         yield port, token, log_path
     finally:
-        if proc.poll() is None:
+        if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(timeout=10)

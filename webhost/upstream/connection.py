@@ -194,7 +194,6 @@ class Connection:
             self._deadline_lifted = True
         self.human_clock.begin()  # a call waiting on this sign-in is off the clock
         self._set_status("auth-required", reason)
-        self._moved()
 
     def sign_in_noticed(self, reason: str) -> None:
         if self.status == "auth-required":
@@ -250,6 +249,7 @@ class Connection:
         self.events.status_changed(self)
         detail = f"{status}: {error}" if error else status
         self.events.activity(self.name, direction="local", kind="status", method=None, summary=detail)
+        self._moved()
 
     async def _own(self) -> None:
         assert self._stop is not None and self._done is not None
@@ -311,7 +311,6 @@ class Connection:
                 failure = None
                 logger.info("sign-in to %s did not complete: %s", self.name, auth_reason)
                 self._set_status("auth-required", self.config.redactor().text(auth_reason))
-                self._moved()
             elif failure is None and not self._stop.is_set():
                 reason = (
                     f"the server exited with status {exit_codes[0]}"
