@@ -131,6 +131,7 @@ def test_two_people_sign_in_to_a_protected_server_from_the_page(
             bob_context.close()
         log = host.log_path.read_text(errors="replace")
         assert "access_token" not in log and "refresh_token" not in log
+        assert "GET /oauth/callback?code=***&state=***" in log  # the one-time code stays out of the access log
 
 
 def test_in_token_mode_the_cross_site_return_finishes_the_sign_in(page: Page, tmp_path: Path, protected: str) -> None:
