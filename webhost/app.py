@@ -53,9 +53,14 @@ from webhost.settings import Settings
 from webhost.storage.db import Storage
 from webhost.storage.inputs import InputVault
 from webhost.storage.live_calls import LiveCallStore, RoundSeal
+from webhost.storage.oauth_tokens import OAuthVault
 from webhost.storage.people import SeenPeople
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
+from webhost.upstream.oauth import CALLBACK_PATH as OAUTH_CALLBACK_PATH
+from webhost.upstream.oauth import OAuthDeps, RefreshLocks
+from webhost.upstream.oauth_callback import callback_endpoint
+from webhost.upstream.sign_ins import ServerSignIns
 from webhost.workspace import HostDeps, Workspace
 from webhost.ws import Tabs, serve_websocket
 
@@ -80,12 +85,15 @@ class HostState:
     task_group: anyio.abc.TaskGroup | None = None
     tabs: Tabs = field(default_factory=Tabs)
 
-    def new_session(self, person: Person, notify: Publish, sign_in: str | None = None) -> BrowserSession:
-        """A tab of this person, on their workspace (opened with their first tab, shared by the rest)."""
+    def new_session(
+        self, person: Person, notify: Publish, sign_in: str | None = None, origin: str | None = None
+    ) -> BrowserSession:
+        """A tab of this person, on their workspace (opened with their first tab, shared by the rest);
+        `origin` is the page's origin the tab came in on (the OAuth callback URL is on it)."""
         assert self.task_group is not None, "the lifespan starts before any tab"
         workspace = self.workspaces.get(person.id)
         if workspace is None or workspace.closed:
-            workspace = Workspace(self.deps, person, self.task_group)
+            workspace = Workspace(self.deps, person, self.task_group, origin=origin)
             self.workspaces[person.id] = workspace
         session = BrowserSession(workspace, notify, self.directory, sign_in=sign_in)
         self.sessions.add(session)
@@ -195,6 +203,8 @@ def create_app(
             transport_factory=transport_factory,
             vault=vault,
             journal=journal,
+            oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
+            public_origin=next((o for o in settings.public_origins), None),
         ),
     )
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
@@ -280,12 +290,16 @@ def create_app(
             return JSONResponse({"error": "only an admin may measure the event loop"}, status_code=403)
         return JSONResponse(await loophealth.measure(seconds))
 
+    assert host.deps.oauth is not None
+    app.add_api_route(OAUTH_CALLBACK_PATH, callback_endpoint(host.deps.oauth.sign_ins), methods=["GET"])
+
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:
         person, sign_in = person_of(ws.scope), sign_in_of(ws.scope)
+        origin = policy.origin_for(ws.headers.get("host"))
         await serve_websocket(
             ws,
-            lambda notify: host.new_session(person, notify, sign_in),
+            lambda notify: host.new_session(person, notify, sign_in, origin),
             host.end_session,
             host.tabs,
             config.options.limits,

@@ -26,8 +26,9 @@ from webhost.demo.config import demo_config
 from webhost.settings import Settings, env_for, flag_for
 
 LOOPBACK_NAMES = {"localhost"}
-# The login URL's token in a logged request line (`GET /?token=...`), which uvicorn's access log writes.
-_TOKEN_IN_URL = re.compile(r"([?&]token=)[^&\s\"]*")
+# In a logged request line (uvicorn's access log): the login URL's token (`GET /?token=...`), and the
+# one-time code and state an authorization server sends to /oauth/callback.
+_TOKEN_IN_URL = re.compile(r"([?&](?:token|code|state)=)[^&\s\"]*")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -233,7 +234,7 @@ def _display_host(host: str) -> str:
 
 
 class _HideToken(logging.Filter):
-    """Replaces the `token` query value of a logged request line with `***`."""
+    """Replaces the `token` (and `code`, `state`) query values of a logged request line with `***`."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str):

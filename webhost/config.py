@@ -124,6 +124,27 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 
 
+class OAuthClient(_Model):
+    """A server entry's `"oauth"`: how webhost identifies itself to the server's authorization server.
+
+    Without it (or without `clientId`) webhost uses a Client ID Metadata Document when `clientMetadataUrl`
+    is given and the server supports it, else dynamic client registration, as the MCP authorization spec orders.
+    """
+
+    client_id: str | None = Field(None, validation_alias="clientId")
+    client_secret: Expanded | None = Field(None, validation_alias="clientSecret", repr=False)
+    scopes: tuple[str, ...] = ()
+    client_metadata_url: str | None = Field(None, validation_alias="clientMetadataUrl")
+    client_name: str = Field("webhost", validation_alias="clientName")
+    # "client_credentials": webhost itself is the client (no person signs in): with clientSecret, or with
+    # privateKey (a PEM, RFC 7523 private_key_jwt signed with signingAlgorithm).
+    grant: Literal["authorization_code", "client_credentials"] = Field(
+        "authorization_code", validation_alias="grantType"
+    )
+    private_key: Expanded | None = Field(None, validation_alias="privateKey", repr=False)
+    signing_algorithm: str = Field("RS256", validation_alias="signingAlgorithm")
+
+
 class ServerConfig(_Model):
     name: str
     transport: Transport = Field(validation_alias="type")
@@ -133,6 +154,7 @@ class ServerConfig(_Model):
     cwd: str | None = None
     url: str | None = Field(None, validate_default=True)
     headers: Mapping[str, Expanded] = Field(default_factory=dict, repr=False)
+    oauth: OAuthClient | None = None  # remote servers only: the client identity for the MCP authorization flow
     _expanded: frozenset[str] = PrivateAttr(default=frozenset())  # what each ${VAR} became
 
     @model_validator(mode="wrap")
@@ -161,7 +183,7 @@ class ServerConfig(_Model):
                 raise _invalid('needs either "command" (stdio) or "url" (HTTP)')
             kind = "stdio" if "command" in data else "http"
         if kind == "stdio":
-            return {k: v for k, v in data.items() if k not in ("url", "headers")} | {"type": kind}
+            return {k: v for k, v in data.items() if k not in ("url", "headers", "oauth")} | {"type": kind}
         if isinstance(kind, str) and (kind in _HTTP_TYPES or kind == "sse"):
             keep = {k: v for k, v in data.items() if k not in ("command", "args", "env", "cwd")}
             return keep | {"type": "sse" if kind == "sse" else "http"}
@@ -213,6 +235,8 @@ class ServerConfig(_Model):
             | set(self.env.values())
             | set(self.headers.values())
             | (url_secrets(self.url) if self.url else set())
+            | ({self.oauth.client_secret} if self.oauth is not None and self.oauth.client_secret else set())
+            | ({self.oauth.private_key} if self.oauth is not None and self.oauth.private_key else set())
         )
 
     def redactor(self) -> Redactor:

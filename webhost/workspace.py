@@ -31,6 +31,7 @@ from webhost.catalogue import Catalogue
 from webhost.config import Config, ServerConfig
 from webhost.elicitation.broker import InputBroker
 from webhost.elicitation.requests import InputRequests
+from webhost.errors import NotConnected
 from webhost.journal import CallJournal
 from webhost.jsonsize import size_at_most
 from webhost.people import Person
@@ -39,6 +40,7 @@ from webhost.resume import Takeover
 from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
+from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding, OAuthDeps
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +58,8 @@ class HostDeps:
     transport_factory: TransportFactory = default_transport
     vault: InputVault | None = None  # where each person's `${input:ID}` values are kept (None: in memory only)
     journal: CallJournal | None = None  # the replica's record of its running calls (None: nothing survives it)
+    oauth: OAuthDeps | None = None  # sign-in to remote servers (None: remote servers get no OAuth)
+    public_origin: str | None = None  # the page's configured public origin (the OAuth callback's), if any
 
 
 class Tab(Protocol):
@@ -71,7 +75,9 @@ class Tab(Protocol):
 class Workspace:
     """Implements ConnectionEvents for one person's connections."""
 
-    def __init__(self, deps: HostDeps, person: Person, task_group: anyio.abc.TaskGroup) -> None:
+    def __init__(
+        self, deps: HostDeps, person: Person, task_group: anyio.abc.TaskGroup, *, origin: str | None = None
+    ) -> None:
         options = deps.config.options
         self.person = person
         self.deps = deps
@@ -95,8 +101,16 @@ class Workspace:
             call_timeout=options.call_timeout,
             max_input_rounds=options.max_input_rounds,
         )
+        self.origin = origin or "http://127.0.0.1:8700"  # the page's origin of the first tab
+        oauth = (
+            OAuthBinding(deps.oauth, person.id, lambda: (self.deps.public_origin or self.origin) + CALLBACK_PATH)
+            if deps.oauth is not None
+            else None
+        )
         self.connections: Mapping[str, Connection] = {
-            name: Connection(expand_for(cfg, person), self, settings, transport_factory=deps.transport_factory)
+            name: Connection(
+                expand_for(cfg, person), self, settings, transport_factory=deps.transport_factory, oauth=oauth
+            )
             for name, cfg in deps.config.servers.items()
         }
         self._activity_ids = itertools.count(1)
@@ -290,6 +304,46 @@ class Workspace:
     async def disconnect(self, connection: Connection) -> None:
         self._forget(connection)
         await connection.stop()
+
+    async def sign_in(self, connection: Connection) -> str | None:
+        """The authorization URL for the person to open (None: already signed in and connected).
+
+        When no sign-in is waiting (a failed or expired one, or a sign-out), the connection is started
+        again: the server's 401 begins a new flow, whose URL comes back here (bounded by the connect timeout).
+        """
+        if not connection.uses_oauth():
+            raise NotConnected(f"server {connection.name!r} does not use sign-in", {"server": connection.name})
+        if connection.sign_in_url is not None:
+            return connection.sign_in_url
+        if connection.status == "connected":
+            return None
+        changed = connection.sign_in_changed
+        if connection.status != "connecting":
+            await self.reconnect(connection)
+        with anyio.move_on_after(self.options.connect_timeout):
+            while connection.sign_in_url is None and connection.status == "connecting":
+                await changed.wait()
+                changed = connection.sign_in_changed
+        if connection.sign_in_url is not None:
+            return connection.sign_in_url
+        status: str = connection.status  # moved while we waited
+        if status == "connected":
+            return None
+        raise NotConnected(
+            f"{connection.name}: {connection.error or 'the sign-in could not start'}",
+            {"server": connection.name, "status": connection.status, "reason": connection.error},
+        )
+
+    async def sign_out_of(self, connection: Connection) -> str | None:
+        """Forget the person's tokens for this server (revoked where supported); it then asks for sign-in again."""
+        provider = connection.oauth
+        if provider is None:
+            raise NotConnected(f"server {connection.name!r} does not use sign-in", {"server": connection.name})
+        await connection.stop()
+        note = await provider.sign_out()
+        self._forget(connection)
+        self._start(connection)
+        return note
 
     def _forget(self, connection: Connection) -> None:
         self.inputs.release(lambda p: p.server == connection.name)

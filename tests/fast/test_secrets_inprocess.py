@@ -14,8 +14,14 @@ import anyio
 import pytest
 import uvicorn
 
-from tests.support.inprocess import in_process_host, sdk_server
+from tests.support.inprocess import SECRET, in_process_host, sdk_server
+from tests.support.oauth_as import approve, run_auth_server, run_protected_server
 from tests.support.process import free_port
+from webhost.apps.origins import derive_key
+from webhost.people import Person
+from webhost.storage.db import Storage
+from webhost.storage.oauth_tokens import OAuthVault
+from webhost.storage.urls import database_url
 
 pytestmark = pytest.mark.anyio
 
@@ -110,8 +116,59 @@ async def test_no_secret_reaches_the_browser(tmp_path: Path, monkeypatch: pytest
     assert states["closed"]["target"] == f"http: http://***@127.0.0.1:{closed}/mcp?key=***"
     assert states["closed"]["error"].startswith(f"cannot reach http://***@127.0.0.1:{closed}/mcp?key=***")
     assert states["refused"]["error"] == (
-        f"http://127.0.0.1:{refusing}/mcp?key=***&v=*** answered HTTP 401 (check the entry's headers)"
+        f"http://127.0.0.1:{refusing}/mcp?key=***&v=*** answered HTTP 401 and offers no sign-in (no OAuth metadata): "
+        "check the entry's headers"
     )
     assert "***" in states["newline"]["error"]
     activity = [n["params"]["entry"] for n in tab.notifications if n["method"] == "activity"]
     assert any(e["kind"] == "stderr" and e["summary"] == "starting with key ***" for e in activity), activity
+
+
+async def test_no_oauth_token_reaches_the_browser_a_log_or_the_database_in_the_clear(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Access and refresh tokens (first and refreshed ones) stay in webhost: never in what a tab or a script
+    receives, never in the log, and sealed in the database."""
+    caplog.set_level("DEBUG")
+    ada = Person(id="ada", name="Ada Lovelace", role="member")
+    seen: list[str] = []
+    with run_auth_server("--ttl", "6") as auth, run_protected_server(auth.issuer, tmp_path) as url:
+        entries = {"secure": {"type": "http", "url": url}}
+        async with in_process_host(tmp_path, {}, entries=entries, people=True) as host:
+            vault = OAuthVault(Storage(database_url(None, tmp_path / "data")), derive_key(SECRET, "oauth/v1"))
+            async with host.tab(person=ada) as tab:
+                await tab.wait_status("secure", "auth-required")
+                sign_in = await tab.request("servers/signIn", {"server": "secure"})
+                back = await approve(sign_in["url"], "ada")
+                async with host.http(person=ada) as http:
+                    callback_page = (await http.get(back)).text
+                await tab.wait_connected("secure")
+                first = await vault.get("ada", "secure", "tokens")
+                await anyio.sleep(3.5)  # half the token's life: the next call refreshes it
+                for n in range(2):
+                    call = {"server": "secure", "name": "whoami", "arguments": {}, "callId": f"w{n}"}
+                    await tab.request("tools/call", call)
+                second = await vault.get("ada", "secure", "tokens")
+                listing = await tab.request("servers/list")
+                await tab.request("servers/signOut", {"server": "secure"})
+                await tab.wait_status("secure", "auth-required")
+                received = json.dumps([tab.notifications, listing, sign_in], ensure_ascii=False)
+            async with host.http(person=ada) as http:
+                pages = [
+                    (await http.get(path)).text for path in ("/", "/api/servers", "/api/audit", "/api/audit?format=csv")
+                ]
+            await vault.storage.close()
+        refreshes = auth.refreshes()
+    assert first is not None and second is not None and refreshes == 1
+    tokens = {
+        first["token"]["access_token"],
+        first["token"]["refresh_token"],
+        second["token"]["access_token"],
+        second["token"]["refresh_token"],
+    }
+    assert len(tokens) == 4  # the refresh token rotated
+    seen = [received, callback_page, *pages, caplog.text]
+    database = b"".join(p.read_bytes() for p in (tmp_path / "data").glob("webhost.sqlite3*"))
+    for token in tokens:
+        assert not any(token in text for text in seen)
+        assert token.encode() not in database

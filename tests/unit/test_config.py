@@ -366,3 +366,30 @@ def test_per_person_placeholders_load_against_the_real_environment() -> None:
     """os.environ refuses a None key (a crash once, when a placeholder was looked up as a variable)."""
     text = json.dumps({"mcpServers": {"s": {"command": "x", "env": {"WHO": "${user.id}"}}}})
     assert dict(parse_config(text, "servers.json", os.environ).servers["s"].env) == {"WHO": "${user.id}"}
+
+
+def test_a_remote_entry_may_name_its_oauth_client_and_the_secret_is_a_secret() -> None:
+    config = parse(
+        {
+            "mcpServers": {
+                "tracker": {
+                    "url": "https://tracker.example/mcp",
+                    "oauth": {"clientId": "webhost", "clientSecret": "${CS}", "scopes": ["issues:read"]},
+                },
+                "robot": {
+                    "url": "https://robot.example/mcp",
+                    "oauth": {"grantType": "client_credentials", "clientId": "bot", "privateKey": "${PEM}"},
+                },
+                "local": {"command": "x", "oauth": {"clientId": "ignored"}},
+            }
+        },
+        {"CS": "cs-s3cret", "PEM": "pem-s3cret"},
+    )
+    servers = config.servers  # type: ignore[attr-defined]
+    tracker, robot = servers["tracker"].oauth, servers["robot"].oauth
+    assert (tracker.client_id, tracker.client_secret, tracker.scopes) == ("webhost", "cs-s3cret", ("issues:read",))
+    assert tracker.grant == "authorization_code" and robot.grant == "client_credentials"
+    assert robot.private_key == "pem-s3cret" and robot.signing_algorithm == "RS256"
+    assert servers["local"].oauth is None  # a stdio entry has no sign-in
+    assert {"cs-s3cret"} <= servers["tracker"].secret_values and {"pem-s3cret"} <= servers["robot"].secret_values
+    assert "s3cret" not in repr(config)

@@ -299,13 +299,9 @@ def free_port() -> int:
         return port
 
 
-@contextlib.contextmanager
-def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
-    port, sandbox_port = free_port(), free_port()
-    token = "t-" + secrets.token_urlsafe(16)
-    config = work / "config.json"
-    config.write_text(json.dumps({"mcpServers": {"scenario": {"type": "http", "url": url}}}), encoding="utf-8")
-    log_path = work / "webhost.log"
+def start_webhost(
+    port: int, sandbox_port: int, work: Path, config: Path, log_path: Path, token: str
+) -> subprocess.Popen[bytes]:
     args = [
         sys.executable,
         "-m",
@@ -325,7 +321,7 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
         str(config),
     ]
     with open(log_path, "wb") as out:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             args,
             cwd=ROOT,
             env={**os.environ, "WEBHOST_TOKEN": token},
@@ -333,24 +329,65 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
         )
-    try:
-        import httpx
 
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"webhost exited ({proc.returncode}): {log_path.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError("webhost did not become healthy")
-            time.sleep(0.1)
+
+def wait_healthy(proc: subprocess.Popen[bytes], port: int, log_path: Path, *, last: bool) -> bool:
+    """True once /healthz answers; False when webhost lost its port to another process (try again)."""
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while True:
+        if proc.poll() is not None:
+            text = log_path.read_text(errors="replace")
+            if "address already in use" in text.lower() and not last:
+                return False
+            raise RuntimeError(f"webhost exited ({proc.returncode}): {text[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError("webhost did not become healthy")
+        time.sleep(0.1)
+
+
+@contextlib.contextmanager
+def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
+    token = "t-" + secrets.token_urlsafe(16)
+    config = work / "config.json"
+    entry: dict[str, Any] = {"type": "http", "url": url}
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    # The client identity the SDK side uses too: pre-registered credentials from the scenario, else the CIMD URL.
+    oauth: dict[str, Any] = {"clientMetadataUrl": CIMD_URL}
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if scenario.startswith("auth/client-credentials") and context.get("client_id"):
+        # Machine-to-machine, as the SDK side uses ClientCredentials/PrivateKeyJWT providers for these.
+        oauth = {"grantType": "client_credentials", "clientId": context["client_id"]}
+        if context.get("private_key_pem"):
+            oauth |= {
+                "privateKey": context["private_key_pem"],
+                "signingAlgorithm": context.get("signing_algorithm") or "ES256",
+            }
+        else:
+            oauth["clientSecret"] = context.get("client_secret")
+    elif context.get("client_id"):
+        oauth |= {"clientId": context["client_id"], "clientSecret": context.get("client_secret")}
+    entry["oauth"] = {k: v for k, v in oauth.items() if v is not None}
+    config.write_text(json.dumps({"mcpServers": {"scenario": entry}}), encoding="utf-8")
+    log_path = work / "webhost.log"
+    # Free ports are picked before webhost binds them: with scenarios running side by side another process
+    # may take one first. Webhost then exits at start ("address already in use"), and we try other ports.
+    proc: subprocess.Popen[bytes] | None = None
+    try:
+        for attempt in range(3):
+            port, sandbox_port = free_port(), free_port()
+            proc = start_webhost(port, sandbox_port, work, config, log_path, token)
+            if wait_healthy(proc, port, log_path, last=attempt == 2):
+                break
         yield port, token, log_path
     finally:
-        if proc.poll() is None:
+        if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(timeout=10)
@@ -372,6 +409,27 @@ class PageSocket:
         self.pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.statuses: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.sign_in: Callable[[PageSocket], Awaitable[None]] | None = None
+        self.signing = False
+        self.sign_ins = 0
+
+    def maybe_sign_in(self, state: dict[str, Any]) -> None:
+        """The page's person signs in whenever the server asks (at connect, or a step-up mid-call)."""
+        waiting = state.get("status") == "auth-required" and (state.get("signIn") or {}).get("waiting")
+        if waiting and self.sign_in is not None and not self.signing:
+            self.signing = True
+            task = asyncio.create_task(self._sign_in(self.sign_in))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _sign_in(self, sign_in: Callable[[PageSocket], Awaitable[None]]) -> None:
+        try:
+            self.sign_ins += 1
+            await sign_in(self)
+        except Exception as exc:
+            log(f"sign-in failed: {exc}")
+        finally:
+            self.signing = False
 
     async def reader(self) -> None:
         async for raw in self.ws:
@@ -381,7 +439,9 @@ class PageSocket:
                 if future is not None and not future.done():
                     future.set_result(message)
             elif message.get("method") == "servers/status":
-                await self.statuses.put(message["params"]["server"])
+                state = message["params"]["server"]
+                await self.statuses.put(state)
+                self.maybe_sign_in(state)
             elif message.get("method") == "elicitation/request":
                 task = asyncio.create_task(self.answer(message["params"]))
                 self.tasks.add(task)
@@ -479,6 +539,30 @@ async def page(port: int, token: str) -> AsyncIterator[PageSocket]:
                 await reader
 
 
+async def sign_in(page_: PageSocket, port: int, token: str) -> None:
+    """What a person does on `auth-required`: open the authorization URL (the scenario's authorization server
+    approves at once), follow its redirects to webhost's /oauth/callback, and open that as the same person."""
+    import httpx
+
+    answer = await page_.request("servers/signIn", {"server": "scenario"})
+    url = answer.get("url")
+    if not url:
+        return
+    callback = f"http://127.0.0.1:{port}/oauth/callback"
+    async with httpx.AsyncClient(follow_redirects=False, timeout=10) as browser:
+        for _ in range(10):
+            if url.startswith(callback):
+                done = await browser.get(url, headers={"Authorization": f"Bearer {token}"})
+                log(f"sign-in: the callback answered {done.status_code}")
+                return
+            response = await browser.get(url)
+            location = response.headers.get("location")
+            if response.status_code not in (301, 302, 303, 307, 308) or not location:
+                raise RuntimeError(f"the authorization server answered {response.status_code}, not a redirect back")
+            url = str(httpx.URL(url).join(location))
+    raise RuntimeError("the authorization server did not send the browser back to webhost")
+
+
 async def wait_connected(page_: PageSocket, timeout: float = STEP_TIMEOUT) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -488,6 +572,9 @@ async def wait_connected(page_: PageSocket, timeout: float = STEP_TIMEOUT) -> di
             return state
         if state["status"] == "error":
             raise RuntimeError(f"the server did not connect: {state.get('error')}")
+        page_.maybe_sign_in(state)
+        if state["status"] == "auth-required" and not (state.get("signIn") or {}).get("waiting"):
+            raise RuntimeError(f"the sign-in did not complete: {state.get('error')}")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(page_.statuses.get(), 0.2)
     raise TimeoutError(f"the server was not connected after {timeout:.0f} s")
@@ -498,6 +585,7 @@ async def run_webhost(url: str) -> list[str]:
         with webhost_process(url, Path(tmp)) as (port, token, log_path):
             try:
                 async with page(port, token) as page_:
+                    page_.sign_in = lambda p: sign_in(p, port, token)
                     state = await wait_connected(page_)
                     log(f"connected: {json.dumps({k: state.get(k) for k in ('status', 'protocolVersion')})}")
                     return await walk(WebhostSide(page_, state))

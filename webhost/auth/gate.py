@@ -30,6 +30,9 @@ COOKIE_NAME = "webhost_session"
 PUBLIC_PATHS = frozenset({"/healthz"})
 SIGN_IN_PATH = "/auth/sign-in"
 SIGN_OUT_PATH = "/auth/sign-out"
+# Where remote servers' authorization servers send the person back (contract §6; upstream/sign_ins.py).
+SERVER_CALLBACK_PATH = "/oauth/callback"
+HOP = "webhost_hop"
 # oidc mode: the pages of signing in and out answer without a session (they are how one starts or ends).
 OIDC_PATHS = frozenset({SIGN_IN_PATH, CALLBACK_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH})
 
@@ -127,6 +130,9 @@ class AuthGate:
             await self._refuse(scope, send, 403, "Cross-origin request refused (Origin check).")
             return
         path = scope.get("path", "")
+        if scope["type"] == "http" and path == SERVER_CALLBACK_PATH and self._needs_hop(scope, headers):
+            await self._hop(scope, send)
+            return
         if scope["type"] == "http" and (path in PUBLIC_PATHS or (self.oidc is not None and path in OIDC_PATHS)):
             await self.app(scope, receive, send)
             return
@@ -148,6 +154,22 @@ class AuthGate:
             await self._admit(TOKEN_PERSON, scope, receive, send)
             return
         await self._refuse(scope, send, 401, "Authentication required: open the login URL webhost printed.")
+
+    def _needs_hop(self, scope: Scope, headers: dict[str, str]) -> bool:
+        """The authorization server's redirect back is a cross-site navigation, which carries no
+        SameSite=Strict session cookie: without credentials, the callback first re-opens itself."""
+        if self.proxy is not None or "authorization" in headers:
+            return False
+        if _cookie(headers) is not None:
+            return False
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        return HOP not in query
+
+    async def _hop(self, scope: Scope, send: Send) -> None:
+        query = scope.get("query_string", b"").decode("latin-1")
+        target = f"{SERVER_CALLBACK_PATH}?{query}&{HOP}=1" if query else f"{SERVER_CALLBACK_PATH}?{HOP}=1"
+        body = page_html(200, "Finishing sign-in", "Finishing the sign-in to the server…", next_url=target)
+        await _send_html(send, 200, body)
 
     def _sign_out_from_our_page(self, scope: Scope, headers: dict[str, str]) -> bool:
         """The page's sign-out form: the page's `no-referrer` policy makes the browser send `Origin: null`
@@ -313,6 +335,18 @@ class AuthGate:
 
 
 _TITLES = {401: "Not signed in", 403: "Refused", 421: "Wrong address"}
+
+
+async def _send_html(send: Send, status: int, html: str) -> None:
+    body = html.encode()
+    headers = [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+        (b"cache-control", b"no-store"),
+        (b"referrer-policy", b"no-referrer"),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def describe(policy: AccessPolicy) -> dict[str, Any]:

@@ -7,12 +7,13 @@ from typing import Any
 
 from webhost.session import BrowserSession
 
-from . import apps, inputs, person_inputs, prompts, resources, servers, sessions, tools, workbench
+from . import apps, inputs, person_inputs, prompts, resources, server_sign_in, servers, sessions, tools, workbench
 
 Handler = Callable[[BrowserSession, dict[str, Any]], Awaitable[Any]]
 
 METHODS: dict[str, Handler] = {
     **servers.METHODS,
+    **server_sign_in.METHODS,
     **tools.METHODS,
     **resources.METHODS,
     **prompts.METHODS,

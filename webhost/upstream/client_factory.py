@@ -68,8 +68,11 @@ def build_client(transport: Transport, callbacks: ClientCallbacks, *, max_input_
     )
 
 
-def default_transport(config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None]) -> Transport:
-    """The real transports: our stdio (linear reader, exit callback), Streamable HTTP, legacy SSE."""
+def default_transport(
+    config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None], *, auth: httpx2.Auth | None = None
+) -> Transport:
+    """The real transports: our stdio (linear reader, exit callback), Streamable HTTP, legacy SSE;
+    `auth` is the person's OAuth for a remote server (upstream/oauth.py)."""
     if config.transport == "stdio":
         assert config.command is not None
         params = StdioServerParameters(
@@ -79,13 +82,13 @@ def default_transport(config: ServerConfig, stderr: StderrPipe, on_exit: Callabl
         return transport
     assert config.url is not None
     if config.transport == "sse":
-        sse: Transport = sse_client(config.url, headers=dict(config.headers) or None)
+        sse: Transport = sse_client(config.url, headers=dict(config.headers) or None, auth=auth)
         return sse
-    return _streamable_http(config.url, dict(config.headers))
+    return _streamable_http(config.url, dict(config.headers), auth)
 
 
 @asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+async def _streamable_http(url: str, headers: dict[str, str], auth: httpx2.Auth | None) -> AsyncIterator[Any]:
     # We pass our own httpx2 client (for the configured headers), so we own its lifetime too.
     refused: list[httpx2.Response] = []
 
@@ -94,7 +97,10 @@ async def _streamable_http(url: str, headers: dict[str, str]) -> AsyncIterator[A
             refused.append(response)
 
     async with httpx2.AsyncClient(
-        headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [remember_refusal]}
+        headers=headers,
+        auth=auth,
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        event_hooks={"response": [remember_refusal]},
     ) as http_client:
         async with streamable_http_client(url, http_client=http_client) as streams:
             try:

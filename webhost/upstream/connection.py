@@ -40,6 +40,7 @@ from webhost.errors import NotConnected, RequestRefused, UpstreamTimeout
 
 from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
 from .clock import HumanClock
+from .oauth import NOT_OAUTH, OAuthBinding, PersonOAuth, ServerOAuth, describe_oauth_failure, machine_oauth
 from .results import map_exception, to_wire
 from .rounds import input_responses, watching
 from .sdk_workarounds import watched_transport
@@ -47,7 +48,7 @@ from .stderr import StderrPipe
 
 logger = logging.getLogger(__name__)
 
-Status = Literal["connecting", "connected", "error", "disconnected", "needs-input"]
+Status = Literal["connecting", "connected", "error", "disconnected", "needs-input", "auth-required"]
 ElicitMode = Literal["form", "url"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
@@ -102,6 +103,7 @@ class Connection:
         settings: ConnectionSettings,
         *,
         transport_factory: TransportFactory = default_transport,
+        oauth: OAuthBinding | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -119,6 +121,11 @@ class Connection:
         self._done: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
         self.waiting_for: list[dict[str, Any]] = []  # the inputs a "needs-input" connection waits for
+        self._oauth = oauth
+        self.oauth: ServerOAuth | None = None  # this person's OAuth with the server (remote servers, made on start)
+        self.sign_in_url: str | None = None  # the authorization URL while the flow waits for the person
+        self.sign_in_changed = anyio.Event()  # set (and replaced) whenever the sign-in state moves
+        self._deadline_lifted = False
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -140,7 +147,72 @@ class Connection:
             "capabilities": self.info.capabilities,
             "instructions": self.info.instructions,
             "inputs": self.waiting_for if self.status == "needs-input" else [],
+            "signIn": self._sign_in_state(),
         }
+
+    def _sign_in_state(self) -> dict[str, Any] | None:
+        """What the page needs to offer sign-in or sign-out (never a token): None for a server without OAuth."""
+        if self.oauth is None:
+            return None
+        tokens = self.oauth.context.current_tokens
+        return {
+            "signedIn": tokens is not None and self.status != "auth-required",
+            "waiting": self.sign_in_url is not None,
+        }
+
+    # -- sign-in (SignInView for the OAuth flow) -------------------------------------------------
+
+    def uses_oauth(self) -> bool:
+        """Remote servers sign in per person, unless the entry sets its own Authorization header."""
+        return (
+            self._oauth is not None
+            and self.config.transport in ("http", "sse")
+            and not any(k.lower() == "authorization" for k in self.config.headers)
+        )
+
+    def _provider(self) -> ServerOAuth | None:
+        if not self.uses_oauth():
+            return None
+        assert self._oauth is not None
+        settings = self.config.oauth
+        if settings is not None and settings.grant == "client_credentials" and settings.client_id:
+            if self.oauth is None or self.oauth.context.server_url != self.config.url:
+                self.oauth = machine_oauth(self.config, self._oauth.person_id, self._oauth.deps)
+            return self.oauth
+        redirect_uri = self._oauth.redirect_uri()
+        if (
+            self.oauth is None
+            or self.oauth.redirect_uri != redirect_uri
+            or self.oauth.context.server_url != self.config.url
+        ):
+            self.oauth = PersonOAuth(self.config, self._oauth.person_id, redirect_uri, self._oauth.deps, self)
+        return self.oauth
+
+    def needs_sign_in(self, url: str, reason: str) -> None:
+        self.sign_in_url = url
+        if self._scope is not None and self._client is None and not self._deadline_lifted:
+            self._scope.deadline = float("inf")  # connecting waits for the person, not against the timeout
+            self._deadline_lifted = True
+        self.human_clock.begin()  # a call waiting on this sign-in is off the clock
+        self._set_status("auth-required", reason)
+
+    def sign_in_noticed(self, reason: str) -> None:
+        if self.status == "auth-required":
+            self._set_status("auth-required", reason)
+
+    def sign_in_over(self) -> None:
+        self.sign_in_url = None
+        self.human_clock.end()
+        if self._deadline_lifted and self._scope is not None:
+            self._scope.deadline = anyio.current_time() + self.settings.connect_timeout
+            self._deadline_lifted = False
+        if self.status == "auth-required":
+            self._set_status("connected" if self._client is not None else "connecting")
+        self._moved()
+
+    def _moved(self) -> None:
+        self.sign_in_changed.set()
+        self.sign_in_changed = anyio.Event()
 
     def wait_for_inputs(self, missing: list[dict[str, Any]]) -> None:
         """Not started: the person has not given these `${input:ID}` values yet (contract §6)."""
@@ -164,7 +236,7 @@ class Connection:
                 self._set_status("disconnected")
             return
         self._stop.set()
-        if self._scope is not None and self.status == "connecting":
+        if self._scope is not None and (self.status == "connecting" or self._client is None):
             self._scope.cancel()
         with anyio.move_on_after(10):
             await self._done.wait()
@@ -172,12 +244,13 @@ class Connection:
 
     def _set_status(self, status: Status, error: str | None = None) -> None:
         self.status = status
-        if status != "error":
+        if status not in ("error", "auth-required"):  # auth-required carries the reason in words
             error = None
         self.error = error
         self.events.status_changed(self)
         detail = f"{status}: {error}" if error else status
         self.events.activity(self.name, direction="local", kind="status", method=None, summary=detail)
+        self._moved()
 
     async def _own(self) -> None:
         assert self._stop is not None and self._done is not None
@@ -186,6 +259,9 @@ class Connection:
         )
         failure: str | None = None
         exit_codes: list[int] = []
+        oauth = self._provider()
+        if oauth is not None:
+            oauth.failure = None
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
@@ -195,7 +271,12 @@ class Connection:
                     exit_codes.append(code)
                     ended.set()
 
-                transport = watched_transport(self._transport_factory(self.config, stderr, on_exit), ended)
+                raw = (
+                    default_transport(self.config, stderr, on_exit, auth=oauth)
+                    if oauth is not None
+                    else self._transport_factory(self.config, stderr, on_exit)
+                )
+                transport = watched_transport(raw, ended)
                 client = build_client(transport, self._callbacks(), max_input_rounds=self.settings.max_input_rounds)
                 scope.deadline = anyio.current_time() + self.settings.connect_timeout
                 async with stderr:
@@ -221,7 +302,17 @@ class Connection:
         finally:
             self._client = None
             self._scope = None
-            if failure is None and not self._stop.is_set():
+            auth_reason: str | None = None
+            if oauth is not None and oauth.failure is not None and not self._stop.is_set():
+                # The sign-in failed inside a request (the transport only ends): say why, in words.
+                auth_reason = describe_oauth_failure(oauth.failure, oauth) or f"the sign-in failed: {oauth.failure}"
+            if auth_reason == NOT_OAUTH:
+                failure = f"{self.config.redacted_url()} {NOT_OAUTH}"
+            elif auth_reason is not None:
+                failure = None
+                logger.info("sign-in to %s did not complete: %s", self.name, auth_reason)
+                self._set_status("auth-required", self.config.redactor().text(auth_reason))
+            elif failure is None and not self._stop.is_set():
                 reason = (
                     f"the server exited with status {exit_codes[0]}"
                     if exit_codes

@@ -6,6 +6,7 @@
 import { h, replaceChildren } from "../html.js";
 import { describeError } from "../rpc.js";
 import { serverInputForm } from "./server-inputs.js";
+import { serverSignIn } from "./server-sign-in.js";
 
 /**
  * @typedef {object} CardContext
@@ -40,6 +41,8 @@ export class ServerCard {
   #actions = h("div", { class: "server-actions" });
   #inputs = h("div", { class: "server-inputs" });
   #inputKey = "";
+  #signIn = h("div", { class: "server-sign-in-slot" });
+  #signInKey = "";
   #tablist = h("div", { class: "tabs", role: "tablist" });
   /** @type {Record<TabName, HTMLButtonElement>} */
   #tabButtons;
@@ -84,7 +87,7 @@ export class ServerCard {
     this.el = h("section", { class: "server-card", dataset: { server: name, status: String(state.status) },
       "aria-label": `Server ${name}` },
     h("header", { class: "server-head" }, nameButton, this.#statusText, this.#collapse),
-    this.#meta, this.#error, this.#inputs, this.#actions, this.#body);
+    this.#meta, this.#error, this.#inputs, this.#signIn, this.#actions, this.#body);
     this.setState(state);
   }
 
@@ -156,6 +159,7 @@ export class ServerCard {
     this.#error.textContent = state.error ? String(state.error) : "";
     this.#renderActions(status);
     this.#renderInputs(status, Array.isArray(state.inputs) ? state.inputs : []);
+    this.#renderSignIn(status);
     if (status === "connected" && (was !== "connected" || this.lists.tools.state === "idle")) this.loadAll();
     if (status !== "connected") {
       this.#gen += 1;
@@ -173,6 +177,17 @@ export class ServerCard {
     replaceChildren(this.#inputs, key ? serverInputForm(this.name, inputs, this.#ctx.rpc, (s) => {
       if (s?.name === this.name) this.setState(s);
     }) : null);
+  }
+
+  /** Sign in (auth-required, with the reason) or Sign out of this server (signed in). @param {string} status */
+  #renderSignIn(status) {
+    const signIn = this.state.signIn;
+    const key = signIn ? `${status}\n${this.state.error ?? ""}\n${signIn.signedIn}` : "";
+    if (key === this.#signInKey) return;
+    this.#signInKey = key;
+    replaceChildren(this.#signIn, serverSignIn(this.name, this.state, this.#ctx.rpc, (s) => {
+      if (s?.name === this.name) this.setState(s);
+    }));
   }
 
   /** @param {string} status */
@@ -300,7 +315,7 @@ export class ServerCard {
     // Nothing to browse while disconnected: one "Not connected." line instead of empty tabs.
     this.#tablist.hidden = !connected;
     const notConnected = () => h("p", { class: "empty muted",
-      text: this.state.status === "connecting" ? "Connecting…" : this.state.status === "needs-input" ? "Waiting for the values above." : this.state.status === "error" ? "Not connected (see the error above)." : "Not connected." });
+      text: this.state.status === "connecting" ? "Connecting…" : this.state.status === "needs-input" ? "Waiting for the values above." : this.state.status === "auth-required" ? "Sign in above to connect." : this.state.status === "error" ? "Not connected (see the error above)." : "Not connected." });
     replaceChildren(this.#panels.tools, connected ? this.#listView("tools", tools, (t) => this.#toolItem(t, "data-tool"), "No tools.") : notConnected());
     replaceChildren(this.#panels.apps, connected ? this.#listView("tools", appTools, (t) => this.#toolItem(t, "data-app-tool"), "No apps.") : notConnected());
     replaceChildren(this.#panels.prompts, connected ? this.#listView("prompts", this.lists.prompts.items, (p) => this.#item("prompt", p, String(p.name), String(p.title ?? p.name), p.description), "No prompts.") : notConnected());

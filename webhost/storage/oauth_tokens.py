@@ -1,0 +1,96 @@
+"""Each person's OAuth state per remote server (tokens; the client registration and the discovered
+metadata), sealed at rest.
+
+Rows are JSON sealed with AES-GCM (`cryptography`), as `${input:ID}` values are (storage/inputs.py),
+under a key of their own derived from the deployment secret (`derive_key(secret, "oauth/v1")`). The
+person, the server and the kind of row are the associated data, so a sealed token copied to another
+person, server or row does not open. Nothing here is ever logged or sent to a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from webhost.storage.db import Storage, metadata
+
+NONCE_BYTES = 12
+VERSION = b"\x01"
+Kind = Literal["tokens", "client"]
+
+oauth_grants = sa.Table(
+    "oauth_grants",
+    metadata,
+    sa.Column("person_id", sa.String(255), primary_key=True),
+    sa.Column("server", sa.String(255), primary_key=True),
+    sa.Column("kind", sa.String(16), primary_key=True),
+    sa.Column("sealed", sa.LargeBinary, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+)
+
+
+class OAuthVault:
+    """Read, store and forget sealed OAuth rows; plaintext exists only in memory."""
+
+    def __init__(self, storage: Storage, key: bytes) -> None:
+        if len(key) != 32:
+            raise ValueError("the OAuth key must be 32 bytes")
+        self.storage = storage
+        self._aead = AESGCM(key)
+
+    def _seal(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        plain = json.dumps(value, separators=(",", ":")).encode("utf-8")
+        return VERSION + nonce + self._aead.encrypt(nonce, plain, _bound(person_id, server, kind))
+
+    def _open(self, person_id: str, server: str, kind: Kind, sealed: bytes) -> dict[str, Any] | None:
+        if sealed[:1] != VERSION:
+            return None
+        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
+        try:
+            value = json.loads(self._aead.decrypt(nonce, body, _bound(person_id, server, kind)))
+        except (InvalidTag, ValueError):  # another secret, or a row that was tampered with
+            return None
+        return value if isinstance(value, dict) else None
+
+    async def get(self, person_id: str, server: str, kind: Kind) -> dict[str, Any] | None:
+        query = sa.select(oauth_grants.c.sealed).where(
+            oauth_grants.c.person_id == person_id, oauth_grants.c.server == server, oauth_grants.c.kind == kind
+        )
+        async with self.storage.engine.connect() as db:
+            sealed = (await db.execute(query)).scalar()
+        return None if sealed is None else self._open(person_id, server, kind, bytes(sealed))
+
+    async def put(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> None:
+        sealed = self._seal(person_id, server, kind, value)
+        async with self.storage.engine.begin() as db:
+            await db.execute(
+                oauth_grants.delete().where(
+                    oauth_grants.c.person_id == person_id, oauth_grants.c.server == server, oauth_grants.c.kind == kind
+                )
+            )
+            await db.execute(
+                oauth_grants.insert().values(
+                    person_id=person_id, server=server, kind=kind, sealed=sealed, updated_at=time.time()
+                )
+            )
+
+    async def forget(self, person_id: str, server: str, kinds: tuple[Kind, ...] = ("tokens",)) -> None:
+        async with self.storage.engine.begin() as db:
+            await db.execute(
+                oauth_grants.delete().where(
+                    oauth_grants.c.person_id == person_id,
+                    oauth_grants.c.server == server,
+                    oauth_grants.c.kind.in_(kinds),
+                )
+            )
+
+
+def _bound(person_id: str, server: str, kind: str) -> bytes:
+    return b"webhost-oauth\0" + b"\0".join(part.encode("utf-8") for part in (person_id, server, kind))

@@ -1,0 +1,497 @@
+"""The MCP authorization flow for one person and one remote server, on the SDK's `OAuthClientProvider`.
+
+The SDK's provider is an `httpx2.Auth`: it runs inside the HTTP request that got the 401 (discovery of
+RFC 9728 protected resource metadata with its well-known fallbacks, RFC 8414 / OpenID metadata, client
+identity in the spec's order: pre-registered, Client ID Metadata Document, dynamic registration; PKCE
+S256; `resource`; scopes from the challenge or the metadata; step-up on `insufficient_scope`; refresh).
+webhost keeps that flow whole and supplies what a server-side host must:
+
+- `redirect_handler` never opens a browser here: it publishes the authorization URL to the person's tabs
+  (the connection shows `auth-required`), and `callback_handler` waits for `/oauth/callback` to deliver
+  the code for that one-time state (`sign_ins.py`). The request that is waiting is off the clock.
+- A fast path: a request with a valid token is sent without the SDK's lock (the SDK holds its lock for
+  the whole request, which would serialise every call). Only the slow path (no token, an expiring one,
+  a 401 or an `insufficient_scope`) takes the lock, which is one per (person, server) for the host, so
+  concurrent calls and tabs refresh a rotating refresh token once.
+- Tokens, their expiry, the discovered metadata and the client registration persist in the person's
+  sealed rows (`storage/oauth_tokens.py`), so a restart refreshes instead of asking again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
+from weakref import WeakValueDictionary
+
+import anyio
+import httpx2
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
+from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
+from pydantic import ValidationError
+
+from webhost.auth.gate import SERVER_CALLBACK_PATH
+from webhost.config import ServerConfig
+from webhost.storage.oauth_tokens import Kind
+
+from .sign_ins import PendingSignIn, ServerSignIns, SignInFailed
+
+logger = logging.getLogger(__name__)
+
+CALLBACK_PATH = SERVER_CALLBACK_PATH
+EXPIRY_MARGIN_S = 5.0  # refresh a little before the token ends, so a request never carries a dying one
+
+
+class GrantStore(Protocol):
+    """Where one person's sealed OAuth rows live (storage/oauth_tokens.py's `OAuthVault`, or memory)."""
+
+    async def get(self, person_id: str, server: str, kind: Kind) -> dict[str, Any] | None: ...
+    async def put(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> None: ...
+    async def forget(self, person_id: str, server: str, kinds: tuple[Kind, ...] = ("tokens",)) -> None: ...
+
+
+class MemoryGrants:
+    """A GrantStore without a database (tests, and a host started without storage)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+    async def get(self, person_id: str, server: str, kind: Kind) -> dict[str, Any] | None:
+        return self.rows.get((person_id, server, kind))
+
+    async def put(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> None:
+        self.rows[(person_id, server, kind)] = value
+
+    async def forget(self, person_id: str, server: str, kinds: tuple[Kind, ...] = ("tokens",)) -> None:
+        for kind in kinds:
+            self.rows.pop((person_id, server, kind), None)
+
+
+class RefreshLocks:
+    """One lock per (person, server) for the whole host: the SDK's flow (and its refresh) runs under it."""
+
+    def __init__(self) -> None:
+        self._locks: WeakValueDictionary[tuple[str, str], anyio.Lock] = WeakValueDictionary()
+
+    def get(self, person_id: str, server: str) -> anyio.Lock:
+        lock = self._locks.get((person_id, server))
+        if lock is None:
+            lock = anyio.Lock()
+            self._locks[(person_id, server)] = lock
+        return lock
+
+
+@dataclass(frozen=True)
+class OAuthDeps:
+    """What every person's OAuth shares (built once by the composition root)."""
+
+    grants: GrantStore
+    sign_ins: ServerSignIns
+    locks: RefreshLocks
+
+
+class SignInView(Protocol):
+    """The connection's side: show that the person must sign in (with the URL), and that they did."""
+
+    def needs_sign_in(self, url: str, reason: str) -> None: ...
+    def sign_in_noticed(self, reason: str) -> None: ...
+    def sign_in_over(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class OAuthBinding:
+    """One person's side of the flow: whose tokens, and the callback URL on the page's public origin."""
+
+    deps: OAuthDeps
+    person_id: str
+    redirect_uri: Callable[[], str]
+
+
+class _Store:
+    """The SDK's `TokenStorage` on the person's sealed rows, plus what the SDK does not persist."""
+
+    def __init__(self, grants: GrantStore, person_id: str, server: str) -> None:
+        self.grants, self.person_id, self.server = grants, person_id, server
+        self.provider: OAuthClientProvider | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        row = await self.grants.get(self.person_id, self.server, "tokens")
+        try:
+            return OAuthToken.model_validate(row["token"]) if row else None
+        except (ValidationError, KeyError):
+            return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        provider = self.provider
+        assert provider is not None
+        context = provider.context
+        if context.token_expiry_time is not None and tokens.expires_in:
+            # The SDK just set the expiry from expires_in: make it a little earlier, so its own check
+            # refreshes before the token dies (for short-lived tokens, at half their life).
+            context.token_expiry_time -= min(EXPIRY_MARGIN_S, int(tokens.expires_in) / 2)
+        row: dict[str, Any] = {
+            "token": tokens.model_dump(mode="json", exclude_none=True),
+            "expiresAt": context.token_expiry_time,
+            "authServer": context.auth_server_url,
+            "oauthMetadata": _dump(context.oauth_metadata),
+            "resourceMetadata": _dump(context.protected_resource_metadata),
+        }
+        await self.grants.put(self.person_id, self.server, "tokens", row)
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        row = await self.grants.get(self.person_id, self.server, "client")
+        try:
+            return OAuthClientInformationFull.model_validate(row) if row else None
+        except ValidationError:
+            return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        await self.grants.put(self.person_id, self.server, "client", client_info.model_dump(mode="json"))
+
+    async def extras(self) -> dict[str, Any]:
+        return await self.grants.get(self.person_id, self.server, "tokens") or {}
+
+
+class PersonOAuth(OAuthClientProvider):
+    """The SDK's provider for one (person, server), with webhost's fast path, persistence and reasons."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        person_id: str,
+        redirect_uri: str,
+        deps: OAuthDeps,
+        view: SignInView,
+    ) -> None:
+        assert config.url is not None
+        settings = config.oauth
+        https = redirect_uri.startswith("https://")
+        metadata = OAuthClientMetadata(
+            client_name=settings.client_name if settings else "webhost",
+            redirect_uris=[redirect_uri],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            scope=" ".join(settings.scopes) if settings and settings.scopes else None,
+            token_endpoint_auth_method="client_secret_basic"
+            if settings and settings.client_id and settings.client_secret
+            else "none",
+            application_type="web" if https else "native",
+        )
+        self._store = _Store(deps.grants, person_id, config.name)
+        cimd = settings.client_metadata_url if settings else None
+        super().__init__(
+            config.url,
+            metadata,
+            self._store,
+            redirect_handler=self._publish,
+            callback_handler=self._await_code,
+            client_metadata_url=cimd,
+        )
+        self._store.provider = self
+        self.context.lock = deps.locks.get(person_id, config.name)
+        self.person_id = person_id
+        self.server = config.name
+        self.redirect_uri = redirect_uri
+        self.preregistered = (
+            OAuthClientInformationFull(
+                client_id=settings.client_id,
+                client_secret=settings.client_secret,
+                redirect_uris=[redirect_uri],  # type: ignore[list-item]
+                token_endpoint_auth_method="client_secret_basic" if settings.client_secret else "none",
+                grant_types=["authorization_code", "refresh_token"],
+            )
+            if settings and settings.client_id
+            else None
+        )
+        self._sign_ins = deps.sign_ins
+        self._view = view
+        self.reason = f"{config.name} asks you to sign in"
+        self.failure: BaseException | None = None  # why the last flow failed (read by the connection)
+        self._pending: PendingSignIn | None = None
+        self.refreshes = 0  # refresh requests sent (the tests count them at the authorization server too)
+
+    # -- the SDK's two hooks -------------------------------------------------------------------
+
+    async def _publish(self, url: str) -> None:
+        state = (parse_qs(urlsplit(url).query).get("state") or [""])[0]
+        self._pending = self._sign_ins.open(self.person_id, self.server, url, state, self._view.sign_in_noticed)
+        self._view.needs_sign_in(url, self.reason)
+
+    async def _await_code(self) -> AuthorizationCodeResult:
+        assert self._pending is not None
+        try:
+            answer = await self._sign_ins.wait(self._pending)
+        finally:
+            self._pending = None
+            self._view.sign_in_over()
+        return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
+
+    # -- persistence the SDK leaves out ---------------------------------------------------------
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        if self.preregistered is not None:
+            self.context.client_info = self.preregistered
+        elif self.context.client_info is not None and [
+            str(u) for u in self.context.client_info.redirect_uris or []
+        ] != [self.redirect_uri]:
+            self.context.client_info = None  # registered for another callback URL: register again
+        extras = await self._store.extras()
+        if self.context.current_tokens is not None:
+            expires = extras.get("expiresAt")
+            self.context.token_expiry_time = float(expires) if isinstance(expires, int | float) else None
+        try:
+            if extras.get("oauthMetadata"):
+                self.context.oauth_metadata = OAuthMetadata.model_validate(extras["oauthMetadata"])
+            if extras.get("resourceMetadata"):
+                self.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
+                    extras["resourceMetadata"]
+                )
+            if isinstance(extras.get("authServer"), str):
+                self.context.auth_server_url = extras["authServer"]
+        except ValidationError:
+            self.context.oauth_metadata = None
+
+    async def _refresh_token(self) -> httpx2.Request:
+        self.refreshes += 1
+        return await super()._refresh_token()
+
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        ok = await super()._handle_refresh_response(response)
+        if not ok:
+            self.reason = "the sign-in to this server ended (the refresh token was refused); sign in again"
+            await self._store.grants.forget(self.person_id, self.server)
+        return ok
+
+    # -- the flow ---------------------------------------------------------------------------------
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if not self._initialized:
+            async with self.context.lock:
+                if not self._initialized:
+                    await self._initialize()
+        if self.context.is_token_valid():
+            tokens = self.context.current_tokens
+            assert tokens is not None
+            self._add_auth_header(request)
+            response = yield request
+            insufficient = _insufficient_scope(response)
+            if response.status_code != 401 and not insufficient:
+                return
+            if insufficient:
+                wanted = extract_scope_from_www_auth(response)
+                self.reason = "this server needs more permissions" + (f" (scope {wanted})" if wanted else "")
+            elif self.context.current_tokens is tokens:
+                self.reason = "the server no longer accepts your sign-in; sign in again"
+                if self.context.can_refresh_token():
+                    self.context.token_expiry_time = 0.0  # refused before its time: refresh before asking the person
+        elif self.context.current_tokens is None:
+            self.reason = f"{self.server} asks you to sign in"
+        flow = super()._auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                try:
+                    response = yield outgoing
+                except GeneratorExit:
+                    if outgoing is not request:  # httpx could not send one of the flow's own requests
+                        self.failure = OAuthFlowError(
+                            f"could not reach {outgoing.url.scheme}://{outgoing.url.netloc.decode()}"
+                        )
+                    raise
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except Exception as exc:
+            # The transport swallows what its POST raised (it only ends); the connection reads it here.
+            self.failure = exc
+            raise
+        finally:
+            await flow.aclose()
+
+    # -- signing out ------------------------------------------------------------------------------
+
+    async def sign_out(self) -> str | None:
+        """Forget this person's tokens for the server and revoke them where the server supports it
+        (RFC 7009). Returns a note for the page when revocation did not happen."""
+        async with self.context.lock:
+            if not self._initialized:
+                await self._initialize()
+            tokens = self.context.current_tokens
+            metadata = self.context.oauth_metadata
+            self.context.clear_tokens()
+            await self._store.grants.forget(self.person_id, self.server)
+            self._sign_ins.cancel(self.person_id, self.server, "you signed out of this server")
+            self.reason = f"signed out of {self.server}"
+            if tokens is None:
+                return None
+            if metadata is None or metadata.revocation_endpoint is None:
+                return "the authorization server does not support revocation: the tokens were forgotten here only"
+            endpoint = str(metadata.revocation_endpoint)
+            failures = 0
+            async with httpx2.AsyncClient(timeout=10) as http:
+                for token, hint in ((tokens.refresh_token, "refresh_token"), (tokens.access_token, "access_token")):
+                    if not token:
+                        continue
+                    data, headers = self.context.prepare_token_auth(
+                        {"token": token, "token_type_hint": hint, "client_id": self._client_id()},
+                        {"Content-Type": "application/x-www-form-urlencoded"},
+                    )
+                    try:
+                        answer = await http.post(endpoint, data=data, headers=headers)
+                        # RFC 7009 §2.2.1: a type it cannot revoke (a self-contained JWT) is not a failure.
+                        failures += answer.status_code != 200 and not _unsupported_type(answer)
+                    except httpx2.HTTPError:
+                        failures += 1
+            return "the authorization server did not confirm the revocation" if failures else None
+
+    def _client_id(self) -> str:
+        info = self.context.client_info
+        return info.client_id if info is not None else ""
+
+
+class _Tracked:
+    """The parts of `PersonOAuth` the connection uses, for webhost's own client-credentials providers."""
+
+    failure: BaseException | None = None
+    redirect_uri = ""
+    _store: _Store
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = super()._auth_flow(request)  # type: ignore[misc]
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except Exception as exc:
+            self.failure = exc
+            raise
+        finally:
+            await flow.aclose()
+
+    async def sign_out(self) -> str | None:
+        context = self.context  # type: ignore[attr-defined]
+        async with context.lock:
+            context.clear_tokens()
+            await self._store.grants.forget(self._store.person_id, self._store.server)
+        return "these are webhost's own client credentials: the token was forgotten, nothing else"
+
+
+class ClientCredentialsOAuth(_Tracked, ClientCredentialsOAuthProvider):
+    pass
+
+
+class PrivateKeyJWTOAuth(_Tracked, PrivateKeyJWTOAuthProvider):
+    pass
+
+
+ServerOAuth = PersonOAuth | ClientCredentialsOAuth | PrivateKeyJWTOAuth
+
+
+def machine_oauth(config: ServerConfig, person_id: str, deps: OAuthDeps) -> ClientCredentialsOAuth | PrivateKeyJWTOAuth:
+    """The client-credentials grant (`"grantType": "client_credentials"`): webhost is the client, nobody signs in."""
+    settings = config.oauth
+    assert config.url is not None and settings is not None and settings.client_id
+    store = _Store(deps.grants, person_id, config.name)
+    scope = " ".join(settings.scopes) or None
+    provider: ClientCredentialsOAuth | PrivateKeyJWTOAuth
+    if settings.private_key:
+        signer = SignedJWTParameters(
+            issuer=settings.client_id,
+            subject=settings.client_id,
+            signing_key=settings.private_key,
+            signing_algorithm=settings.signing_algorithm,
+        )
+        provider = PrivateKeyJWTOAuth(
+            config.url, store, settings.client_id, signer.create_assertion_provider(), scope=scope
+        )
+    else:
+        provider = ClientCredentialsOAuth(
+            config.url, store, settings.client_id, settings.client_secret or "", scope=scope
+        )
+    provider._store = store
+    store.provider = provider
+    provider.context.lock = deps.locks.get(person_id, config.name)
+    return provider
+
+
+def _unsupported_type(response: httpx2.Response) -> bool:
+    try:
+        return response.status_code == 400 and response.json().get("error") == "unsupported_token_type"
+    except ValueError:
+        return False
+
+
+def _insufficient_scope(response: httpx2.Response) -> bool:
+    return response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope"
+
+
+def _dump(model: Any) -> dict[str, Any] | None:
+    return None if model is None else dict(model.model_dump(mode="json", exclude_none=True))
+
+
+def describe_oauth_failure(exc: BaseException, provider: OAuthClientProvider | None) -> str | None:
+    """The reason in words when a connection failed in its sign-in, else None (not an OAuth failure)."""
+    leaf = exc
+    while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+        leaf = leaf.exceptions[0]
+    seen: set[int] = set()
+    cause: BaseException | None = leaf
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        found = _reason_of(cause, provider)
+        if found is not None:
+            return found
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+NOT_OAUTH = "answered HTTP 401 and offers no sign-in (no OAuth metadata): check the entry's headers"
+
+
+def _reason_of(exc: BaseException, provider: OAuthClientProvider | None) -> str | None:
+    no_metadata = provider is not None and provider.context.oauth_metadata is None
+    if isinstance(exc, SignInFailed):
+        return exc.message
+    if isinstance(exc, OAuthRegistrationError):
+        if no_metadata and provider is not None and provider.context.protected_resource_metadata is None:
+            return NOT_OAUTH  # neither resource nor authorization metadata: not an OAuth server, a wrong key
+        if no_metadata:
+            return (
+                "the server's authorization server publishes no metadata (RFC 8414 or OpenID discovery) "
+                f"and refused registration at the fallback endpoint: {_short(str(exc))}"
+            )
+        return f"the authorization server refused to register webhost as a client: {_short(str(exc))}"
+    if isinstance(exc, OAuthTokenError):
+        return f"the authorization server's token endpoint refused: {_short(str(exc))}"
+    if isinstance(exc, OAuthFlowError):
+        text = str(exc)
+        if text.startswith("could not reach"):
+            return f"the sign-in failed: webhost {text} (the authorization server)"
+        if "metadata" in text.lower():
+            return f"no usable authorization metadata: {_short(text)}"
+        return f"the sign-in failed: {_short(text)}"
+    return None
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
