@@ -50,6 +50,7 @@ from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.storage.db import Storage
+from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory, default_transport
@@ -177,14 +178,13 @@ def create_app(
     # The database is opened in every mode (it keeps each person's input values); oidc also keeps sessions there.
     storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
     vault = InputVault(storage, derive_key(secret, "inputs/v1"))
-    host = HostState(
-        settings=settings,
-        config=config,
-        audit=audit,
-        deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory, vault=vault),
-    )
-    templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     redactor = config.redactor()
+    history = CallHistory(storage, redactor)
+    deps = HostDeps(
+        config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory, vault=vault, history=history
+    )
+    host = HostState(settings=settings, config=config, audit=audit, deps=deps)
+    templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
     auth = config.options.auth
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
     oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies, clock) if auth.mode == "oidc" else None
@@ -194,10 +194,12 @@ def create_app(
         await storage.start()  # applies the migrations
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
+            task_group.start_soon(history.run)  # writes each person's calls, off the calls' path
             try:
                 yield
             finally:
                 await host.close()
+                await history.stop()
                 host.audit.close()
                 await storage.close()
                 task_group.cancel_scope.cancel()

@@ -33,6 +33,7 @@ from webhost.elicitation.requests import InputRequests
 from webhost.jsonsize import size_at_most
 from webhost.people import Person
 from webhost.redact import Redactor
+from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
@@ -52,6 +53,7 @@ class HostDeps:
     sandbox: Sandbox
     transport_factory: TransportFactory = default_transport
     vault: InputVault | None = None  # where each person's `${input:ID}` values are kept (None: in memory only)
+    history: CallHistory | None = None  # each person's calls, in the database (None: not kept)
 
 
 class Tab(Protocol):
@@ -176,6 +178,10 @@ class Workspace:
     def _tell_all(self, method: str, params: dict[str, Any]) -> None:
         for tab in list(self.tabs.values()):
             tab.notify(method, params)
+
+    def tell_tabs(self, method: str, params: dict[str, Any]) -> None:
+        """Something of the person's own (their history) for every one of their tabs."""
+        self._tell_all(method, params)
 
     # -- values the person provides (${input:ID}) -------------------------------------------------
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from webhost.session import BrowserSession
 
-from . import apps, inputs, person_inputs, prompts, resources, servers, sessions, tools, workbench
+from . import apps, history, inputs, person_inputs, prompts, resources, servers, sessions, tools, workbench
 
 Handler = Callable[[BrowserSession, dict[str, Any]], Awaitable[Any]]
 
@@ -21,4 +21,5 @@ METHODS: dict[str, Handler] = {
     **apps.METHODS,
     **sessions.METHODS,
     **workbench.METHODS,
+    **history.METHODS,
 }

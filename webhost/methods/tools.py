@@ -9,6 +9,7 @@ from webhost.errors import UpstreamError
 from webhost.session import BrowserSession
 
 from . import _params
+from ._recorded import recorded
 
 URL_ELICITATION_REQUIRED = -32042
 
@@ -54,7 +55,7 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
                 await session.requests.complete_required_urls(connection, data.get("upstreamData"), seen)
 
     origin = {"method": "tools/call", "name": name, "server": connection.name}
-    return await session.calls.run(call_id, origin, run)
+    return await recorded(session, "tool", origin, arguments, call_id, run)
 
 
 async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
