@@ -10,6 +10,9 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
   at or above it.
 - tool `lines(text, note, body)`: multi-line strings (a default with newlines, `x-multiline`,
   `format: "textarea"`), answered as each argument's lines.
+- tool `shapes(owner, shape, tags, team, tree, chain)`: the schemas people write, for the form: nested objects
+  (`$defs`/`$ref`), an optional nullable object, a nullable integer, an enum, a oneOf of two shapes, arrays of
+  strings and of objects, a recursive tree and a self-referencing chain; answered as the arguments received.
 - resource `wb://counter` ("count N"); the tool `bump` adds one and sends `notifications/resources/updated`
   to a client that subscribed to it.
 """
@@ -20,7 +23,7 @@ import argparse
 import json
 import sys
 import warnings
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from _support import add_common_args, serve
 from mcp.server import MCPServer, ServerRequestContext
@@ -36,7 +39,7 @@ from mcp.types import (
     SubscribeRequestParams,
     UnsubscribeRequestParams,
 )
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
@@ -126,6 +129,59 @@ def lines(
     body: Annotated[str, Field(json_schema_extra={"format": "textarea"})] = "",
 ) -> str:
     return json.dumps({"text": text.split("\n"), "note": note.split("\n"), "body": body.split("\n")})
+
+
+class Address(BaseModel):
+    street: str
+    city: str = "Berlin"
+
+
+class Owner(BaseModel):
+    name: str
+    age: int | None = None
+    role: Literal["dev", "ops"] = "dev"
+    bio: Annotated[str, Field(json_schema_extra={"format": "textarea"})] = ""
+    address: Address | None = None
+
+
+class Circle(BaseModel):
+    kind: Literal["circle"] = "circle"
+    radius: float
+
+
+class Square(BaseModel):
+    kind: Literal["square"] = "square"
+    side: float
+
+
+class Node(BaseModel):
+    label: str
+    children: list[Node] = []
+
+
+class Chain(BaseModel):
+    value: str
+    next: Chain | None = None
+
+
+@mcp.tool(title="Shapes", description="Nested objects, arrays, $ref, oneOf, nullable: answers the arguments it got.")
+def shapes(
+    owner: Owner,
+    shape: Circle | Square,
+    tags: list[str] = [],  # noqa: B006 (a schema default, never mutated)
+    team: list[Owner] = [],  # noqa: B006
+    tree: Node | None = None,
+    chain: Chain | None = None,
+) -> str:
+    received = {
+        "owner": owner.model_dump(mode="json"),
+        "shape": shape.model_dump(mode="json"),
+        "tags": tags,
+        "team": [member.model_dump(mode="json") for member in team],
+        "tree": None if tree is None else tree.model_dump(mode="json"),
+        "chain": None if chain is None else chain.model_dump(mode="json"),
+    }
+    return json.dumps(received)
 
 
 def main() -> None:

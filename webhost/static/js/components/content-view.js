@@ -188,6 +188,9 @@ function jsonText(text, filename = "resource.json") {
   }
   const view = textView(prettyJson(value), { className: "json" });
   view.dataset.jsonFormatted = "true";
+  // It may scroll sideways: keyboard users must be able to reach it (axe scrollable-region-focusable).
+  view.tabIndex = 0;
+  view.setAttribute("aria-label", "Formatted JSON");
   return view;
 }
 
