@@ -21,6 +21,7 @@ def _for_page(tool: dict[str, Any]) -> dict[str, Any]:
     return {
         **tool,
         "webhost": {
+            **tool.get("webhost", {}),  # `invalid` for a malformed item (upstream/lenient.py)
             "resourceUri": tool_resource_uri(meta),
             "visibility": visibility,
             "appOnly": "model" not in visibility,

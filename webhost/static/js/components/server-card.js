@@ -346,12 +346,18 @@ export class ServerCard {
    * @param {string} label @param {unknown} sub @param {string} [attr]
    */
   #item(kind, item, key, label, sub, attr) {
-    const b = h("button", { type: "button", class: "item", title: label },
-      h("span", { class: "item-row" }, h("span", { class: "item-name", text: label }), h("span", { class: "item-badges" })),
-      sub ? h("span", { class: "item-sub", text: String(sub).split("\n")[0] }) : null);
+    // A malformed item (the backend validated the list item by item): its error in place of its description.
+    const invalid = typeof item?.webhost?.invalid === "string" ? item.webhost.invalid : null;
+    const b = h("button", { type: "button", class: invalid ? "item item-invalid" : "item", title: invalid ?? label,
+      "aria-disabled": invalid ? "true" : null },
+      h("span", { class: "item-row" }, h("span", { class: "item-name", text: label }), h("span", { class: "item-badges" },
+        invalid ? h("span", { class: "badge invalid", text: "invalid" }) : null)),
+      invalid ? h("span", { class: "item-sub item-error", dataset: { itemError: "" }, text: `Malformed ${kind}: ${invalid}` })
+        : sub ? h("span", { class: "item-sub", text: String(sub).split("\n")[0] }) : null);
     b.setAttribute(attr ?? `data-${kind}`, key);
+    if (invalid) b.dataset.invalid = "true";
     b.dataset.search = [key, label, item?.name, item?.title, item?.description].filter(Boolean).join("\n").toLowerCase();
-    b.addEventListener("click", () => this.#ctx.open(kind, this.name, item));
+    b.addEventListener("click", () => { if (!invalid) this.#ctx.open(kind, this.name, item); });
     return b;
   }
 }
