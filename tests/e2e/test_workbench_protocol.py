@@ -5,13 +5,14 @@ error beside it; the server view's capabilities grid (the server's and webhost's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_polish import axe_problems
+from tests.e2e.test_polish import axe_problems, set_theme
 from tests.support.process import Webhost, run_webhost, stdio_server
 from webhost.testing.page import WebhostPage
 
@@ -77,3 +78,31 @@ def test_the_server_view_shows_a_capabilities_grid_for_both_sides(page: Page, ui
     expect(grid.locator(f'[data-cap="sampling"] {server_side}')).to_have_text("n/a")
     assert ui.console_errors == []
     assert axe_problems(page) == []
+
+
+def test_icons_are_drawn_from_data_urls_only(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    ui.sign_in(host)
+    ui.wait_connected("workbench")
+    card = ui.server("workbench")
+    expect(card.locator('[data-server-icon="drawn"] img.item-icon')).to_have_attribute(
+        "src", re.compile(r"^data:image/png")
+    )
+    level = card.locator('[data-tool="level"]')
+    expect(level).to_have_attribute("data-icon", "drawn")
+    expect(level.locator("img.item-icon")).to_have_attribute("alt", "")
+    # An https icon is never fetched by the page: it is left out and the item says so.
+    bump = card.locator('[data-tool="bump"]')
+    expect(bump).to_have_attribute("data-icon", "skipped")
+    expect(bump.locator("img")).to_have_count(0)
+    assert not [url for url in requested if "icons.example" in url]
+    # The prompt's icon follows the theme.
+    card.locator('[data-tab="prompts"]').click()
+    light = card.locator('[data-prompt="paint"] img.item-icon').get_attribute("src")
+    set_theme(page, "dark" if page.evaluate("document.documentElement.dataset.theme") != "dark" else "light")
+    page.reload()
+    ui.wait_connected("workbench")
+    card.locator('[data-tab="prompts"]').click()
+    expect(card.locator('[data-prompt="paint"] img.item-icon')).not_to_have_attribute("src", light or "")
+    assert ui.console_errors == []

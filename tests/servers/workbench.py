@@ -13,6 +13,8 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
 - tool `shapes(owner, shape, tags, team, tree, chain)`: the schemas people write, for the form: nested objects
   (`$defs`/`$ref`), an optional nullable object, a nullable integer, an enum, a oneOf of two shapes, arrays of
   strings and of objects, a recursive tree and a self-referencing chain; answered as the arguments received.
+- icons: the server and the tool `level` have a `data:` PNG (drawn), `bump` only an https one (never loaded),
+  the prompt `paint` a light and a dark one.
 - resource `wb://counter` ("count N"); the tool `bump` adds one and sends `notifications/resources/updated`
   to a client that subscribed to it.
 """
@@ -31,6 +33,7 @@ from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import (
     Completion,
+    Icon,
     EmptyResult,
     PromptReference,
     RequestParams,
@@ -47,12 +50,29 @@ COLORS = ["red", "green", "blue", "black", "brown", "white"]
 FINISHES = ["matte", "gloss", "satin"]
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
-mcp = MCPServer("workbench", title="webhost workbench test server", version="1.0.0")
+# 1×1 PNGs, red and blue.
+RED = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGO4I2IDAAL8AS3VzMq8AAAAAElFTkSuQmCC"
+)
+BLUE = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOQs7kDAAGyATf/cv8XAAAAAElFTkSuQmCC"
+)
+
+mcp = MCPServer(
+    "workbench",
+    title="webhost workbench test server",
+    version="1.0.0",
+    icons=[Icon(src=RED, mime_type="image/png")],
+)
 
 state: dict[str, Any] = {"level": "debug", "count": 0, "subscribed": set()}
 
 
-@mcp.prompt(title="Paint", description="Paint something in a colour (completions for both arguments).")
+@mcp.prompt(
+    title="Paint",
+    description="Paint something in a colour (completions for both arguments).",
+    icons=[Icon(src=RED, theme="light"), Icon(src=BLUE, theme="dark")],
+)
 def paint(color: str, finish: str = "matte") -> str:
     return f"Paint it {color}, {finish}."
 
@@ -100,7 +120,7 @@ _low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscrib
 _low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
 
 
-@mcp.tool(title="Level", description="The log level the client last set.")
+@mcp.tool(title="Level", description="The log level the client last set.", icons=[Icon(src=RED)])
 def level() -> str:
     return str(state["level"])
 
@@ -113,7 +133,11 @@ async def log_each(ctx: Context) -> str:
     return ", ".join(sent)
 
 
-@mcp.tool(title="Bump", description="Add one to wb://counter and tell subscribers it changed.")
+@mcp.tool(
+    title="Bump",
+    description="Add one to wb://counter and tell subscribers it changed.",
+    icons=[Icon(src="https://icons.example/bump.png")],
+)
 async def bump(ctx: Context) -> str:
     state["count"] += 1
     if "wb://counter" in state["subscribed"]:

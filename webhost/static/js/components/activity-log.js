@@ -118,6 +118,7 @@ export class ActivityLog {
       this.#list);
     this.#wireResize();
     if (typeof this.#prefs.height === "number") this.#setHeight(this.#prefs.height);
+    else this.#describeHeight(Math.round(innerHeight * 0.28)); // the stylesheet's 28vh, until the person resizes
     this.#setCollapsed(this.#prefs.hidden === true);
   }
 
@@ -134,11 +135,16 @@ export class ActivityLog {
     const max = Math.max(MIN_HEIGHT, Math.round(innerHeight * 0.8));
     const height = Math.round(Math.min(max, Math.max(MIN_HEIGHT, px)));
     this.el.style.setProperty("--wh-log-height", `${height}px`);
+    this.el.dataset.height = String(height);
+    this.#describeHeight(height);
+    return height;
+  }
+
+  /** The separator's value, for assistive technology. @param {number} height */
+  #describeHeight(height) {
     this.#handle.setAttribute("aria-valuenow", String(height));
     this.#handle.setAttribute("aria-valuemin", String(MIN_HEIGHT));
-    this.#handle.setAttribute("aria-valuemax", String(max));
-    this.el.dataset.height = String(height);
-    return height;
+    this.#handle.setAttribute("aria-valuemax", String(Math.max(MIN_HEIGHT, Math.round(innerHeight * 0.8))));
   }
 
   #wireResize() {
