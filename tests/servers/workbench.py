@@ -33,8 +33,8 @@ from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import (
     Completion,
-    Icon,
     EmptyResult,
+    Icon,
     PromptReference,
     RequestParams,
     ResourceTemplateReference,
