@@ -106,3 +106,25 @@ def test_icons_are_drawn_from_data_urls_only(page: Page, ui: WebhostPage, host: 
     card.locator('[data-tab="prompts"]').click()
     expect(card.locator('[data-prompt="paint"] img.item-icon')).not_to_have_attribute("src", light or "")
     assert ui.console_errors == []
+
+
+def test_a_markdown_resource_is_rendered_without_its_raw_html(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("workbench")
+    card = ui.server("workbench")
+    card.locator('[data-tab="resources"]').click()
+    card.locator('[data-resource="wb://readme"]').click()
+    rendered = page.locator('[data-testid="resource-result"] [data-markdown]')
+    expect(rendered.locator("h3")).to_have_text("Workbench notes")
+    expect(rendered.locator("ul > li")).to_have_count(3)
+    expect(rendered.locator("em")).to_have_text("emphasis")
+    expect(rendered.locator("strong")).to_have_text("strong")
+    expect(rendered.locator('a[href="https://example.com/docs"]')).to_have_attribute("rel", "noopener noreferrer")
+    expect(rendered.locator("a")).to_have_count(1)  # the javascript: link stays text
+    expect(rendered).to_contain_text("[bad link](javascript:alert(1))")
+    expect(rendered).to_contain_text("<b>raw html stays text</b>")
+    expect(rendered.locator("script, b")).to_have_count(0)
+    expect(rendered.locator("pre code")).to_have_text("code block")
+    assert page.evaluate("() => window.__markdownRan === undefined")
+    assert ui.console_errors == []
+    assert axe_problems(page) == []

@@ -96,6 +96,7 @@ async def test_a_big_result_keeps_a_cut_copy_marked_truncated(tmp_path: Path) ->
 
 async def test_each_person_keeps_their_newest_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(history, "KEEP", 3)
+    monkeypatch.setattr(history, "PRUNE_EVERY", 1)
     async with in_process_host(tmp_path, servers()) as host, host.tab() as tab:
         await tab.wait_connected("basic")
         for n in range(5):

@@ -15,6 +15,7 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
   strings and of objects, a recursive tree and a self-referencing chain; answered as the arguments received.
 - icons: the server and the tool `level` have a `data:` PNG (drawn), `bump` only an https one (never loaded),
   the prompt `paint` a light and a dark one.
+- resource `wb://readme` (text/markdown, with raw HTML and a `javascript:` link that must stay text).
 - resource `wb://counter` ("count N"); the tool `bump` adds one and sends `notifications/resources/updated`
   to a client that subscribed to it.
 """
@@ -80,6 +81,27 @@ def paint(color: str, finish: str = "matte") -> str:
 @mcp.resource("wb://colors/{color}", name="color", title="A colour", mime_type="text/plain")
 def color_resource(color: str) -> str:
     return f"colour {color}"
+
+
+README = """# Workbench notes
+
+Some *emphasis*, some **strong** text and `inline code`.
+
+- one
+- two with a [safe link](https://example.com/docs)
+- three with a [bad link](javascript:alert(1))
+
+<script>window.__markdownRan = true</script><b>raw html stays text</b>
+
+```
+code block
+```
+"""
+
+
+@mcp.resource("wb://readme", name="readme", title="Readme", mime_type="text/markdown")
+def readme() -> str:
+    return README
 
 
 @mcp.resource("wb://counter", name="counter", title="Counter", mime_type="text/plain")

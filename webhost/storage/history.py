@@ -5,7 +5,8 @@ never waits on the database. One writer task takes the queue in batches, and off
 encodes each entry, masks the configuration's secrets and the person's `${input:ID}` values in it
 (so neither rests here in the clear), and bounds it: arguments over `MAX_ARGUMENTS` and results over
 `MAX_RESULT` bytes keep a cut copy, marked truncated with the full size. Then one transaction writes
-the batch and keeps each person's newest `KEEP` rows. Every query names the person: nobody reads
+the batch (what arrived within `GATHER_SECONDS`) and, every `PRUNE_EVERY` rows of a person, keeps
+their newest `KEEP`. Every query names the person: nobody reads
 anyone else's history, admins included.
 """
 
@@ -33,6 +34,10 @@ MAX_ARGUMENTS = 16 * 1024
 MAX_RESULT = 64 * 1024
 QUEUE = 1000  # entries waiting for the writer; past it an entry is dropped (and counted), never waited for
 BATCH = 100
+# The writer gathers what arrives this long after an entry into one transaction: a burst of calls costs
+# one commit, and the write stays out of the moments right after each answer.
+GATHER_SECONDS = 0.2
+PRUNE_EVERY = 25  # rows a person gains between two prunes (their rows stay within KEEP + PRUNE_EVERY)
 KINDS = ("tool", "resource", "prompt")
 
 call_history = sa.Table(
@@ -91,6 +96,7 @@ class CallHistory:
         self.idle = anyio.Event()  # set whenever the queue has been written out (tests wait on it)
         self.idle.set()
         self._stopped = anyio.Event()
+        self._since_prune: dict[str, int] = {}  # rows written per person since their last prune
 
     def record(self, entry: Finished) -> None:
         try:
@@ -109,6 +115,12 @@ class CallHistory:
             async with self._receive:
                 async for first in self._receive:
                     batch = [first]
+                    with anyio.move_on_after(GATHER_SECONDS):
+                        try:
+                            while len(batch) < BATCH:
+                                batch.append(await self._receive.receive())
+                        except anyio.EndOfStream:
+                            pass  # stopping: write what came
                     while len(batch) < BATCH:
                         try:
                             batch.append(self._receive.receive_nowait())
@@ -132,7 +144,9 @@ class CallHistory:
 
     async def _write(self, batch: list[Finished]) -> None:
         rows = await anyio.to_thread.run_sync(lambda: [self._row(entry) for entry in batch])
-        people = {entry.person_id for entry in batch}
+        for entry in batch:
+            self._since_prune[entry.person_id] = self._since_prune.get(entry.person_id, PRUNE_EVERY) + 1
+        due = [person for person, count in self._since_prune.items() if count >= PRUNE_EVERY]
         async with self.storage.engine.begin() as db:
             ids = []
             for row in rows:
@@ -140,8 +154,9 @@ class CallHistory:
                 key = inserted.inserted_primary_key
                 assert key is not None
                 ids.append(int(key[0]))
-            for person_id in people:
+            for person_id in due:
                 await db.execute(_prune(person_id))
+                self._since_prune[person_id] = 0
         for entry, row, row_id in zip(batch, rows, ids, strict=True):
             if entry.on_stored is not None:
                 entry.on_stored(_summary({**row, "id": row_id}))
