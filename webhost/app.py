@@ -51,6 +51,7 @@ from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
 from webhost.storage.db import Storage
+from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.storage.live_calls import LiveCallStore, RoundSeal
 from webhost.storage.oauth_tokens import OAuthVault
@@ -192,6 +193,8 @@ def create_app(
     audit = AuditLog(
         storage, AuditLimits(**config.options.audit.model_dump()), legacy_file=settings.data_dir / LEGACY_FILE
     )
+    redactor = config.redactor()
+    history = CallHistory(storage, redactor)
     host = HostState(
         settings=settings,
         config=config,
@@ -205,10 +208,10 @@ def create_app(
             journal=journal,
             oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
             public_origin=next((o for o in settings.public_origins), None),
+            history=history,
         ),
     )
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
-    redactor = config.redactor()
     auth = config.options.auth
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
     oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies, clock) if auth.mode == "oidc" else None
@@ -220,12 +223,14 @@ def create_app(
             host.task_group = task_group
             await journal.start(task_group)
             await audit.start(task_group)  # its writer; imports the audit file of 0.1 once
+            task_group.start_soon(history.run)  # writes each person's calls, off the calls' path
             try:
                 yield
             finally:
                 journal.stopping = True  # calls waiting on a person stay recorded for the next replica
                 await host.close()
                 await journal.close()
+                await history.stop()
                 await audit.close()  # after the tabs: their last rows are stored too
                 await storage.close()
                 task_group.cancel_scope.cancel()

@@ -51,6 +51,7 @@ class BrowserSession:
         self.config = deps.config
         self.audit = deps.audit
         self.sandbox = deps.sandbox
+        self.history = deps.history
         self.catalogue = workspace.catalogue
         self.inputs = workspace.inputs
         self.connections: Mapping[str, Connection] = workspace.connections

@@ -37,6 +37,7 @@ from webhost.jsonsize import size_at_most
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.resume import Takeover
+from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
@@ -60,6 +61,7 @@ class HostDeps:
     journal: CallJournal | None = None  # the replica's record of its running calls (None: nothing survives it)
     oauth: OAuthDeps | None = None  # sign-in to remote servers (None: remote servers get no OAuth)
     public_origin: str | None = None  # the page's configured public origin (the OAuth callback's), if any
+    history: CallHistory | None = None  # each person's calls, in the database (None: not kept)
 
 
 class Tab(Protocol):
@@ -219,6 +221,10 @@ class Workspace:
     def _tell_all(self, method: str, params: dict[str, Any]) -> None:
         for tab in list(self.tabs.values()):
             tab.notify(method, params)
+
+    def tell_tabs(self, method: str, params: dict[str, Any]) -> None:
+        """Something of the person's own (their history) for every one of their tabs."""
+        self._tell_all(method, params)
 
     # -- values the person provides (${input:ID}) -------------------------------------------------
 

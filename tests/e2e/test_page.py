@@ -117,7 +117,7 @@ def test_plan_trip_form_every_argument_kind(page: Page, ui: WebhostPage, demo: W
     ui.open_tool("demo", "plan_trip")
 
     # Required arguments are marked, optional ones are not.
-    for name in ("destination", "nights", "budget_eur", "traveller"):
+    for name in ("destination", "nights", "budget_eur", "traveller.name", "traveller.age"):
         expect(page.locator(f'[name="{name}"]')).to_have_attribute("required", "")
     for name in ("transport", "flexible_dates", "activities"):
         expect(page.locator(f'[name="{name}"]')).not_to_have_attribute("required", "")
@@ -125,32 +125,34 @@ def test_plan_trip_form_every_argument_kind(page: Page, ui: WebhostPage, demo: W
     transport = page.locator('[name="transport"]')
     assert transport.evaluate("s => s.selectedOptions[0].textContent") == "train"
     expect(page.locator('[name="flexible_dates"]')).not_to_be_checked()
-    # The kinds: integer, number, JSON editor for the object.
+    # The kinds: integer, number, a nested fieldset for the object.
     expect(page.locator('[name="nights"]')).to_have_attribute("type", "number")
     expect(page.locator('[name="nights"]')).to_have_attribute("step", "1")
     expect(page.locator('[name="budget_eur"]')).to_have_attribute("step", "any")
-    expect(page.locator('[name="traveller"]')).to_have_attribute("placeholder", re.compile(r'"name".*"age"'))
+    expect(page.locator('fieldset[name="traveller"][data-kind="object"]')).to_be_visible()
+    expect(page.locator('[name="traveller.age"]')).to_have_attribute("type", "number")
 
     # Validation before submit: nothing is sent while the form is wrong.
     page.locator('[data-testid="call-tool"]').click()
-    for name in ("destination", "nights", "budget_eur", "traveller"):
+    for name in ("destination", "nights", "budget_eur", "traveller.name", "traveller.age"):
         expect(page.locator(f'[data-field-error="{name}"]')).to_be_visible()
         expect(page.locator(f'[name="{name}"]')).to_have_attribute("aria-invalid", "true")
     expect(page.locator('[data-field-error="destination"]')).to_contain_text("Required")
     ui.fill(destination="Lisbon")
     ui.fill(nights="40")  # above the maximum of 30
     ui.fill(budget_eur="1234.5")
-    page.locator('[name="traveller"]').fill('{"name": "Ada", ')  # broken JSON
+    ui.fill(traveller={"name": "Ada", "age": 200})  # above the maximum of 120
     page.locator('[data-testid="call-tool"]').click()
     expect(page.locator('[data-field-error="nights"]')).to_contain_text("at most 30")
-    expect(page.locator('[data-field-error="traveller"]')).to_contain_text("JSON")
+    expect(page.locator('[data-field-error="traveller.age"]')).to_contain_text("at most 120")
+    expect(page.locator('[data-field-error="traveller"]')).to_contain_text("Check the fields inside")
     expect(page.locator('[data-field-error="destination"]')).to_be_hidden()
     expect(page.locator('[data-testid="tool-result"]')).to_have_count(0)
     expect(log_entries(page, "demo", "tools/call", "request")).to_have_count(0)
 
     # Fixed, every kind filled: the result proves each value arrived with its type.
     ui.fill(nights="3")
-    page.locator('[name="traveller"]').fill('{"name": "Ada", "age": 36}')
+    ui.fill(traveller={"age": 36})
     transport.select_option(label="plane")
     page.locator('[name="flexible_dates"]').check()
     ui.fill(activities="surf\nmuseum")

@@ -4,6 +4,7 @@ searched for the values `${VAR}` expanded into env, headers and URLs (docs/secur
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -172,3 +173,30 @@ async def test_no_oauth_token_reaches_the_browser_a_log_or_the_database_in_the_c
     for token in tokens:
         assert not any(token in text for text in seen)
         assert token.encode() not in database
+
+
+async def test_the_call_history_holds_no_secret_of_the_configuration_nor_the_persons_input_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a person's calls carry is theirs, but a configuration secret or an `${input:ID}` value that shows
+    up in arguments or results is masked before it is written (webhost/storage/history.py)."""
+    monkeypatch.setenv("WH_ENV", SECRETS["WH_ENV"])
+    input_value = "input-SECRET-7"
+    entries = {"basic": {"command": "in-process", "env": {"API_KEY": "${WH_ENV}", "OTHER": "${input:api_key}"}}}
+    inputs = [{"type": "promptString", "id": "api_key", "description": "key", "password": True}]
+    async with in_process_host(tmp_path, {"basic": sdk_server("basic")}, entries=entries, inputs=inputs) as host:
+        async with host.tab() as tab:
+            await tab.request("inputs/set", {"values": {"api_key": input_value}})
+            await tab.wait_connected("basic")
+            text = f"{SECRETS['WH_ENV']} and {input_value}"
+            await tab.request(
+                "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": text}, "callId": "c-s"}
+            )
+            added = await tab.wait_notification("history/added", lambda p: p["entry"]["callId"] == "c-s")
+            full = await tab.request("history/get", {"id": added["entry"]["id"]})
+            received = json.dumps([tab.notifications, full], ensure_ascii=False)
+    with sqlite3.connect(tmp_path / "data" / "webhost.sqlite3") as db:
+        rows = "\n".join(repr(row) for row in db.execute("SELECT * FROM call_history"))
+    assert "*** and ***" in rows
+    for where in (rows, received):
+        assert SECRETS["WH_ENV"] not in where and input_value not in where

@@ -1,6 +1,7 @@
 """Hand-written stdio MCP server that misbehaves on purpose, in the way `argv[1]` chooses.
 
-No SDK. Run it as `python tests/servers/faulty.py MODE [SECONDS]`. Apart from its fault it is a correct
+No SDK. Run it as `python tests/servers/faulty.py MODE [SECONDS] [--legacy]` (`--legacy`: `server/discover`
+is not found, so the client falls back to `initialize`). Apart from its fault it is a correct
 dual-era server: a first request of `initialize` makes it legacy (it answers the client's version if it
 knows it, else 2025-11-25), a first request carrying the 2026-07-28 `_meta` envelope (for example
 `server/discover`) makes it modern (`resultType`, `ttlMs`, `cacheScope`, `serverInfo` stamps). It has
@@ -17,6 +18,10 @@ Modes:
 - `no_result_type`: on 2026-07-28, the `tools/call` result lacks the required `resultType`.
 - `slow_start`: sleeps SECONDS (default 3) before reading anything.
 - `hang_on_call`: never answers `tools/call` (answers everything else).
+- `bad_items`: every list holds one good item and malformed ones (a tool whose `inputSchema` is a string,
+  one without a name, a resource without a `uri`, a template without `uriTemplate`, a prompt whose
+  `arguments` is not a list); the tool `typed` declares an `outputSchema` and returns `structuredContent`
+  that breaks it (`{"n": "seven"}` for an integer `n`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,16 @@ import sys
 import time
 from typing import Any
 
-MODES = ("normal", "garbage", "crash_on_call", "exit_at_start", "no_result_type", "slow_start", "hang_on_call")
+MODES = (
+    "normal",
+    "garbage",
+    "crash_on_call",
+    "exit_at_start",
+    "no_result_type",
+    "slow_start",
+    "hang_on_call",
+    "bad_items",
+)
 MODERN = "2026-07-28"
 LEGACY = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SERVER_INFO = {"name": "faulty", "version": "1.0.0"}
@@ -46,10 +60,30 @@ ECHO_TOOL = {
     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
 }
 
+TYPED_TOOL = {
+    "name": "typed",
+    "description": "Declares an output schema its result breaks.",
+    "inputSchema": {"type": "object"},
+    "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+}
+BAD_LISTS: dict[str, tuple[str, list[Any]]] = {
+    "tools/list": ("tools", [ECHO_TOOL, {"name": "broken", "inputSchema": "nope"}, {"title": "No name"}, TYPED_TOOL]),
+    "resources/list": (
+        "resources",
+        [{"uri": "faulty://good", "name": "good"}, {"name": "no-uri"}, {"uri": "faulty://also", "name": 7}],
+    ),
+    "resources/templates/list": (
+        "resourceTemplates",
+        [{"uriTemplate": "faulty://t/{x}", "name": "good"}, {"name": "no-template"}],
+    ),
+    "prompts/list": ("prompts", [{"name": "good"}, {"name": "bad-args", "arguments": "x"}]),
+}
+
 
 class Faulty:
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, *, legacy_only: bool = False) -> None:
         self.mode = mode
+        self.legacy_only = legacy_only
         self.era: str | None = None  # "legacy" or "modern", fixed by the first request
 
     def write(self, line: str) -> None:
@@ -109,6 +143,10 @@ class Faulty:
                 message_id, -32022, "Unsupported protocol version", {"supported": [MODERN], "requested": requested}
             )
             return
+        if method == "server/discover" and self.legacy_only:
+            self.era = None  # the next request (initialize) decides
+            self.error(message_id, -32601, "Method not found")
+            return
         if method == "server/discover":
             if self.era != "modern":
                 self.error(message_id, -32601, "Method not found")
@@ -117,6 +155,9 @@ class Faulty:
             self.result(message_id, result, cacheable=True)
         elif method == "ping" and self.era == "legacy":
             self.result(message_id, {})
+        elif self.mode == "bad_items" and method in BAD_LISTS:
+            key, items = BAD_LISTS[method]
+            self.result(message_id, {key: items}, cacheable=True)
         elif method == "tools/list":
             self.result(message_id, {"tools": [ECHO_TOOL]}, cacheable=True)
         elif method == "resources/list":
@@ -136,6 +177,10 @@ class Faulty:
             print("faulty: crashing in the middle of tools/call (mode crash_on_call)", file=sys.stderr, flush=True)
             sys.exit(1)
         if self.mode == "hang_on_call":
+            return
+        if self.mode == "bad_items" and params.get("name") == "typed":
+            content = [{"type": "text", "text": '{"n": "seven"}'}]
+            self.result(message_id, {"content": content, "structuredContent": {"n": "seven"}, "isError": False})
             return
         if params.get("name") != "echo":
             self.error(message_id, -32602, f"Unknown tool: {params.get('name')}")
@@ -160,9 +205,9 @@ def main() -> None:
     for stream in (sys.stdin, sys.stdout):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(encoding="utf-8", newline="\n")
-    server = Faulty(mode)
+    server = Faulty(mode, legacy_only="--legacy" in sys.argv[2:])
     if mode == "slow_start":
-        seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
+        seconds = float(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] != "--legacy" else 3.0
         print(f"faulty: sleeping {seconds} s before reading stdin (mode slow_start)", file=sys.stderr, flush=True)
         time.sleep(seconds)
     if mode == "garbage":

@@ -10,6 +10,12 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
   at or above it.
 - tool `lines(text, note, body)`: multi-line strings (a default with newlines, `x-multiline`,
   `format: "textarea"`), answered as each argument's lines.
+- tool `shapes(owner, shape, tags, team, tree, chain)`: the schemas people write, for the form: nested objects
+  (`$defs`/`$ref`), an optional nullable object, a nullable integer, an enum, a oneOf of two shapes, arrays of
+  strings and of objects, a recursive tree and a self-referencing chain; answered as the arguments received.
+- icons: the server and the tool `level` have a `data:` PNG (drawn), `bump` only an https one (never loaded),
+  the prompt `paint` a light and a dark one.
+- resource `wb://readme` (text/markdown, with raw HTML and a `javascript:` link that must stay text).
 - resource `wb://counter` ("count N"); the tool `bump` adds one and sends `notifications/resources/updated`
   to a client that subscribed to it.
 """
@@ -20,7 +26,7 @@ import argparse
 import json
 import sys
 import warnings
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from _support import add_common_args, serve
 from mcp.server import MCPServer, ServerRequestContext
@@ -29,6 +35,7 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp.types import (
     Completion,
     EmptyResult,
+    Icon,
     PromptReference,
     RequestParams,
     ResourceTemplateReference,
@@ -36,7 +43,7 @@ from mcp.types import (
     SubscribeRequestParams,
     UnsubscribeRequestParams,
 )
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
@@ -44,12 +51,29 @@ COLORS = ["red", "green", "blue", "black", "brown", "white"]
 FINISHES = ["matte", "gloss", "satin"]
 LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
-mcp = MCPServer("workbench", title="webhost workbench test server", version="1.0.0")
+# 1×1 PNGs, red and blue.
+RED = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGO4I2IDAAL8AS3VzMq8AAAAAElFTkSuQmCC"
+)
+BLUE = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOQs7kDAAGyATf/cv8XAAAAAElFTkSuQmCC"
+)
+
+mcp = MCPServer(
+    "workbench",
+    title="webhost workbench test server",
+    version="1.0.0",
+    icons=[Icon(src=RED, mime_type="image/png")],
+)
 
 state: dict[str, Any] = {"level": "debug", "count": 0, "subscribed": set()}
 
 
-@mcp.prompt(title="Paint", description="Paint something in a colour (completions for both arguments).")
+@mcp.prompt(
+    title="Paint",
+    description="Paint something in a colour (completions for both arguments).",
+    icons=[Icon(src=RED, theme="light"), Icon(src=BLUE, theme="dark")],
+)
 def paint(color: str, finish: str = "matte") -> str:
     return f"Paint it {color}, {finish}."
 
@@ -57,6 +81,27 @@ def paint(color: str, finish: str = "matte") -> str:
 @mcp.resource("wb://colors/{color}", name="color", title="A colour", mime_type="text/plain")
 def color_resource(color: str) -> str:
     return f"colour {color}"
+
+
+README = """# Workbench notes
+
+Some *emphasis*, some **strong** text and `inline code`.
+
+- one
+- two with a [safe link](https://example.com/docs)
+- three with a [bad link](javascript:alert(1))
+
+<script>window.__markdownRan = true</script><b>raw html stays text</b>
+
+```
+code block
+```
+"""
+
+
+@mcp.resource("wb://readme", name="readme", title="Readme", mime_type="text/markdown")
+def readme() -> str:
+    return README
 
 
 @mcp.resource("wb://counter", name="counter", title="Counter", mime_type="text/plain")
@@ -97,7 +142,7 @@ _low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscrib
 _low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
 
 
-@mcp.tool(title="Level", description="The log level the client last set.")
+@mcp.tool(title="Level", description="The log level the client last set.", icons=[Icon(src=RED)])
 def level() -> str:
     return str(state["level"])
 
@@ -110,7 +155,11 @@ async def log_each(ctx: Context) -> str:
     return ", ".join(sent)
 
 
-@mcp.tool(title="Bump", description="Add one to wb://counter and tell subscribers it changed.")
+@mcp.tool(
+    title="Bump",
+    description="Add one to wb://counter and tell subscribers it changed.",
+    icons=[Icon(src="https://icons.example/bump.png")],
+)
 async def bump(ctx: Context) -> str:
     state["count"] += 1
     if "wb://counter" in state["subscribed"]:
@@ -126,6 +175,59 @@ def lines(
     body: Annotated[str, Field(json_schema_extra={"format": "textarea"})] = "",
 ) -> str:
     return json.dumps({"text": text.split("\n"), "note": note.split("\n"), "body": body.split("\n")})
+
+
+class Address(BaseModel):
+    street: str
+    city: str = "Berlin"
+
+
+class Owner(BaseModel):
+    name: str
+    age: int | None = None
+    role: Literal["dev", "ops"] = "dev"
+    bio: Annotated[str, Field(json_schema_extra={"format": "textarea"})] = ""
+    address: Address | None = None
+
+
+class Circle(BaseModel):
+    kind: Literal["circle"] = "circle"
+    radius: float
+
+
+class Square(BaseModel):
+    kind: Literal["square"] = "square"
+    side: float
+
+
+class Node(BaseModel):
+    label: str
+    children: list[Node] = []
+
+
+class Chain(BaseModel):
+    value: str
+    next: Chain | None = None
+
+
+@mcp.tool(title="Shapes", description="Nested objects, arrays, $ref, oneOf, nullable: answers the arguments it got.")
+def shapes(
+    owner: Owner,
+    shape: Circle | Square,
+    tags: list[str] = [],  # noqa: B006 (a schema default, never mutated)
+    team: list[Owner] = [],  # noqa: B006
+    tree: Node | None = None,
+    chain: Chain | None = None,
+) -> str:
+    received = {
+        "owner": owner.model_dump(mode="json"),
+        "shape": shape.model_dump(mode="json"),
+        "tags": tags,
+        "team": [member.model_dump(mode="json") for member in team],
+        "tree": None if tree is None else tree.model_dump(mode="json"),
+        "chain": None if chain is None else chain.model_dump(mode="json"),
+    }
+    return json.dumps(received)
 
 
 def main() -> None:

@@ -7,7 +7,19 @@ from typing import Any
 
 from webhost.session import BrowserSession
 
-from . import apps, inputs, person_inputs, prompts, resources, server_sign_in, servers, sessions, tools, workbench
+from . import (
+    apps,
+    history,
+    inputs,
+    person_inputs,
+    prompts,
+    resources,
+    server_sign_in,
+    servers,
+    sessions,
+    tools,
+    workbench,
+)
 
 Handler = Callable[[BrowserSession, dict[str, Any]], Awaitable[Any]]
 
@@ -22,4 +34,5 @@ METHODS: dict[str, Handler] = {
     **apps.METHODS,
     **sessions.METHODS,
     **workbench.METHODS,
+    **history.METHODS,
 }

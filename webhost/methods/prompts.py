@@ -9,6 +9,7 @@ from webhost.errors import InvalidParams
 from webhost.session import BrowserSession
 
 from . import _params
+from ._recorded import recorded
 
 
 async def list_prompts(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -23,7 +24,9 @@ async def get_prompt(session: BrowserSession, params: dict[str, Any]) -> dict[st
         raise InvalidParams("prompt arguments must be strings")
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "p-" + secrets.token_hex(6)
     origin = {"method": "prompts/get", "name": name, "server": connection.name}
-    return await session.calls.run(str(call_id), origin, lambda: connection.get_prompt(name, arguments))
+    return await recorded(
+        session, "prompt", origin, arguments, str(call_id), lambda: connection.get_prompt(name, arguments)
+    )
 
 
 METHODS = {"prompts/list": list_prompts, "prompts/get": get_prompt}

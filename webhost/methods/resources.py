@@ -8,6 +8,7 @@ from typing import Any
 from webhost.session import BrowserSession
 
 from . import _params
+from ._recorded import recorded
 
 
 async def list_resources(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -23,7 +24,7 @@ async def read_resource(session: BrowserSession, params: dict[str, Any]) -> dict
     uri = _params.string(params, "uri", max_length=8192)
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "r-" + secrets.token_hex(6)
     origin = {"method": "resources/read", "name": uri, "server": connection.name}
-    return await session.calls.run(str(call_id), origin, lambda: connection.read_resource(uri))
+    return await recorded(session, "resource", origin, {}, str(call_id), lambda: connection.read_resource(uri))
 
 
 METHODS = {

@@ -9,6 +9,7 @@ from webhost.errors import UpstreamError
 from webhost.session import BrowserSession
 
 from . import _params
+from ._recorded import recorded
 
 URL_ELICITATION_REQUIRED = -32042
 
@@ -20,6 +21,7 @@ def _for_page(tool: dict[str, Any]) -> dict[str, Any]:
     return {
         **tool,
         "webhost": {
+            **tool.get("webhost", {}),  # `invalid` for a malformed item (upstream/lenient.py)
             "resourceUri": tool_resource_uri(meta),
             "visibility": visibility,
             "appOnly": "model" not in visibility,
@@ -54,7 +56,7 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
                 await session.requests.complete_required_urls(connection, data.get("upstreamData"), seen)
 
     origin = {"method": "tools/call", "name": name, "server": connection.name}
-    return await session.calls.run(call_id, origin, run)
+    return await recorded(session, "tool", origin, arguments, call_id, run)
 
 
 async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

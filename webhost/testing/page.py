@@ -255,7 +255,9 @@ def _fill_control(scope: Locator, name: str, value: Any, where: str) -> None:
     first = controls.first
     tag = first.evaluate("e => e.tagName.toLowerCase()")
     kind = first.get_attribute("type") or ""
-    if tag == "input" and kind == "checkbox" and count > 1:  # a multi-select: checkboxes sharing the name
+    if tag == "fieldset":  # a nested object or a list of items (docs/automation.md, "Nested arguments")
+        _fill_compound(scope, first, name, value, where)
+    elif tag == "input" and kind == "checkbox" and count > 1:  # a multi-select: checkboxes sharing the name
         wanted = {str(v) for v in (value if isinstance(value, list | tuple) else [value])}
         for box in controls.all():
             label = box.evaluate("b => (b.closest('label')?.textContent ?? b.value).trim()")
@@ -272,6 +274,29 @@ def _fill_control(scope: Locator, name: str, value: Any, where: str) -> None:
         first.fill("\n".join(str(v) for v in value))
     else:
         first.fill("" if value is None else str(value))
+
+
+def _fill_compound(scope: Locator, fieldset: Locator, name: str, value: Any, where: str) -> None:
+    """An object's properties go to `NAME.key`, a list's items to `NAME[i]` (its items added or removed to fit)."""
+    null_box = fieldset.locator(f":scope > label > [data-null-toggle={_css(name)}]")
+    if null_box.count():
+        null_box.set_checked(value is None)
+        if value is None:
+            return
+    if fieldset.get_attribute("data-kind") == "array":
+        items = fieldset.locator(":scope > .compound-body > .compound-items > li")
+        while items.count() > len(value):
+            items.last.locator(':scope > [data-action="remove-item"]').click()
+        while items.count() < len(value):
+            fieldset.locator(':scope > .compound-body > [data-action="add-item"]').click()
+        for index, item in enumerate(value):
+            _fill_control(scope, f"{name}[{index}]", item, where)
+        return
+    add = fieldset.locator(':scope > .compound-body > [data-action="add-object"]')
+    if add.count():
+        add.click()
+    for key, item in dict(value).items():
+        _fill_control(scope, f"{name}.{key}", item, where)
 
 
 class WebhostPage:

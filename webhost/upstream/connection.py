@@ -40,10 +40,11 @@ from webhost.errors import NotConnected, RequestRefused, UpstreamTimeout
 
 from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
 from .clock import HumanClock
+from .lenient import lenient_listing
 from .oauth import NOT_OAUTH, OAuthBinding, PersonOAuth, ServerOAuth, describe_oauth_failure, machine_oauth
 from .results import map_exception, to_wire
 from .rounds import input_responses, watching
-from .sdk_workarounds import watched_transport
+from .sdk_workarounds import client_capabilities, output_schema_errors, tolerate_output_schema, watched_transport
 from .stderr import StderrPipe
 
 logger = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ class ConnectionInfo:
     protocol_version: str | None = None
     server_info: dict[str, Any] | None = None
     capabilities: dict[str, Any] | None = None
+    client_capabilities: dict[str, Any] | None = None  # what webhost advertised to this server
     instructions: str | None = None
 
 
@@ -145,6 +147,7 @@ class Connection:
             "era": self.era,
             "serverInfo": self.info.server_info,
             "capabilities": self.info.capabilities,
+            "clientCapabilities": self.info.client_capabilities,
             "instructions": self.info.instructions,
             "inputs": self.waiting_for if self.status == "needs-input" else [],
             "signIn": self._sign_in_state(),
@@ -281,6 +284,7 @@ class Connection:
                 scope.deadline = anyio.current_time() + self.settings.connect_timeout
                 async with stderr:
                     async with client:
+                        tolerate_output_schema(client.session)
                         stderr.release_write_end()
                         scope.deadline = float("inf")
                         self._client = client
@@ -383,6 +387,7 @@ class Connection:
             server_info=server_info.model_dump(by_alias=True, exclude_none=True) if server_info else None,
             capabilities=client.server_capabilities.model_dump(by_alias=True, exclude_none=True, mode="json"),
             instructions=client.instructions,
+            client_capabilities=client_capabilities(client.session, client.protocol_version),
         )
 
     def _callbacks(self) -> ClientCallbacks:
@@ -435,33 +440,36 @@ class Connection:
     # -- typed requests: each returns MCP wire dicts ------------------------------------------
 
     async def list_tools(self, cursor: str | None = None) -> Page:
-        result = await self._request(
-            "tools/list", "tools/list", lambda c: c.list_tools(cursor=cursor, cache_mode="refresh")
-        )
-        return Page([to_wire(t) for t in result.tools], result.next_cursor)
+        return await self._list("tools/list", cursor, lambda c: c.list_tools(cursor=cursor, cache_mode="refresh"))
 
     async def list_resources(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
-        result = await self._request(
-            "resources/list",
-            "resources/list",
-            lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"),
-            timeout=timeout,
+        return await self._list(
+            "resources/list", cursor, lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"), timeout=timeout
         )
-        return Page([to_wire(r) for r in result.resources], result.next_cursor)
 
     async def list_resource_templates(self, cursor: str | None = None) -> Page:
-        result = await self._request(
+        return await self._list(
             "resources/templates/list",
-            "resources/templates/list",
+            cursor,
             lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh"),
         )
-        return Page([to_wire(t) for t in result.resource_templates], result.next_cursor)
 
     async def list_prompts(self, cursor: str | None = None) -> Page:
-        result = await self._request(
-            "prompts/list", "prompts/list", lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh")
+        return await self._list("prompts/list", cursor, lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh"))
+
+    async def _list(
+        self,
+        method: str,
+        cursor: str | None,
+        listing: Callable[[Client], Awaitable[Any]],
+        *,
+        timeout: float | None = None,
+    ) -> Page:
+        """One page; a malformed item is an error stub in it, not a failed list (upstream/lenient.py)."""
+        items, next_cursor = await self._request(
+            method, method, lambda c: lenient_listing(c, method, cursor, lambda: listing(c)), timeout=timeout
         )
-        return Page([to_wire(p) for p in result.prompts], result.next_cursor)
+        return Page(items, next_cursor)
 
     async def call_tool(
         self,
@@ -473,8 +481,28 @@ class Connection:
         summary: str | None = None,
         data: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        schema_errors: list[str] = []
+        token = output_schema_errors.set(schema_errors)
+        try:
+            result = await self._call_tool(name, arguments, on_progress, meta, summary, data)
+        finally:
+            output_schema_errors.reset(token)
+        if schema_errors:
+            # Kept and shown, with the SDK's message beside it (sdk_workarounds.py, 6.).
+            result = {**result, "webhost": {"outputSchemaError": schema_errors[-1]}}
+        return result
+
+    async def _call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        on_progress: ProgressFn | None,
+        meta: dict[str, Any] | None,
+        summary: str | None,
+        data: dict[str, Any] | None,
+    ) -> dict[str, Any]:
         with watching({"method": "tools/call", "params": {"name": name, "arguments": arguments}}):
-            result = await self._request(
+            result: dict[str, Any] = await self._request(
                 "tools/call",
                 summary or name,
                 lambda c: _wire(

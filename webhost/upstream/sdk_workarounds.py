@@ -14,6 +14,20 @@
 4. The SDK's MRTR driver keeps each round's `requestState` to itself, so a round could not be written
    down for another replica to resume. `rounds.RoundWatchingClient` overrides the private
    `Client._drive_input_required` to report every round of a watched request (and its answering).
+5. A listing with one malformed item (a tool whose `inputSchema` is a string, a resource without a
+   `uri`) fails whole in the SDK (`ValidationError` for the result), so one bad tool hid every other.
+   The transport wrappers below keep the raw result of a list request made under `capture_raw`
+   (the request's id is taken from the write, in the caller's task, so concurrent requests never mix),
+   and `upstream/lenient.py` validates that raw listing item by item. The valid tools are handed to
+   the session's private `_absorb_tool_listing`, so their output schemas are known as after a normal
+   listing.
+6. A result whose `structuredContent` breaks the tool's `outputSchema` makes the SDK raise
+   `RuntimeError` and drop the result. `tolerate_output_schema` replaces the session's
+   `validate_tool_result` so the SDK's own message is collected in `output_schema_errors` (a context
+   variable of the calling task) and the result is kept, shown with the error beside it.
+7. The SDK does not say which capabilities the client advertised; `client_capabilities` asks the
+   session's private `_build_capabilities` for the negotiated version (None if it is gone), so the
+   server view can show webhost's side beside the server's.
 
 Server-side workarounds (for the demo and test servers, not webhost itself) live in
 `webhost/demo/sdk_fixes.py`.
@@ -23,19 +37,113 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextvars import ContextVar
 from types import TracebackType
 from typing import Any
 
 import anyio
 from mcp.client._transport import TransportStreams
+from mcp.client.session import ClientSession
+from mcp.shared.message import SessionMessage
+from mcp.types import CallToolResult, JSONRPCRequest, JSONRPCResponse
+
+LIST_METHODS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
+
+
+class RawResult:
+    """The raw result of the one list request sent while this is `capture_raw` (4.)."""
+
+    def __init__(self) -> None:
+        self.raw: dict[str, Any] | None = None
+        self._registry: dict[Any, RawResult] | None = None
+        self._request_id: Any = None
+
+    def release(self) -> None:
+        if self._registry is not None:
+            self._registry.pop(self._request_id, None)
+
+
+capture_raw: ContextVar[RawResult | None] = ContextVar("capture_raw", default=None)
+# The SDK's messages for results that broke their tool's output schema, in this task (5.).
+output_schema_errors: ContextVar[list[str] | None] = ContextVar("output_schema_errors", default=None)
+
+
+def tolerate_output_schema(session: ClientSession) -> None:
+    """Keep a result whose structured content fails the output schema; collect the SDK's message (5.)."""
+    validate = session.validate_tool_result
+
+    async def collecting(name: str, result: CallToolResult) -> None:
+        try:
+            await validate(name, result)
+        except RuntimeError as exc:
+            errors = output_schema_errors.get()
+            if errors is None:
+                raise
+            errors.append(str(exc))
+
+    session.validate_tool_result = collecting  # type: ignore[method-assign]
+
+
+def client_capabilities(session: ClientSession, version: str | None) -> dict[str, Any] | None:
+    """What this client advertised for `version` (6.), as wire JSON."""
+    build = getattr(session, "_build_capabilities", None)
+    if build is None or version is None:
+        return None
+    try:
+        capabilities = build(version)
+    except Exception:  # a private method that changed shape: show nothing rather than fail the connection
+        return None
+    dumped: dict[str, Any] = capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return dumped
+
+
+def _take_raw(item: Any, registry: dict[Any, RawResult]) -> None:
+    if registry and isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCResponse):
+        holder = registry.pop(item.message.id, None)
+        if holder is not None:
+            holder.raw = item.message.result
+
+
+class _CapturingWriteStream:
+    """Forwards every write; a list request sent under `capture_raw` is noted so its answer is kept (4.)."""
+
+    def __init__(self, inner: Any, registry: dict[Any, RawResult]) -> None:
+        self._inner = inner
+        self._registry = registry
+
+    async def send(self, item: Any) -> None:
+        holder = capture_raw.get()
+        if (
+            holder is not None
+            and isinstance(item, SessionMessage)
+            and isinstance(item.message, JSONRPCRequest)
+            and item.message.method in LIST_METHODS
+        ):
+            holder._registry, holder._request_id = self._registry, item.message.id
+            self._registry[item.message.id] = holder
+        await self._inner.send(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> _CapturingWriteStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
+        return result
 
 
 class _WatchedReadStream:
     """Forwards every read to the transport's stream; `closed` is set once the reader is done with it."""
 
-    def __init__(self, inner: Any, closed: anyio.Event) -> None:
+    def __init__(self, inner: Any, closed: anyio.Event, registry: dict[Any, RawResult] | None = None) -> None:
         self._inner = inner
         self._closed = closed
+        self._registry: dict[Any, RawResult] = registry if registry is not None else {}
 
     @property
     def last_context(self) -> Any:  # the dispatcher reads the sender's contextvars snapshot, when there is one
@@ -43,20 +151,24 @@ class _WatchedReadStream:
 
     async def receive(self) -> Any:
         try:
-            return await self._inner.receive()
+            item = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._closed.set()
             raise
+        _take_raw(item, self._registry)
+        return item
 
     def __aiter__(self) -> _WatchedReadStream:
         return self
 
     async def __anext__(self) -> Any:
         try:
-            return await self._inner.__anext__()
+            item = await self._inner.__anext__()
         except (StopAsyncIteration, anyio.ClosedResourceError):
             self._closed.set()
             raise
+        _take_raw(item, self._registry)
+        return item
 
     async def aclose(self) -> None:
         self._closed.set()
@@ -78,9 +190,11 @@ class _WatchedReadStream:
 async def watched_transport(
     transport: AbstractAsyncContextManager[TransportStreams], closed: anyio.Event
 ) -> AsyncIterator[Any]:
-    """The same transport, with `closed` set when the connection's receive loop ends."""
+    """The same transport, with `closed` set when the connection's receive loop ends (2.) and the raw
+    results of list requests kept when asked (4.)."""
+    registry: dict[Any, RawResult] = {}
     async with transport as (read_stream, write_stream):
         try:
-            yield _WatchedReadStream(read_stream, closed), write_stream
+            yield _WatchedReadStream(read_stream, closed, registry), _CapturingWriteStream(write_stream, registry)
         finally:
             closed.set()

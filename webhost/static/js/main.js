@@ -29,12 +29,14 @@ function main() {
   const rpc = new RpcClient();
   /** @type {Workspace} */
   let workspace;
-  const history = new History({ replay: (e) => workspace.again(e, "replay"), edit: (e) => workspace.again(e, "edit") });
+  const history = new History(rpc, { replay: (e) => workspace.again(e, "replay"), edit: (e) => workspace.again(e, "edit") });
   // Every call the page makes (tools, resource reads, prompts) goes into the history, from one place.
   const send = rpc.request.bind(rpc);
   rpc.request = (method, params = {}) => {
-    const promise = send(method, params);
-    if (method in TRACKED) history.track(method, /** @type {Record<string, any>} */ (params), promise);
+    if (!(method in TRACKED)) return send(method, params);
+    const tracked = history.withCallId(method, /** @type {Record<string, any>} */ (params));
+    const promise = send(method, tracked);
+    history.track(method, tracked, promise);
     return promise;
   };
   /** What the backend's configuration allows (session/info `limits`); defaults until it answers. */
@@ -93,11 +95,14 @@ function main() {
   rpc.on("approval/resolved", (p) => inbox.resolveApproval(p));
   // A call another webhost process started and stopped running (resumed here, or interrupted): its ending.
   rpc.on("calls/outcome", (p) => workspace.callOutcome(p));
+  rpc.on("history/added", (p) => history.added(p.entry));
+  rpc.on("history/cleared", () => history.cleared());
 
   rpc.onState((state) => {
     // Every socket is a new backend session: fetch everything again.
     if (state === "open") {
       servers.refresh();
+      void history.load();
       rpc.request("session/info", {}).then((info) => {
         document.documentElement.dataset.sessionId = String(info?.sessionId ?? "");
         if (info?.limits && typeof info.limits === "object") limits = { ...limits, ...info.limits };

@@ -6,8 +6,12 @@
 /** @typedef {Record<string, any>} Schema */
 /** @typedef {{value: unknown, label: string}} Option */
 /**
- * @typedef {{kind: "string" | "number" | "boolean" | "select" | "multi" | "list" | "json",
- *   schema: Schema, options?: Option[], itemType?: string, integer?: boolean}} FieldKind
+ * @typedef {{kind: "string" | "number" | "boolean" | "select" | "multi" | "list" | "json"
+ *   | "object" | "array" | "choice",
+ *   schema: Schema, options?: Option[], itemType?: string, integer?: boolean, alternatives?: unknown[]}} FieldKind
+ * `object`: nested fieldset; `array`: items (objects, arrays, choices) added and removed one by one;
+ * `choice`: oneOf/anyOf of several shapes, one chosen at a time (`alternatives` unresolved, so their
+ * $refs can be followed lazily).
  */
 
 const PRIMITIVES = new Set(["string", "number", "integer", "boolean"]);
@@ -90,13 +94,24 @@ export function enumOptions(s) {
 
 /**
  * Which control edits this property.
- * @param {unknown} raw @param {Schema} root @returns {FieldKind}
+ * @param {unknown} raw @param {Schema} root @param {number} [depth] items of items (a cycle stops at 32)
+ * @returns {FieldKind}
  */
-export function classify(raw, root) {
+export function classify(raw, root, depth = 0) {
   const schema = normalize(raw, root);
   const options = enumOptions(schema);
   if (options) return { kind: "select", schema, options };
-  const type = schema.type;
+  for (const key of ["oneOf", "anyOf"]) {
+    const alts = schema[key];
+    if (Array.isArray(alts) && alts.length) {
+      const shapes = alts.filter((a) => deref(a, root).type !== "null");
+      const nullable = schema.nullable === true || shapes.length < alts.length;
+      if (shapes.length > 1) return { kind: "choice", schema: { ...schema, nullable }, alternatives: shapes };
+    }
+  }
+  const type = schema.type ?? (schema.properties && typeof schema.properties === "object" ? "object" : undefined);
+  if (type === "object" && schema.properties && typeof schema.properties === "object"
+    && Object.keys(schema.properties).length) return { kind: "object", schema };
   if (type === "boolean") return { kind: "boolean", schema };
   if (type === "integer" || type === "number") return { kind: "number", schema, integer: type === "integer" };
   if (type === "string") return { kind: "string", schema };
@@ -105,6 +120,8 @@ export function classify(raw, root) {
     const itemOptions = enumOptions(items);
     if (itemOptions) return { kind: "multi", schema, options: itemOptions };
     if (PRIMITIVES.has(items.type)) return { kind: "list", schema, itemType: items.type };
+    const itemKind = classify(schema.items, root, depth + 1).kind;
+    if (depth < 32 && ["object", "array", "choice"].includes(itemKind)) return { kind: "array", schema };
   }
   return { kind: "json", schema };
 }

@@ -4,6 +4,10 @@
 // slowed every round trip of the page); the newest KEEP entries stay downloadable as JSON.
 // Entry data is rendered only when expanded (it can be large). Like a console, the list follows new
 // entries while the person is at the bottom, and stops (with a "Follow" button) once they scroll up.
+// Three switches show or hide whole sources ([data-log-filter]: protocol messages, the servers' own
+// log messages (notifications/message), stderr lines); the dock is resized by its top edge
+// ([data-action="resize-log"], mouse or arrow keys). Switches, height and Hide/Show are remembered
+// in localStorage.
 
 import { h, prettyJson } from "../html.js";
 import { textView } from "./content-view.js";
@@ -18,6 +22,27 @@ const FOLLOW_SLACK = 80;
 const USER_SCROLL_MS = 1200;
 /** Frames (about a second) during which a following list is pinned again as late rows get their height. */
 const PIN_FRAMES = 60;
+const SOURCES = /** @type {const} */ ([["protocol", "Protocol"], ["logs", "Server logs"], ["stderr", "stderr"]]);
+const STORE = "webhost:log";
+const MIN_HEIGHT = 96;
+const KEY_STEP = 24;
+
+/** Which source an entry comes from. @param {any} entry @returns {"protocol" | "logs" | "stderr"} */
+export function sourceOf(entry) {
+  if (entry?.kind === "stderr") return "stderr";
+  if (entry?.method === "notifications/message") return "logs";
+  return "protocol";
+}
+
+/** @returns {{height?: number, hidden?: boolean, sources?: Record<string, boolean>}} */
+function loadPrefs() {
+  try {
+    const value = JSON.parse(localStorage.getItem(STORE) ?? "{}");
+    return value && typeof value === "object" ? value : {};
+  } catch {
+    return {};
+  }
+}
 
 export class ActivityLog {
   #list = h("ol", { class: "log-list" });
@@ -38,7 +63,14 @@ export class ActivityLog {
   #pinGen = 0;
   #follow = h("button", { type: "button", class: "small", text: "Follow", hidden: true,
     title: "Scroll to the newest entry and follow new ones", dataset: { action: "follow-log" } });
-  #collapseBtn = h("button", { type: "button", class: "small ghost", "aria-expanded": "true", text: "Hide" });
+  #collapseBtn = h("button", { type: "button", class: "small ghost", "aria-expanded": "true", text: "Hide",
+    dataset: { action: "toggle-log" } });
+  #prefs = loadPrefs();
+  /** @type {Record<string, HTMLInputElement>} */
+  #sources = {};
+  #handle = h("div", { class: "log-resize", role: "separator", tabIndex: 0, "aria-orientation": "horizontal",
+    "aria-label": "Resize the activity log", title: "Drag (or use the arrow keys) to resize the activity log",
+    dataset: { action: "resize-log" } });
   el;
 
   constructor() {
@@ -66,16 +98,90 @@ export class ActivityLog {
       this.#pin();
     });
     this.#collapseBtn.addEventListener("click", () => {
-      const collapsed = this.el.classList.toggle("collapsed");
-      this.#collapseBtn.setAttribute("aria-expanded", String(!collapsed));
-      this.#collapseBtn.textContent = collapsed ? "Show" : "Hide";
+      this.#setCollapsed(!this.el.classList.contains("collapsed"));
+      this.#save();
+    });
+    const switches = SOURCES.map(([key, label]) => {
+      const box = h("input", { type: "checkbox", checked: this.#prefs.sources?.[key] !== false,
+        dataset: { logFilter: key } });
+      box.addEventListener("change", () => { this.#applyFilters(); this.#save(); });
+      this.#sources[key] = box;
+      return h("label", { class: "check log-source" }, box, h("span", { text: label }));
     });
     this.el = h("section", { class: "activity-log", "aria-label": "Activity log", dataset: { testid: "activity-log" } },
+      this.#handle,
       h("div", { class: "log-toolbar" },
         h("h2", { class: "log-title" }, "Activity ", this.#count),
+        h("span", { class: "log-sources", role: "group", "aria-label": "Show sources" }, switches),
         this.#serverFilter, this.#kindFilter, this.#textFilter,
         h("span", { class: "spacer" }), this.#follow, download, clear, this.#collapseBtn),
       this.#list);
+    this.#wireResize();
+    if (typeof this.#prefs.height === "number") this.#setHeight(this.#prefs.height);
+    else this.#describeHeight(Math.round(innerHeight * 0.28)); // the stylesheet's 28vh, until the person resizes
+    this.#setCollapsed(this.#prefs.hidden === true);
+  }
+
+  /** @param {boolean} collapsed */
+  #setCollapsed(collapsed) {
+    this.el.classList.toggle("collapsed", collapsed);
+    this.#collapseBtn.setAttribute("aria-expanded", String(!collapsed));
+    this.#collapseBtn.textContent = collapsed ? "Show" : "Hide";
+    this.#handle.hidden = collapsed;
+  }
+
+  /** The dock's height in px, within what the window leaves. @param {number} px */
+  #setHeight(px) {
+    const max = Math.max(MIN_HEIGHT, Math.round(innerHeight * 0.8));
+    const height = Math.round(Math.min(max, Math.max(MIN_HEIGHT, px)));
+    this.el.style.setProperty("--wh-log-height", `${height}px`);
+    this.el.dataset.height = String(height);
+    this.#describeHeight(height);
+    return height;
+  }
+
+  /** The separator's value, for assistive technology. @param {number} height */
+  #describeHeight(height) {
+    this.#handle.setAttribute("aria-valuenow", String(height));
+    this.#handle.setAttribute("aria-valuemin", String(MIN_HEIGHT));
+    this.#handle.setAttribute("aria-valuemax", String(Math.max(MIN_HEIGHT, Math.round(innerHeight * 0.8))));
+  }
+
+  #wireResize() {
+    const handle = this.#handle;
+    handle.addEventListener("pointerdown", (ev) => {
+      ev.preventDefault();
+      handle.setPointerCapture(ev.pointerId);
+      const startY = ev.clientY;
+      const startHeight = this.el.getBoundingClientRect().height;
+      const move = (/** @type {PointerEvent} */ e) => { this.#setHeight(startHeight + startY - e.clientY); };
+      const up = () => {
+        handle.removeEventListener("pointermove", move);
+        handle.removeEventListener("pointerup", up);
+        handle.removeEventListener("pointercancel", up);
+        this.#save();
+      };
+      handle.addEventListener("pointermove", move);
+      handle.addEventListener("pointerup", up);
+      handle.addEventListener("pointercancel", up);
+    });
+    handle.addEventListener("keydown", (ev) => {
+      const step = ev.key === "ArrowUp" ? KEY_STEP : ev.key === "ArrowDown" ? -KEY_STEP : 0;
+      if (!step) return;
+      ev.preventDefault();
+      this.#setHeight(this.el.getBoundingClientRect().height + step);
+      this.#save();
+    });
+  }
+
+  #save() {
+    const height = Number(this.el.dataset.height);
+    const prefs = {
+      ...(Number.isFinite(height) && height > 0 ? { height } : {}),
+      hidden: this.el.classList.contains("collapsed"),
+      sources: Object.fromEntries(Object.entries(this.#sources).map(([k, box]) => [k, box.checked])),
+    };
+    try { localStorage.setItem(STORE, JSON.stringify(prefs)); } catch { /* storage off: not remembered */ }
   }
 
   /** Whether the list follows new entries (the person has not scrolled up). */
@@ -148,7 +254,7 @@ export class ActivityLog {
     const dur = typeof entry.durationMs === "number" ? `${entry.durationMs.toFixed(entry.durationMs < 10 ? 1 : 0)} ms` : "";
     const details = h("details", { class: `log-entry kind-${kind.replace(/[^\w-]/g, "")}`,
       dataset: { logEntry: String(entry.id ?? ""), kind, direction: String(entry.direction ?? ""), logServer: server,
-        method: String(entry.method ?? "") } });
+        method: String(entry.method ?? ""), source: sourceOf(entry) } });
     const summary = h("summary", {},
       h("time", { class: "log-time", datetime: ts.toISOString(), text: ts.toLocaleTimeString([], { hour12: false }) }),
       h("span", { class: "log-server", text: server || "webhost", title: server || "webhost" }),
@@ -193,7 +299,8 @@ export class ActivityLog {
     const s = this.#serverFilter.value;
     const k = this.#kindFilter.value;
     const t = this.#textFilter.value.trim().toLowerCase();
-    return (!s || el.dataset.logServer === s) && (!k || el.dataset.kind === k)
+    const source = this.#sources[el.dataset.source ?? "protocol"];
+    return (!source || source.checked) && (!s || el.dataset.logServer === s) && (!k || el.dataset.kind === k)
       && (!t || (el.firstElementChild?.textContent ?? "").toLowerCase().includes(t));
   }
 

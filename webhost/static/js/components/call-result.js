@@ -124,6 +124,13 @@ export class CallResult {
       structured.dataset.testid = "structured-content";
       parts.push(structured);
     }
+    // The structured content breaks the tool's outputSchema: shown anyway, with the validator's message.
+    const schemaError = result?.webhost?.outputSchemaError;
+    if (typeof schemaError === "string") {
+      this.el.dataset.outputSchemaError = "true";
+      parts.unshift(h("p", { class: "inline-error", role: "status", dataset: { testid: "output-schema-error" },
+        text: `Does not match the tool's output schema: ${schemaError}` }));
+    }
     if (result?._meta) parts.push(jsonDetails(result._meta, "_meta", false));
     this.#body.classList.toggle("is-error", isError);
     this.#body.replaceChildren(...parts);

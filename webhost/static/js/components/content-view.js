@@ -7,6 +7,7 @@
 // origin ever carries an active type: downloads are application/octet-stream, media blobs only
 // audio/* or video/*. Opening any URL this module makes cannot run a server's script here.
 
+import { renderMarkdown } from "../markdown.js";
 import { h, prettyJson, formatBytes } from "../html.js";
 
 export const PREVIEW_LIMIT = 200_000;
@@ -166,7 +167,9 @@ export function resourceContents(c) {
   /** @type {HTMLElement} */
   let body;
   if (typeof c?.text === "string") {
-    body = mime.includes("json") ? jsonText(c.text) : textView(c.text, { filename: fileNameFor(c.uri, "resource.txt") });
+    body = mime.includes("json") ? jsonText(c.text)
+      : mime.toLowerCase() === "text/markdown" && c.text.length <= PREVIEW_LIMIT ? markdownText(c.text, fileNameFor(c.uri, "resource.md"))
+        : textView(c.text, { filename: fileNameFor(c.uri, "resource.txt") });
   } else if (typeof c?.blob === "string") {
     body = blobView(c.blob, mime, fileNameFor(c.uri, "resource.bin"));
   } else {
@@ -175,6 +178,12 @@ export function resourceContents(c) {
   const wrap = h("div", { class: "resource-contents" }, head, body);
   if (c?._meta) wrap.append(jsonDetails(c._meta, "_meta", false));
   return wrap;
+}
+
+/** Markdown rendered (DOM only, no raw HTML: ../markdown.js), with its source a click away. @param {string} text @param {string} filename */
+function markdownText(text, filename) {
+  const source = h("details", { class: "md-source" }, h("summary", { text: "Source" }), textView(text, { filename }));
+  return h("div", { class: "markdown-view" }, renderMarkdown(text), source);
 }
 
 /** @param {string} text @param {string} [filename] */
@@ -188,6 +197,9 @@ function jsonText(text, filename = "resource.json") {
   }
   const view = textView(prettyJson(value), { className: "json" });
   view.dataset.jsonFormatted = "true";
+  // It may scroll sideways: keyboard users must be able to reach it (axe scrollable-region-focusable).
+  view.tabIndex = 0;
+  view.setAttribute("aria-label", "Formatted JSON");
   return view;
 }
 

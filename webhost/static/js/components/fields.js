@@ -9,6 +9,7 @@
 
 import { h, uid, prettyJson } from "../html.js";
 import { classify, localToRfc3339, rfc3339ToLocal, typeMismatch } from "../schema.js";
+import { compoundField } from "./compound-fields.js";
 
 /**
  * @typedef {object} Field
@@ -58,14 +59,27 @@ const INPUT_TYPES = /** @type {Record<string, string>} */ ({
 /** @typedef {import("../schema.js").FieldKind & {inputType?: string}} FieldInfo */
 
 /**
- * A tool argument's control, classified from its JSON Schema.
- * @param {string} name
- * @param {unknown} rawSchema
- * @param {{required: boolean, root: Record<string, any>, onInput?: () => void}} opts
+ * @typedef {object} FieldOptions
+ * @property {boolean} required
+ * @property {Record<string, any>} root the schema local `$ref`s point into
+ * @property {() => void} [onInput]
+ * @property {string} [path] the controls' name: the argument at the top, `ARG.key` and `ARG[0]` inside
+ *   (docs/automation.md, "Nested arguments")
+ * @property {string[]} [refs] the `$ref`s being expanded above this field (a cycle is expanded on demand)
+ */
+
+/**
+ * A tool argument's control, classified from its JSON Schema: a nested fieldset, a list of items or a
+ * choice of shapes (./compound-fields.js) holds further fields made here.
+ * @param {string} name @param {unknown} rawSchema @param {FieldOptions} opts
  * @returns {Field}
  */
-export function createField(name, rawSchema, { required, root, onInput }) {
-  return buildField(name, classify(rawSchema, root), required, onInput);
+export function createField(name, rawSchema, opts) {
+  const info = classify(rawSchema, opts.root);
+  if (info.kind === "object" || info.kind === "array" || info.kind === "choice") {
+    return compoundField(name, rawSchema, info, opts, createField);
+  }
+  return buildField(name, info, opts.required, opts.onInput, opts.path);
 }
 
 const SPEC_KINDS = /** @type {const} */ ({
@@ -94,15 +108,16 @@ export function fieldFromSpec(spec, { onInput } = {}) {
 
 /**
  * @param {string} name @param {FieldInfo} info @param {boolean} required @param {(() => void) | undefined} onInput
+ * @param {string} [path] the controls' name (the property's name by default)
  * @returns {Field}
  */
-function buildField(name, info, required, onInput) {
+function buildField(name, info, required, onInput, path = name) {
   const s = info.schema;
   const id = uid("f");
   const helpId = `${id}-help`;
   const errId = `${id}-err`;
   let touched = false;
-  const errorEl = h("p", { class: "field-error", id: errId, hidden: true, dataset: { fieldError: name } });
+  const errorEl = h("p", { class: "field-error", id: errId, hidden: true, dataset: { fieldError: path } });
   const title = String(s.title ?? name);
   const hints = constraintHints(s, info);
   const help = s.description || hints ? h("p", { class: "field-help", id: helpId },
@@ -114,7 +129,7 @@ function buildField(name, info, required, onInput) {
 
   /** @type {{control: HTMLElement, get: () => {present: boolean, value?: unknown, error?: string}, set: (v: unknown) => void, clear: () => void}} */
   const impl = build();
-  const wrapper = h("div", { class: `field field-${info.kind}`, dataset: { field: name } });
+  const wrapper = h("div", { class: `field field-${info.kind}`, dataset: { field: path } });
   if (info.kind === "boolean" || info.kind === "multi") {
     wrapper.append(impl.control);
   } else {
@@ -169,7 +184,7 @@ function buildField(name, info, required, onInput) {
   }
 
   function common() {
-    return { id, name, required, "aria-describedby": describedBy };
+    return { id, name: path, required, "aria-describedby": describedBy };
   }
 
   function buildString() {
@@ -305,7 +320,7 @@ function buildField(name, info, required, onInput) {
   function buildMulti() {
     const options = info.options ?? [];
     const keys = optionKeys(options);
-    const boxes = options.map((o, i) => h("input", { type: "checkbox", name, value: keys[i],
+    const boxes = options.map((o, i) => h("input", { type: "checkbox", name: path, value: keys[i],
       id: `${id}-${i}`, "aria-describedby": describedBy }));
     const control = h("fieldset", { class: "check-group", id },
       h("legend", { class: "field-label" }, title, reqMark, typeTag),

@@ -18,7 +18,8 @@ import { prettyJson } from "../html.js";
 
 /**
  * @param {string} server @param {any} prompt @param {PromptContext} ctx
- * @returns {{el: HTMLElement, edit: (args: Record<string, unknown>) => void, run: (args: Record<string, unknown>) => void}}
+ * @returns {{el: HTMLElement, edit: (args: Record<string, unknown>) => void, run: (args: Record<string, unknown>) => void,
+ *   values: () => Record<string, unknown> | null}}
  */
 export function promptView(server, prompt, ctx) {
   const args = Array.isArray(prompt.arguments) ? prompt.arguments : [];
@@ -77,6 +78,7 @@ export function promptView(server, prompt, ctx) {
   return {
     el,
     edit: (values) => form.setValues(values),
+    values: () => form.values(),
     run: (values) => { form.setValues(values); void run(values); },
   };
 }

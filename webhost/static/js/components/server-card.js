@@ -7,6 +7,8 @@ import { h, replaceChildren } from "../html.js";
 import { describeError } from "../rpc.js";
 import { serverInputForm } from "./server-inputs.js";
 import { serverSignIn } from "./server-sign-in.js";
+import { iconFor } from "../icons.js";
+import { getTheme } from "../theme.js";
 
 /**
  * @typedef {object} CardContext
@@ -35,6 +37,7 @@ export class ServerCard {
   /** @type {TabName} */
   #tab = "tools";
   #dot = h("span", { class: "status-dot", "aria-hidden": "true" });
+  #icon = h("span", { class: "server-icon", dataset: { serverIcon: "" } });
   #statusText = h("span", { class: "status-text" });
   #meta = h("p", { class: "server-meta muted" });
   #error = h("p", { class: "server-error", role: "alert", hidden: true, dataset: { testid: "server-error" } });
@@ -76,7 +79,7 @@ export class ServerCard {
     }
     this.#body.append(this.#tablist, ...TABS.map((t) => this.#panels[t]), this.#noMatch);
     const nameButton = h("button", { type: "button", class: "server-name", title: "Server details" },
-      this.#dot, h("span", { class: "name", text: name }));
+      this.#dot, this.#icon, h("span", { class: "name", text: name }));
     nameButton.addEventListener("click", () => this.#ctx.open("server", name));
     this.#collapse.addEventListener("click", () => {
       const collapsed = this.el.classList.toggle("collapsed");
@@ -153,6 +156,9 @@ export class ServerCard {
     this.el.dataset.status = status;
     this.#statusText.textContent = status;
     const info = state.serverInfo;
+    const icon = iconFor(info?.icons, getTheme());
+    replaceChildren(this.#icon, icon.el);
+    this.#icon.dataset.serverIcon = icon.el ? "drawn" : icon.skipped ? "skipped" : "";
     this.#meta.textContent = [state.transport, info ? `${info.name ?? ""} ${info.version ?? ""}`.trim() : null,
       state.protocolVersion].filter(Boolean).join(" · ");
     this.#error.hidden = !(state.error && (status === "error" || status === "disconnected"));
@@ -361,12 +367,20 @@ export class ServerCard {
    * @param {string} label @param {unknown} sub @param {string} [attr]
    */
   #item(kind, item, key, label, sub, attr) {
-    const b = h("button", { type: "button", class: "item", title: label },
-      h("span", { class: "item-row" }, h("span", { class: "item-name", text: label }), h("span", { class: "item-badges" })),
-      sub ? h("span", { class: "item-sub", text: String(sub).split("\n")[0] }) : null);
+    // A malformed item (the backend validated the list item by item): its error in place of its description.
+    const invalid = typeof item?.webhost?.invalid === "string" ? item.webhost.invalid : null;
+    const icon = iconFor(item?.icons, getTheme());
+    const b = h("button", { type: "button", class: invalid ? "item item-invalid" : "item", title: invalid ?? label,
+      "aria-disabled": invalid ? "true" : null },
+      h("span", { class: "item-row" }, icon.el, h("span", { class: "item-name", text: label }), h("span", { class: "item-badges" },
+        invalid ? h("span", { class: "badge invalid", text: "invalid" }) : null)),
+      invalid ? h("span", { class: "item-sub item-error", dataset: { itemError: "" }, text: `Malformed ${kind}: ${invalid}` })
+        : sub ? h("span", { class: "item-sub", text: String(sub).split("\n")[0] }) : null);
     b.setAttribute(attr ?? `data-${kind}`, key);
+    if (invalid) b.dataset.invalid = "true";
+    if (icon.el || icon.skipped) b.dataset.icon = icon.el ? "drawn" : "skipped";
     b.dataset.search = [key, label, item?.name, item?.title, item?.description].filter(Boolean).join("\n").toLowerCase();
-    b.addEventListener("click", () => this.#ctx.open(kind, this.name, item));
+    b.addEventListener("click", () => { if (!invalid) this.#ctx.open(kind, this.name, item); });
     return b;
   }
 }

@@ -85,7 +85,8 @@ export class ServerDetails {
         fact("Protocol", [s.protocolVersion, s.era].filter(Boolean).join(" · ")),
         fact("Tools", this.card.lists.tools.state === "ok" ? String(this.card.lists.tools.items.length) : null)),
       s.instructions ? h("section", {}, h("h3", { text: "Instructions" }), h("pre", { class: "text-content", text: String(s.instructions) })) : null,
-      s.capabilities ? jsonDetails(s.capabilities, "Capabilities", false) : null);
+      s.capabilities || s.clientCapabilities ? capabilityGrid(s.capabilities ?? {}, s.clientCapabilities ?? {}) : null,
+      s.capabilities ? jsonDetails(s.capabilities, "Capabilities (JSON)", false) : null);
     const logs = this.card.logs;
     if (!logs.length || logs[logs.length - 1].seq < this.#lastSeq) {
       this.#log.replaceChildren();
@@ -99,6 +100,52 @@ export class ServerDetails {
     if (!logs.length) this.#log.replaceChildren(h("li", { class: "empty muted", text: "No log messages yet." }));
     else this.#log.querySelector(".empty")?.remove();
   }
+}
+
+// The rows of the grid: who offers each (a server capability, webhost's as the client, or either).
+const CAPABILITIES = /** @type {const} */ ([
+  ["tools", "Tools", "server"], ["resources", "Resources", "server"], ["prompts", "Prompts", "server"],
+  ["completions", "Completions", "server"], ["logging", "Logging", "server"],
+  ["sampling", "Sampling", "client"], ["elicitation", "Elicitation", "client"], ["roots", "Roots", "client"],
+  ["tasks", "Tasks", "both"], ["extensions", "Extensions", "both"], ["experimental", "Experimental", "both"],
+]);
+
+/**
+ * A readable grid of what the server offers and what webhost offers it: one row per capability,
+ * `[data-cap="NAME"]`, with a cell per side (`data-side`, `data-supported`) naming the sub-features.
+ * @param {Record<string, any>} server @param {Record<string, any>} client
+ */
+function capabilityGrid(server, client) {
+  /** @type {Array<readonly [string, string, string]>} */
+  const rows = [...CAPABILITIES];
+  const known = new Set(rows.map(([key]) => key));
+  for (const k of new Set([...Object.keys(server), ...Object.keys(client)])) if (!known.has(k)) rows.push([k, k, "both"]);
+  /** @param {Record<string, any>} caps @param {string} key @param {"server" | "client"} side @param {string} who */
+  const cell = (caps, key, side, who) => {
+    const applies = who === "both" || who === side;
+    const value = caps[key];
+    const supported = value !== undefined && value !== null && value !== false;
+    const detail = !applies ? "n/a" : !supported ? "no" : features(value);
+    return h("td", { class: supported ? "cap-yes" : "cap-no muted", dataset: { side, supported: String(supported) },
+      text: detail });
+  };
+  return h("section", { class: "capabilities" },
+    h("h3", { text: "Capabilities" }),
+    h("table", { class: "cap-grid", dataset: { testid: "capabilities" } },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Capability" }), h("th", { scope: "col", text: "Server" }),
+        h("th", { scope: "col", text: "webhost (client)" }))),
+      h("tbody", {}, rows.map(([key, label, who]) =>
+        h("tr", { dataset: { cap: key } }, h("th", { scope: "row", text: label }),
+          cell(server, key, "server", who), cell(client, key, "client", who))))));
+}
+
+/** "yes", or the sub-features a capability names ("listChanged, subscribe"; an extension's id). @param {unknown} value */
+function features(value) {
+  if (!value || typeof value !== "object") return "yes";
+  const parts = Object.entries(value).filter(([, v]) => v !== false && v !== null).map(([k, v]) =>
+    v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length
+      ? `${k} (${Object.keys(v).join(", ")})` : k);
+  return parts.length ? `yes: ${parts.join(", ")}` : "yes";
 }
 
 /** @param {string} label @param {unknown} value */

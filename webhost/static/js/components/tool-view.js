@@ -59,6 +59,9 @@ export class ToolView {
     void this.#call(args);
   }
 
+  /** The arguments the form would send now (null while it is invalid): kept across a reload. */
+  values() { return this.#form?.values() ?? null; }
+
   /** The tool's definition (the MCP Tool plus its webhost key). */
   get tool() { return this.#tool; }
 

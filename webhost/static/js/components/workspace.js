@@ -33,6 +33,25 @@ import { SessionsView } from "./sessions-view.js";
 
 /** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions"} ViewKind */
 
+// The open item is kept in the address (`#kind=tool&server=S&key=NAME`), so a reload (or a link) opens it
+// again once its server has listed it; the form's values go to sessionStorage (this tab only, never the URL).
+const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions"];
+const FORM_KEY = "webhost:form:";
+
+/** @returns {{kind: ViewKind, server: string, key: string} | null} */
+function openFromUrl() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const kind = params.get("kind");
+  if (!kind || !KINDS.includes(kind)) return null;
+  return { kind: /** @type {ViewKind} */ (kind), server: params.get("server") ?? "", key: params.get("key") ?? "" };
+}
+
+/** @param {{kind: string, server: string, key: string} | null} open */
+function keepInUrl(open) {
+  const hash = open ? `#${new URLSearchParams({ kind: open.kind, server: open.server, key: open.key })}` : "";
+  if (location.hash !== hash) history.replaceState(history.state, "", `${location.pathname}${location.search}${hash}`);
+}
+
 export class Workspace {
   #ctx;
   /** @type {Map<string, ToolView>} */
@@ -44,13 +63,44 @@ export class Workspace {
   /** The shown non-tool item (welcome, resource, prompt, …): replaced on every open. @type {{el: HTMLElement, view?: any} | null} */
   #other = null;
   el = h("div", { class: "workspace-inner" });
+  /** What the address asked to open, until its server lists it. */
+  #restore = openFromUrl();
 
   /** @param {WorkspaceContext} ctx */
   constructor(ctx) {
     this.#ctx = ctx;
     this.readResource = (/** @type {string} */ server, /** @type {string} */ uri) =>
       ctx.rpc.request("resources/read", { server, uri });
+    const restore = this.#restore;
     this.showWelcome();
+    this.#restore = restore;
+    if (restore && ["audit", "apps", "sessions"].includes(restore.kind)) {
+      this.#restore = null;
+      queueMicrotask(() => this.open(restore.kind, ""));
+    }
+    // Leaving (a reload): the open form's values, for this tab to show again.
+    addEventListener("pagehide", () => this.#keepFormValues());
+  }
+
+  #keepFormValues() {
+    const open = this.#open;
+    if (!open || (open.kind !== "tool" && open.kind !== "prompt")) return;
+    const view = open.kind === "tool" ? this.#tools.get(`${open.server}\n${open.key}`) : open.view;
+    const values = view?.values?.();
+    try {
+      if (values) sessionStorage.setItem(`${FORM_KEY}${open.kind}:${open.server}:${open.key}`, JSON.stringify(values));
+    } catch { /* storage full or off: the form starts from its defaults */ }
+  }
+
+  /** @param {string} kind @param {string} server @param {string} key @returns {Record<string, unknown> | null} */
+  #keptFormValues(kind, server, key) {
+    try {
+      const text = sessionStorage.getItem(`${FORM_KEY}${kind}:${server}:${key}`);
+      const value = text ? JSON.parse(text) : null;
+      return value && typeof value === "object" && !Array.isArray(value) ? value : null;
+    } catch {
+      return null;
+    }
   }
 
   showWelcome() {
@@ -58,6 +108,8 @@ export class Workspace {
       h("h2", { text: "Welcome to webhost" }),
       h("p", { class: "muted", text: "Pick a tool, resource or prompt from a server on the left. Calls, server requests and everything on the wire show up in the activity log below." })));
     this.#open = null;
+    this.#restore = null;
+    keepInUrl(null);
     this.#ctx.onActive(null, null, null);
   }
 
@@ -123,6 +175,8 @@ export class Workspace {
     }
     this.#show(el, kind === "tool" ? undefined : view);
     this.#open = { kind, server, key, view };
+    this.#restore = null;
+    keepInUrl({ kind, server, key });
     ctx.onActive(kind === "audit" || kind === "apps" || kind === "sessions" ? null : server, kind, key);
     this.el.parentElement?.scrollTo({ top: 0 });
     // Stacked layout: the sidebar sits above the workspace, so bring the opened item into view.
@@ -168,6 +222,7 @@ export class Workspace {
 
   /** A server's state or lists changed. @param {import("./server-card.js").ServerCard} card */
   cardChanged(card) {
+    this.#restoreFrom(card);
     const open = this.#open;
     if (open?.kind === "apps") open.view.refresh();
     if (!open || open.server !== card.name) return;
@@ -176,6 +231,28 @@ export class Workspace {
       const tool = card.lists.tools.items.find((t) => t?.name === open.key);
       if (tool) open.view.update(tool);
     }
+  }
+
+  /** The item the address named, once its server lists it; a tool or prompt gets its kept form values. @param {any} card */
+  #restoreFrom(card) {
+    const want = this.#restore;
+    if (!want || want.server !== card.name) return;
+    const lists = card.lists;
+    /** @type {Record<string, () => any>} */
+    const find = {
+      tool: () => lists.tools.items.find((/** @type {any} */ t) => t?.name === want.key),
+      prompt: () => lists.prompts.items.find((/** @type {any} */ p) => p?.name === want.key),
+      resource: () => lists.resources.items.find((/** @type {any} */ r) => r?.uri === want.key),
+      template: () => lists.templates.items.find((/** @type {any} */ t) => t?.uriTemplate === want.key),
+      server: () => card,
+    };
+    const item = find[want.kind]?.();
+    if (!item) return;
+    this.open(want.kind, want.server, want.kind === "server" ? undefined : item);
+    const values = this.#keptFormValues(want.kind, want.server, want.key);
+    if (!values) return;
+    if (want.kind === "tool") this.#tools.get(`${want.server}\n${want.key}`)?.edit(values);
+    else if (want.kind === "prompt") this.#open?.view?.edit(values);
   }
 
   /** @param {{server: string, uri: string}} p */

@@ -1,0 +1,53 @@
+"""The person's call history (webhost/storage/history.py): list, one entry with its result, clear.
+
+Every method reads the asking tab's own person only: a member, or an admin, sees their own calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webhost.errors import InvalidParams
+from webhost.session import BrowserSession
+from webhost.storage.history import KEEP, CallHistory
+
+
+def _history(session: BrowserSession) -> CallHistory:
+    if session.history is None:
+        raise InvalidParams("this webhost keeps no call history")
+    return session.history
+
+
+def _id(params: dict[str, Any], key: str, *, required: bool) -> int | None:
+    value = params.get(key)
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidParams(f"params.{key} must be a positive integer")
+    return value
+
+
+async def list_history(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    limit = _id(params, "limit", required=False) or KEEP
+    entries = await _history(session).list(
+        session.person.id, limit=min(limit, KEEP), before=_id(params, "before", required=False)
+    )
+    return {"entries": entries, "keep": KEEP}
+
+
+async def get_entry(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    entry_id = _id(params, "id", required=True)
+    assert entry_id is not None
+    entry = await _history(session).get(session.person.id, entry_id)
+    if entry is None:
+        raise InvalidParams("no history entry with this id", {"id": entry_id})
+    return {"entry": entry}
+
+
+async def clear_history(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    cleared = await _history(session).clear(session.person.id)
+    session.workspace.tell_tabs("history/cleared", {})
+    return {"cleared": cleared}
+
+
+METHODS = {"history/list": list_history, "history/get": get_entry, "history/clear": clear_history}
