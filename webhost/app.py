@@ -112,6 +112,13 @@ class HostState:
         self.workspaces.clear()
 
 
+def deployment_secret(settings: Settings) -> bytes:
+    """`WEBHOST_SECRET` when given (how replicas with data folders of their own share one), else the
+    data folder's `secret` file. The file holds text, so `WEBHOST_SECRET=$(cat DATA/secret)` keeps a
+    deployment's cookies, sandbox origins and stored input values as they were."""
+    return settings.secret.encode() if settings.secret else load_secret(settings.data_dir)
+
+
 def load_secret(data_dir: Path) -> bytes:
     """The per-deployment secret (sandbox labels, session cookies), created once in the data folder.
 
@@ -164,7 +171,7 @@ def create_app(
 ) -> ASGIApp:
     """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
     is the time webhost checks the provider's ID tokens against (tests skew it)."""
-    secret = secret or load_secret(settings.data_dir)
+    secret = secret or deployment_secret(settings)
     audit = AuditLog(settings.data_dir / "audit.sqlite3", AuditLimits(**config.options.audit.model_dump()))
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
     sandbox = Sandbox(
@@ -184,7 +191,8 @@ def create_app(
         deps=HostDeps(config=config, audit=audit, sandbox=sandbox, transport_factory=transport_factory, vault=vault),
     )
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
-    redactor = config.redactor()
+    # What reaches the browser never holds the deployment secret or the database password either.
+    redactor = config.redactor().with_values(value for value in (settings.secret, storage.password) if value)
     auth = config.options.auth
     policy = AccessPolicy(settings.token, secret, list(host_origins), secure_cookies=secure_cookies(settings))
     oidc = oidc_sign_in(auth, storage, secret, policy.secure_cookies, clock) if auth.mode == "oidc" else None
