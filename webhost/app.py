@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__
 from webhost.apps.instances import Sandbox
-from webhost.apps.origins import derive_key
+from webhost.apps.origins import derive_key, secret_from_text
 from webhost.audit import AuditLimits, AuditLog, AuditUnavailable, visible_user
 from webhost.auth import AccessPolicy, AuthGate, same_origin_path
 from webhost.auth.gate import SIGN_IN_PATH, SIGN_OUT_PATH
@@ -116,7 +116,7 @@ def deployment_secret(settings: Settings) -> bytes:
     """`WEBHOST_SECRET` when given (how replicas with data folders of their own share one), else the
     data folder's `secret` file. The file holds text, so `WEBHOST_SECRET=$(cat DATA/secret)` keeps a
     deployment's cookies, sandbox origins and stored input values as they were."""
-    return settings.secret.encode() if settings.secret else load_secret(settings.data_dir)
+    return secret_from_text(settings.secret) if settings.secret else load_secret(settings.data_dir)
 
 
 def load_secret(data_dir: Path) -> bytes:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import anyio
 import pytest
@@ -16,6 +17,7 @@ from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
 
+from tests.support.inprocess import in_process_host, sdk_server
 from tests.support.postgres import Postgres
 from tests.support.process import ROOT, free_port
 from webhost.people import Person
@@ -194,3 +196,18 @@ async def test_replicas_starting_together_in_one_loop_migrate_once(database_url:
     finally:
         for replica in replicas:
             await replica.close()
+
+
+async def test_the_database_password_never_reaches_the_browser(tmp_path: Path, postgres: Postgres) -> None:
+    """Even a server that echoes it back: the password of WEBHOST_DATABASE_URL is masked like any secret."""
+    async with (
+        in_process_host(tmp_path, {"basic": sdk_server("basic")}, database_url=postgres.new_database()) as host,
+        host.tab() as tab,
+    ):
+        await tab.wait_connected("basic")
+        echoed = await tab.request(
+            "tools/call",
+            {"server": "basic", "name": "echo", "arguments": {"text": f"pw={postgres.password}"}, "callId": "c1"},
+        )
+        assert echoed["content"][0]["text"] == "pw=***"
+        assert postgres.password not in "\n".join(tab.received)
