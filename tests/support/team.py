@@ -63,6 +63,17 @@ class Nginx:
     port: int
     root: Path
 
+    def upstreams(self, uri: str = "/ws") -> dict[str, int]:
+        """How many finished requests for `uri` each upstream answered (nginx logs a WebSocket when it closes)."""
+        path = self.root / "access.log"
+        counts: dict[str, int] = {}
+        for line in path.read_text(errors="replace").splitlines() if path.exists() else []:
+            parts = line.split()
+            if len(parts) >= 4 and parts[1] == uri and parts[3].startswith("upstream="):
+                upstream = parts[3].removeprefix("upstream=")
+                counts[upstream] = counts.get(upstream, 0) + 1
+        return counts
+
     def error_log(self) -> str:
         path = self.root / "error.log"
         return path.read_text(errors="replace") if path.exists() else ""
@@ -167,28 +178,22 @@ class Team:
 
 
 @contextlib.contextmanager
-def run_team(
+def start_replicas(
     tmp_path: Path,
-    postgres: Postgres,
+    database_url: str,
     servers: dict[str, Any] | None,
+    port: int,
     *,
     replicas: int = 2,
     webhost_options: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
-    port: int | None = None,
-) -> Iterator[Team]:
-    """PostgreSQL (a fresh database on the shared server), `replicas` webhosts started at the same time
-    (the first migrates, the others wait), and nginx in front on `port` (free by default)."""
-    database_url = postgres.new_database()
+    log_level: str = "info",
+) -> Iterator[tuple[list[Webhost], str, str]]:
+    """`replicas` webhosts on one database with one token and secret, told that the public origin and the
+    sandbox are on `port` (nginx's); yields them, the token and the secret."""
     token = "t-team-" + secrets.token_urlsafe(16)
     secret = secrets.token_hex(32)
-    port = port or free_port()
-    shared_env = {
-        "WEBHOST_DATABASE_URL": database_url,
-        "WEBHOST_SECRET": secret,
-        "WEBHOST_TOKEN": token,
-        **(env or {}),
-    }
+    shared_env = {"WEBHOST_DATABASE_URL": database_url, "WEBHOST_SECRET": secret, "WEBHOST_TOKEN": token, **(env or {})}
     extra = [
         "--public-origin",
         f"http://127.0.0.1:{port}",
@@ -196,6 +201,8 @@ def run_team(
         f"http://localhost:{port}",
         "--sandbox-public-port",
         str(port),
+        "--log-level",
+        log_level,
     ]
     for index in range(replicas):
         (tmp_path / f"replica-{index}").mkdir(parents=True, exist_ok=True)
@@ -212,8 +219,30 @@ def run_team(
             )
             for index in range(replicas)
         ]
-        started = [dataclasses.replace(replica, token=token) for replica in started]
-        nginx = stack.enter_context(run_nginx([r.port for r in started], [r.sandbox_port for r in started], port=port))
+        yield [dataclasses.replace(replica, token=token) for replica in started], token, secret
+
+
+@contextlib.contextmanager
+def run_team(
+    tmp_path: Path,
+    postgres: Postgres,
+    servers: dict[str, Any] | None,
+    *,
+    replicas: int = 2,
+    webhost_options: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    port: int | None = None,
+) -> Iterator[Team]:
+    """PostgreSQL (a fresh database on the shared server), `replicas` webhosts on it, and nginx in front
+    on `port` (free by default)."""
+    database_url = postgres.new_database()
+    port = port or free_port()
+    with (
+        start_replicas(
+            tmp_path, database_url, servers, port, replicas=replicas, webhost_options=webhost_options, env=env
+        ) as (started, token, secret),
+        run_nginx([r.port for r in started], [r.sandbox_port for r in started], port=port) as nginx,
+    ):
         yield Team(started, nginx, token, secret, database_url)
 
 
