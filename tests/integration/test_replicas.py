@@ -16,7 +16,7 @@ import pytest
 from tests.support.oidc import Provider, run_provider, through_provider
 from tests.support.postgres import Postgres
 from tests.support.process import ROOT, free_port, stdio_server
-from tests.support.team import Team, run_team
+from tests.support.team import Team, nginx_binary, render_template, run_team
 from webhost.auth.signin import SESSION_COOKIE
 
 pytestmark = pytest.mark.anyio
@@ -93,3 +93,53 @@ def test_a_wrong_database_password_stops_serve_with_one_line_and_status_2(tmp_pa
     assert lines[0].startswith("webhost: database postgresql+asyncpg://webhost:***@127.0.0.1:")
     assert "password authentication failed" in lines[0]
     assert "the-wrong-password-0815" not in result.stdout + result.stderr
+
+
+def test_the_shipped_tls_configuration_is_one_nginx_accepts(tmp_path: Path) -> None:
+    """deploy/tls.conf with the template listening "ssl", as docker-compose.team.yml combines them, passes `nginx -t`
+    (with a self-signed certificate for the page's name and the sandbox wildcard)."""
+    tls = tmp_path / "tls"
+    tls.mkdir()
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=webhost.example.com"]
+        + ["-addext", "subjectAltName=DNS:webhost.example.com,DNS:*.apps.example.com"]
+        + ["-keyout", str(tls / "privkey.pem"), "-out", str(tls / "fullchain.pem")],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    site = render_template(
+        {
+            "WEBHOST_LISTEN": f"127.0.0.1:{free_port()} ssl",
+            "WEBHOST_PAGE_HOST": "webhost.example.com",
+            "WEBHOST_SANDBOX_DOMAIN": "apps.example.com",
+            "WEBHOST_PAGE_SERVERS": "server 127.0.0.1:8700; server 127.0.0.1:8710;",
+            "WEBHOST_SANDBOX_SERVERS": "server 127.0.0.1:8701; server 127.0.0.1:8711;",
+        }
+    )
+    tls_conf = (ROOT / "deploy" / "tls.conf").read_text().replace("/etc/nginx/tls", str(tls))
+    tls_conf = tls_conf.replace("listen 8080", f"listen 127.0.0.1:{free_port()}")
+    (tmp_path / "tls.conf").write_text(tls_conf)
+    (tmp_path / "webhost.conf").write_text(site)
+    (tmp_path / "nginx.conf").write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+        f"http {{ access_log off; include {tmp_path}/tls.conf; include {tmp_path}/webhost.conf; }}\n"
+    )
+    result = subprocess.run(
+        [
+            nginx_binary(),
+            "-t",
+            "-p",
+            str(tmp_path),
+            "-c",
+            str(tmp_path / "nginx.conf"),
+            "-e",
+            str(tmp_path / "error.log"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "test is successful" in result.stderr
