@@ -211,3 +211,14 @@ async def test_the_database_password_never_reaches_the_browser(tmp_path: Path, p
         )
         assert echoed["content"][0]["text"] == "pw=***"
         assert postgres.password not in "\n".join(tab.received)
+
+
+async def test_a_host_that_does_not_resolve_is_one_line() -> None:
+    storage = Storage("postgresql://webhost:s3cret-pw-0043@no-such-host.invalid/webhost")
+    with pytest.raises(StorageUnavailable) as caught:
+        await storage.start()
+    message = str(caught.value)
+    assert message.startswith(
+        "database postgresql+asyncpg://webhost:***@no-such-host.invalid/webhost: cannot find the host ("
+    )
+    assert "s3cret-pw-0043" not in message and "\n" not in message

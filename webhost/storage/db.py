@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,7 +141,9 @@ class Storage:
         """What went wrong, in one line and with the database password masked."""
         cause = getattr(exc, "orig", None) or exc
         text = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
-        if isinstance(cause, OSError):  # asyncpg's own text is "Connect call failed (host, port)"
+        if isinstance(cause, socket.gaierror):
+            text = f"cannot find the host ({cause.strerror})"
+        elif isinstance(cause, OSError):  # asyncpg's own text is "Connect call failed (host, port)"
             text = f"cannot connect ({os.strerror(cause.errno) if cause.errno else cause.strerror or text})"
         return self._redactor.text(text)
 
