@@ -45,6 +45,7 @@ from sessions import (
     PROXY_AUTH,
     Samples,
     Tab,
+    descendants,
     http_server,
     load,
     open_tab,
@@ -74,6 +75,7 @@ class Phase:
     seconds: float
     samples: Samples
     cpu: list[float]  # CPU seconds each replica spent in the phase
+    others: dict[str, float]  # the same for the load generator, nginx and the MCP server
 
     @property
     def throughput(self) -> float:
@@ -82,8 +84,9 @@ class Phase:
     def cells(self) -> list[str]:
         echo = self.samples.echo
         if not echo:
-            return [self.name, "0", "-", "-", str(len(self.samples.failures)), "-"]
+            return [self.name, "0", "-", "-", str(len(self.samples.failures)), "-", "-"]
         cpu = " + ".join(f"{c:.1f}" for c in self.cpu)
+        others = ", ".join(f"{name} {seconds:.1f}" for name, seconds in self.others.items())
         return [
             self.name,
             f"{self.throughput:.0f}",
@@ -91,6 +94,7 @@ class Phase:
             f"{percentile(echo, 0.99) * 1000:.1f}",
             str(len(self.samples.failures)),
             cpu,
+            others,
         ]
 
 
@@ -120,7 +124,26 @@ async def open_tabs(front: Webhost, people: int, tabs: int) -> AsyncIterator[lis
         yield opened
 
 
-async def measure(front: Webhost, pids: Sequence[int], people: int, tabs: int, seconds: float) -> list[Phase]:
+def cpu_of(pids: Sequence[int]) -> float:
+    return sum(process_cpu_seconds(pid) or 0.0 for pid in pids)
+
+
+def others(nginx: Nginx) -> dict[str, list[int]]:
+    """Where the rest of the CPU goes: this process (the pages), nginx (master and worker), the MCP server."""
+    mcp = [pid for pid in descendants(os.getpid()) if "basic.py --http" in _cmdline(pid)]
+    return {"client": [os.getpid()], "nginx": [nginx.proc.pid, *descendants(nginx.proc.pid)], "MCP server": mcp}
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+async def measure(
+    front: Webhost, pids: Sequence[int], rest: dict[str, list[int]], people: int, tabs: int, seconds: float
+) -> list[Phase]:
     phases = []
     async with open_tabs(front, people, tabs) as opened:
         for tab in opened[:people]:  # warm: every person's connection up, one call each
@@ -128,13 +151,15 @@ async def measure(front: Webhost, pids: Sequence[int], people: int, tabs: int, s
         for name, run in (("paced (1 call/s each)", load), ("capacity (back to back)", capacity)):
             out = Samples()
             before = [process_cpu_seconds(pid) or 0.0 for pid in pids]
+            before_rest = {name: cpu_of(group) for name, group in rest.items()}
             started = time.perf_counter()
             async with anyio.create_task_group() as group:
                 for tab in opened:
                     group.start_soon(run, tab, "basic", seconds, out)
             elapsed = time.perf_counter() - started
             after = [process_cpu_seconds(pid) or 0.0 for pid in pids]
-            phases.append(Phase(name, elapsed, out, [b - a for a, b in zip(before, after, strict=True)]))
+            spent = {name: cpu_of(group) - before_rest[name] for name, group in rest.items()}
+            phases.append(Phase(name, elapsed, out, [b - a for a, b in zip(before, after, strict=True)], spent))
     return phases
 
 
@@ -172,9 +197,9 @@ async def main() -> int:
             for label, members in (("1 replica", replicas[:1]), ("2 replicas", replicas)):
                 pages = [r.port for r in members]
                 with run_nginx(pages, [r.sandbox_port for r in members], port=port) as nginx:
-                    results[label] = await measure(front, pids, people, tabs, seconds)
+                    results[label] = await measure(front, pids, others(nginx), people, tabs, seconds)
                     print(f"{label}: {spread(nginx, pages)}")
-    headers = ["phase", "calls/s", "p50 ms", "p99 ms", "failed", "replica CPU s"]
+    headers = ["phase", "calls/s", "p50 ms", "p99 ms", "failed", "replica CPU s", "other CPU s"]
     for label, phases in results.items():
         print(f"\n{label}")
         table(headers, [phase.cells() for phase in phases])
