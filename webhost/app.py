@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from webhost import __version__, loophealth
 from webhost.apps.instances import Sandbox
-from webhost.apps.origins import derive_key
+from webhost.apps.origins import derive_key, secret_from_text
 from webhost.audit import LEGACY_FILE, AuditLimits, AuditLog, AuditUnavailable, visible_user
 from webhost.auth import AccessPolicy, AuthGate, same_origin_path
 from webhost.auth.gate import SIGN_IN_PATH, SIGN_OUT_PATH
@@ -124,6 +124,13 @@ class HostState:
         self.workspaces.clear()
 
 
+def deployment_secret(settings: Settings) -> bytes:
+    """`WEBHOST_SECRET` when given (how replicas with data folders of their own share one), else the
+    data folder's `secret` file. The file holds text, so `WEBHOST_SECRET=$(cat DATA/secret)` keeps a
+    deployment's cookies, sandbox origins and stored input values as they were."""
+    return secret_from_text(settings.secret) if settings.secret else load_secret(settings.data_dir)
+
+
 def load_secret(data_dir: Path) -> bytes:
     """The per-deployment secret (sandbox labels, session cookies), created once in the data folder.
 
@@ -176,7 +183,7 @@ def create_app(
 ) -> ASGIApp:
     """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
     is the time webhost checks the provider's ID tokens against (tests skew it)."""
-    secret = secret or load_secret(settings.data_dir)
+    secret = secret or deployment_secret(settings)
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
     sandbox = Sandbox(
         secret=secret,
@@ -193,7 +200,8 @@ def create_app(
     audit = AuditLog(
         storage, AuditLimits(**config.options.audit.model_dump()), legacy_file=settings.data_dir / LEGACY_FILE
     )
-    redactor = config.redactor()
+    # What reaches the browser never holds the deployment secret or the database password either.
+    redactor = config.redactor().with_values(value for value in (settings.secret, storage.password) if value)
     history = CallHistory(storage, redactor)
     host = HostState(
         settings=settings,

@@ -20,10 +20,12 @@ from pydantic_settings import SettingsError
 
 from sandbox_proxy.app import create_sandbox_app
 from webhost import __version__, gctuning
-from webhost.app import Server, create_app, load_secret
+from webhost.app import Server, create_app, deployment_secret
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
 from webhost.settings import Settings, env_for, flag_for
+from webhost.storage.db import Storage, StorageUnavailable
+from webhost.storage.urls import database_url
 
 LOOPBACK_NAMES = {"localhost"}
 # In a logged request line (uvicorn's access log): the login URL's token (`GET /?token=...`), and the
@@ -144,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     except DataDirProblem as exc:
         print(f"webhost: data directory {settings.data_dir}: {exc}", file=sys.stderr)
         return 2
+    except StorageUnavailable as exc:
+        print(f"webhost: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 0
 
@@ -180,9 +185,20 @@ def _demo() -> Config:
     return demo_config()
 
 
-async def serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+async def prepare_database(settings: Settings, config: Config) -> None:
+    """Open the database and apply the migrations before listening, so that a database that cannot be
+    reached is one line and status 2, not a traceback from the app's start (which then finds it at head)."""
+    storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
     try:
-        secret = load_secret(settings.data_dir)
+        await storage.start()
+    finally:
+        await storage.close()
+
+
+async def serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+    await prepare_database(settings, config)
+    try:
+        secret = deployment_secret(settings)
         host_app = create_app(settings, config, secret=secret)
     except (OSError, sqlite3.Error) as exc:
         raise DataDirProblem(f"cannot keep the secret and the audit log there ({_reason(exc)})") from None

@@ -73,6 +73,10 @@ class Redactor:
         # The same values as they appear inside JSON text (escaped), to spot them without decoding.
         self._in_json = sorted({json.dumps(v)[1:-1] for v in self._values} | set(self._values), key=len, reverse=True)
 
+    def with_values(self, values: Iterable[str]) -> Redactor:
+        """This redactor with more secret values."""
+        return Redactor((*self.values, *values))
+
     def __bool__(self) -> bool:
         return bool(self._values)
 

@@ -57,10 +57,20 @@ class Settings(BaseSettings):
     )
     database_url: str | None = Field(
         default=None,
-        description="Database for people and sessions (a sqlite+aiosqlite:///PATH URL; "
-        "PostgreSQL is not supported yet). Overrides the configuration file's database. Without either, SQLite "
-        "in the data folder. Environment only (a URL may hold a password).",
+        description="Database for people and sessions: a postgresql://USER:PASSWORD@HOST/DATABASE URL (shared "
+        "by every replica) or a sqlite+aiosqlite:///PATH URL. Overrides the configuration file's database. Without "
+        "either, SQLite in the data folder. Environment only (a URL may hold a password).",
         json_schema_extra={"flag": None},
+        repr=False,
+    )
+    secret: str | None = Field(
+        default=None,
+        description="The deployment secret (at least 32 characters; signs cookies and sandbox tokens, keys the "
+        "stored input values). Every replica of a deployment needs the same one. Without it, the one in the data "
+        "folder (created at first start). Environment only.",
+        json_schema_extra={"flag": None},
+        repr=False,
+        min_length=32,
     )
     secure_cookies: bool = Field(default=False, description="Mark the session cookie Secure (behind TLS).")
     allow_remote: bool = Field(

@@ -26,8 +26,12 @@ def servers() -> dict[str, Any]:
     return {"keyed": sdk_server("basic"), "plain": sdk_server("basic")}
 
 
-def host(tmp_path: Path, connects: list[ServerConfig] | None = None, *, people: bool = False) -> Any:
-    return in_process_host(tmp_path, servers(), entries=ENTRIES, inputs=INPUTS, connects=connects, people=people)
+def host(
+    tmp_path: Path, connects: list[ServerConfig] | None = None, *, people: bool = False, database_url: str | None = None
+) -> Any:
+    return in_process_host(
+        tmp_path, servers(), entries=ENTRIES, inputs=INPUTS, connects=connects, people=people, database_url=database_url
+    )
 
 
 def keyed(connects: list[ServerConfig]) -> list[ServerConfig]:
@@ -81,14 +85,16 @@ async def test_a_server_waits_for_its_input_then_connects_with_the_value(tmp_pat
     assert SECRET_VALUE.encode() not in database + (wal.read_bytes() if wal.exists() else b"")
 
 
-async def test_values_survive_a_restart_and_forget_makes_the_server_wait_again(tmp_path: Path) -> None:
-    async with host(tmp_path) as h, h.tab() as tab:
+async def test_values_survive_a_restart_and_forget_makes_the_server_wait_again(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with host(tmp_path, database_url=database_url) as h, h.tab() as tab:
         await tab.wait_status("keyed", "needs-input")
         await tab.request("inputs/set", {"values": {"api_key": SECRET_VALUE}})
         await tab.wait_connected("keyed")
 
     connects: list[ServerConfig] = []
-    async with host(tmp_path, connects) as h, h.tab() as tab:  # same data folder: a restart of webhost
+    async with host(tmp_path, connects, database_url=database_url) as h, h.tab() as tab:  # a restart of webhost
         await tab.wait_connected("keyed")
         assert [c.env["API_KEY"] for c in keyed(connects)] == [SECRET_VALUE]
         assert await tab.request("inputs/forget", {"ids": ["api_key"]}) == {"forgotten": ["api_key"]}
@@ -98,7 +104,7 @@ async def test_values_survive_a_restart_and_forget_makes_the_server_wait_again(t
         await tab.wait_status("keyed", "needs-input")
         assert SECRET_VALUE not in "\n".join(tab.received)
 
-    async with host(tmp_path) as h, h.tab() as tab:
+    async with host(tmp_path, database_url=database_url) as h, h.tab() as tab:
         await tab.wait_status("keyed", "needs-input")
 
 

@@ -63,9 +63,11 @@ async def test_signing_in_opens_a_session_for_that_person_with_their_role(tmp_pa
         assert info["user"] == {"id": "ada", "name": "Ada Lovelace", "email": "ada@example.com", "role": "admin"}
 
 
-async def test_two_people_each_get_their_own_person_and_sign_out_revokes(tmp_path: Path, provider: Provider) -> None:
+async def test_two_people_each_get_their_own_person_and_sign_out_revokes(
+    tmp_path: Path, provider: Provider, database_url: str
+) -> None:
     async with (
-        basic_host(tmp_path, provider.options(admins=["carol@example.com"])) as host,
+        basic_host(tmp_path, provider.options(admins=["carol@example.com"]), database_url=database_url) as host,
         web(host) as bob,
         web(host) as carol,
     ):
@@ -98,16 +100,15 @@ async def test_two_people_each_get_their_own_person_and_sign_out_revokes(tmp_pat
         assert (await carol.get("/api/servers")).status_code == 200  # carol's session is hers alone
 
 
-async def test_a_session_survives_a_restart_of_webhost(tmp_path: Path, provider: Provider) -> None:
-    async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
+async def test_a_session_survives_a_restart_of_webhost(tmp_path: Path, provider: Provider, database_url: str) -> None:
+    async with basic_host(tmp_path, provider.options(), database_url=database_url) as host, web(host) as browser:
         await sign_in(browser, "bob")
         cookie = browser.cookies[SESSION_COOKIE]
     async with (
-        basic_host(tmp_path, provider.options()) as host,
+        basic_host(tmp_path, provider.options(), database_url=database_url) as host,
         host.http(token=None, headers={"cookie": f"{SESSION_COOKIE}={cookie}"}) as again,
     ):
         assert (await again.get("/api/servers")).status_code == 200
-    assert (tmp_path / "data" / "webhost.sqlite3").exists()
 
 
 async def test_without_a_session_pages_redirect_and_the_api_and_websocket_are_refused(

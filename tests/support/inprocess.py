@@ -296,6 +296,7 @@ async def in_process_host(
     people: bool = False,
     inputs: list[dict[str, Any]] | None = None,
     clock: Callable[[], float] | None = None,
+    database_url: str | None = None,
 ) -> AsyncIterator[InProcessHost]:
     """A host whose configured servers are the given in-process servers (entries default to stdio stubs).
 
@@ -304,6 +305,8 @@ async def in_process_host(
     `connects`, when given, receives the entry of every connection opened (as the person's connection sees it).
     `people=True` lets each tab and HTTP client choose its person (`host.tab(person=...)`, `ChosenPeople`).
     `inputs` is the configuration's top-level "inputs" list (values each person provides).
+    `database_url` is WEBHOST_DATABASE_URL (tests/conftest.py's `database_url` gives one per engine); without
+    it, SQLite in the data folder.
     """
     names = [
         *servers,
@@ -320,7 +323,7 @@ async def in_process_host(
     path = tmp_path / "webhost.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     config = load_config(path)
-    settings = Settings(token=TOKEN, data_dir=tmp_path / "data")
+    settings = Settings(token=TOKEN, data_dir=tmp_path / "data", database_url=database_url)
     memory = memory_transports(servers, legacy=legacy)
 
     def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:

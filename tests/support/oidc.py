@@ -60,9 +60,11 @@ def run_provider(origins: list[str]) -> Iterator[Provider]:
         proc.wait(timeout=10)
 
 
-async def through_provider(location: str, login: str, *, deny: bool = False, password: str | None = None) -> str:
+async def through_provider(
+    location: str, login: str, *, deny: bool = False, password: str | None = None, origin: str = ORIGIN
+) -> str:
     """Follow the provider's pages from its authorization URL, sign in as `login` (or deny), and
-    return the redirect back to webhost (a path on ORIGIN with the query)."""
+    return the redirect back to webhost (a path on `origin`, the in-process one by default, with the query)."""
     async with httpx.AsyncClient(follow_redirects=False, timeout=10) as op:
         url = location
         for _ in range(12):
@@ -75,6 +77,6 @@ async def through_provider(location: str, login: str, *, deny: bool = False, pas
                 response = await op.post(httpx.URL(str(response.url)).join(action.group(1)), data=form)
             assert response.status_code in (302, 303), (response.status_code, response.text[:500])
             url = str(httpx.URL(str(response.url)).join(response.headers["location"]))
-            if url.startswith(ORIGIN):
-                return url[len(ORIGIN) :]
+            if url.startswith(origin):
+                return url[len(origin) :]
     raise AssertionError("the provider did not send the browser back to webhost")

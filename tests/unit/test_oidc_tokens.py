@@ -95,9 +95,13 @@ def test_auth_settings_are_checked_with_one_line(auth: dict[str, Any], message: 
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_postgresql_is_refused_for_now_and_sqlite_accepted() -> None:
-    with pytest.raises(ConfigError, match="PostgreSQL support is not in this version"):
-        parse_config(json.dumps({"mcpServers": {}, "webhost": {"database": "postgresql://u@db/w"}}), "f.json", {})
+def test_postgresql_and_sqlite_are_accepted_and_other_databases_refused_in_one_line() -> None:
+    with pytest.raises(ConfigError, match="must be a postgresql://") as caught:
+        parse_config(json.dumps({"mcpServers": {}, "webhost": {"database": "mysql://u:pw@db/w"}}), "f.json", {})
+    assert "\n" not in str(caught.value) and "pw" not in str(caught.value)
+    for url in ("postgresql://u:pw@db/w", "postgres://u@db:5432/w?sslmode=require"):
+        parsed = parse_config(json.dumps({"mcpServers": {}, "webhost": {"database": url}}), "f.json", {})
+        assert parsed.options.database == url
     auth = {"mode": "oidc", "issuer": "https://i", "clientId": "c", "clientSecret": "${S}"}
     config = parse_config(
         json.dumps({"mcpServers": {}, "webhost": {"database": "sqlite+aiosqlite:///x.db", "auth": auth}}),

@@ -1,18 +1,25 @@
 """The database: people, web sessions, pending sign-ins and each person's input values, behind a small async API.
 
-SQLAlchemy 2 Core on an async engine (aiosqlite now; the queries are portable SQL so PostgreSQL can
-follow). The schema belongs to the Alembic migrations in `migrations/`, applied by `Storage.start`;
-`metadata` below mirrors it for the queries. Secrets never rest here in the clear: a session and a
-sign-in state are stored as the SHA-256 of the random value the browser holds.
+SQLAlchemy 2 Core on an async engine: SQLite (aiosqlite, WAL) or PostgreSQL (asyncpg), with the same
+portable queries (an upsert is `portable.upsert`). The schema belongs to the Alembic migrations in
+`migrations/`, applied by `Storage.start` under a lock, so that of several replicas starting at once
+the first migrates and the others wait; `metadata` below mirrors it for the queries. Secrets never
+rest here in the clear: a session and a sign-in state are stored as the SHA-256 of the random value the browser holds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
+import os
+import socket
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
@@ -20,9 +27,14 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from webhost.people import Person
+from webhost.redact import Redactor
 from webhost.storage.files import owner_only
+from webhost.storage.portable import upsert
+from webhost.storage.urls import async_url, display_url, url_password
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+# pg_advisory_xact_lock key held while migrating: any fixed 64-bit number, the same in every replica.
+MIGRATION_LOCK = 0x7765_6268_6F73_7401  # "webhost" + 1
 
 metadata = sa.MetaData()
 people = sa.Table(
@@ -93,23 +105,64 @@ class WebSession:
     id_token: str | None
 
 
+class StorageUnavailable(Exception):
+    """The database cannot be opened or migrated; the message is one line, with the password masked."""
+
+
 class Storage:
     """One database for the deployment's people and sessions; `start` applies the migrations."""
 
     def __init__(self, url: str) -> None:
+        url = async_url(url)  # postgres:// and postgresql:// as people write them
         self.url = url
-        self.engine: AsyncEngine = create_async_engine(url)
+        self.shown_url = display_url(url)
+        self.password = url_password(url)
+        self._redactor = Redactor([self.password] if self.password else [])
+        options: dict[str, Any] = {"pool_pre_ping": True} if url.startswith("postgresql") else {}
+        self.engine: AsyncEngine = create_async_engine(url, **options)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
 
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
     async def start(self) -> None:
-        if self.engine.dialect.name == "sqlite":
-            database = self.engine.url.database
-            if database and database != ":memory:":
-                Path(database).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-                owner_only(Path(database))
-        async with self.engine.begin() as connection:
-            await connection.run_sync(_upgrade)
+        """Apply the migrations; raises StorageUnavailable (one line, no password) if that fails."""
+        try:
+            async with self._migration_lock(), self.engine.begin() as connection:
+                if self.dialect == "postgresql":  # held to the end of this transaction: others wait here
+                    await connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+                await connection.run_sync(_upgrade)
+        except (OSError, sa.exc.SQLAlchemyError) as exc:
+            await self.engine.dispose()
+            raise StorageUnavailable(f"database {self.shown_url}: {self.reason(exc)}") from None
+
+    def reason(self, exc: BaseException) -> str:
+        """What went wrong, in one line and with the database password masked."""
+        cause = getattr(exc, "orig", None) or exc
+        text = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+        if isinstance(cause, socket.gaierror):
+            text = f"cannot find the host ({cause.strerror})"
+        elif isinstance(cause, OSError):  # asyncpg's own text is "Connect call failed (host, port)"
+            text = f"cannot connect ({os.strerror(cause.errno) if cause.errno else cause.strerror or text})"
+        return self._redactor.text(text)
+
+    @contextlib.asynccontextmanager
+    async def _migration_lock(self) -> AsyncIterator[None]:
+        """SQLite: an exclusive lock on a file beside the database (PostgreSQL locks in the transaction)."""
+        database = self.engine.url.database if self.dialect == "sqlite" else None
+        if not database or database == ":memory:":
+            yield
+            return
+        Path(database).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        owner_only(Path(database))
+        fd = os.open(f"{database}.migrating", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            await anyio.to_thread.run_sync(fcntl.flock, fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -123,9 +176,7 @@ class Storage:
             "last_seen": now,
         }
         async with self.engine.begin() as db:
-            updated = await db.execute(people.update().where(people.c.id == person.id).values(**values))
-            if updated.rowcount == 0:
-                await db.execute(people.insert().values(id=person.id, first_seen=now, **values))
+            await upsert(db, people, {"id": person.id, "first_seen": now, **values}, key=["id"], keep=["first_seen"])
 
     async def create_session(
         self, session_id: str, person: Person, *, now: float, expires_at: float, id_token: str | None
@@ -212,10 +263,15 @@ class Storage:
 
 
 def _upgrade(connection: sa.Connection) -> None:
+    command.upgrade(alembic_config(connection), "head")
+
+
+def alembic_config(connection: sa.Connection) -> AlembicConfig:
+    """Alembic on this connection (env.py never opens one of its own)."""
     config = AlembicConfig()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
-    command.upgrade(config, "head")
+    return config
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

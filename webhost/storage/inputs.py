@@ -16,6 +16,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from webhost.storage.db import Storage, person_inputs
+from webhost.storage.portable import upsert
 
 NONCE_BYTES = 12
 VERSION = b"\x01"
@@ -58,14 +59,8 @@ class InputVault:
         async with self.storage.engine.begin() as db:
             for input_id, value in values.items():
                 sealed = self._seal(person_id, input_id, value)
-                await db.execute(
-                    person_inputs.delete().where(
-                        person_inputs.c.person_id == person_id, person_inputs.c.input_id == input_id
-                    )
-                )
-                await db.execute(
-                    person_inputs.insert().values(person_id=person_id, input_id=input_id, sealed=sealed, updated_at=now)
-                )
+                row = {"person_id": person_id, "input_id": input_id, "sealed": sealed, "updated_at": now}
+                await upsert(db, person_inputs, row, key=["person_id", "input_id"])
 
     async def forget(self, person_id: str, input_ids: list[str]) -> None:
         async with self.storage.engine.begin() as db:
