@@ -304,7 +304,7 @@ def create_app(
         return JSONResponse(await loophealth.measure(seconds))
 
     assert host.deps.oauth is not None
-    app.add_api_route(OAUTH_CALLBACK_PATH, callback_endpoint(host.deps.oauth.sign_ins), methods=["GET"])
+    app.add_api_route(OAUTH_CALLBACK_PATH, callback_endpoint(host.deps.oauth.sign_ins, audit), methods=["GET"])
 
     @app.websocket("/ws")
     async def websocket(ws: WebSocket) -> None:

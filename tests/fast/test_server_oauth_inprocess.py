@@ -178,6 +178,11 @@ async def test_signing_out_of_the_server_revokes_forgets_and_asks_again(
         assert auth_server.stats()["revoked"] > revoked
         waiting = await status_of(tab, "auth-required")
         assert waiting["signIn"] == {"signedIn": False, "waiting": True}
+        async with host.http(person=ADA) as http:
+            rows = (await http.get("/api/audit", params={"server": "secure"})).json()["entries"]
+        kinds = [(row["kind"], row["decision"], row["user_id"]) for row in rows]
+        assert ("server.sign-in", "answered", "ada") in kinds and ("server.sign-out", "signed-out", "ada") in kinds
+        assert not any("code=" in json.dumps(row) or "state=" in json.dumps(row) for row in rows)
     async with host_with(tmp_path, protected) as host, host.tab(person=ADA) as tab:
         await status_of(tab, "auth-required")  # nothing was kept
 

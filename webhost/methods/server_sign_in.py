@@ -18,6 +18,14 @@ async def sign_out(session: BrowserSession, params: dict[str, Any]) -> dict[str,
     """Forget this person's tokens for the server (revoked where the server supports it)."""
     connection = session.connection(params)
     note = await session.workspace.sign_out_of(connection)
+    await session.audit.record(
+        "server.sign-out",
+        person=session.person,
+        session=session.id,
+        server=connection.name,
+        decision="signed-out",
+        summary=note or "tokens forgotten and revoked",
+    )
     return {"server": connection.state(), "note": note}
 
 

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from webhost.audit import AuditLog
 from webhost.auth.gate import HOP
 from webhost.auth.pages import NO_STORE, page_html
 from webhost.people import person_of
@@ -19,10 +20,19 @@ from webhost.people import person_of
 from .sign_ins import ServerSignIns
 
 
-def callback_endpoint(sign_ins: ServerSignIns) -> Callable[[Request], Awaitable[HTMLResponse]]:
+def callback_endpoint(sign_ins: ServerSignIns, audit: AuditLog) -> Callable[[Request], Awaitable[HTMLResponse]]:
     async def oauth_callback(request: Request) -> HTMLResponse:
         params = {k: v for k, v in request.query_params.items() if k != HOP}
-        outcome = sign_ins.deliver(person_of(request.scope).id, params)
+        person = person_of(request.scope)
+        outcome = sign_ins.deliver(person.id, params)
+        # Who came back from which authorization server, and how (never the code or the state).
+        audit.note(
+            "server.sign-in",
+            person=person,
+            server=outcome.server,
+            decision="answered" if outcome.ok else "failed",
+            summary=outcome.message[:300],
+        )
         title = "Signed in" if outcome.ok else "Sign-in did not complete"
         status = 200 if outcome.ok else 400
         html = page_html(status, title, outcome.message)
