@@ -41,6 +41,7 @@ export class WarmFrames {
     let parsed;
     try { parsed = new URL(url); } catch { return; }
     if (parsed.origin !== origin || parsed.pathname !== "/warm" || origin === location.origin) return;
+    this.#prune();
     if (this.#frames.some((f) => f.origin === origin)) return;
     while (this.#frames.length >= MAX_WARM_FRAMES) this.#drop(/** @type {WarmFrame} */ (this.#frames[0]));
     const iframe = document.createElement("iframe");
@@ -83,7 +84,13 @@ export class WarmFrames {
 
   /** Origins with a ready frame (debugging and tests). */
   readyOrigins() {
+    this.#prune();
     return this.#frames.filter((f) => f.ready).map((f) => f.origin);
+  }
+
+  /** Forget frames something else removed from the page (a removed frame's document is gone). */
+  #prune() {
+    for (const f of [...this.#frames]) if (!f.iframe.isConnected) this.#drop(f);
   }
 
   /** Drop every warm frame of `origin` (its server went away), or all. @param {string} [origin] */
