@@ -14,7 +14,7 @@ The activity log is first filled to `--log-entries` (default 2000: the log keeps
 newest 500) by calls the page makes through its own RPC client, untimed; the page's activity log then keeps
 growing during the run, as it does for a person. Nothing is asserted.
 
-    .venv/bin/python bench/page_call.py [--quick] [--iterations N] [--warmup N] [--log-entries N]
+    .venv/bin/python bench/page_call.py [--quick] [--iterations N] [--warmup N] [--log-entries N] [--collapse-log]
 """
 
 from __future__ import annotations
@@ -113,6 +113,11 @@ def add_args(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="activity log entries made before the timed run (default 2000)",
     )
+    parser.add_argument(
+        "--collapse-log",
+        action="store_true",
+        help="hide the activity log (its Hide button) before the run: what the log's rendering costs",
+    )
 
 
 def page_for(browser: Any, base_url: str, token: str) -> Page:
@@ -155,6 +160,8 @@ def main() -> int:
                 page = page_for(browser, host.base_url, host.token)
                 page.evaluate(FILL_LOG, args.log_entries)
                 page.wait_for_timeout(200)  # the log's last coalesced flush
+                if args.collapse_log:
+                    page.click('[data-testid="activity-log"] button[aria-expanded="true"]')
                 before = log_entries(page)
                 print(
                     f"activity log before the run: {before[0]} entries ({before[1]} rows in its DOM); "
