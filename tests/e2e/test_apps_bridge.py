@@ -429,9 +429,13 @@ def test_display_modes(app_page: Page, tmp_path: Path) -> None:
     )
     # The App survived both switches (a moved iframe would have reloaded and lost its state).
     assert received(app, "ui/notifications/tool-input")
-    assert (
-        len([m for m in trace(page, frame_id) if m["msg"].get("method") == "ui/notifications/sandbox-proxy-ready"]) == 1
-    )
+    # One proxy ready in all: to the bridge (cold), or to the warm frame pool before the click (warm).
+    readies = [
+        m
+        for m in trace(page, frame_id)
+        if m["msg"].get("method") in ("ui/notifications/sandbox-proxy-ready", "webhost/warm-frame")
+    ]
+    assert len(readies) == 1
 
     # An App that declares nothing may use pip (the window is wide enough).
     frame2, app2 = open_probe(page, tool="bridge_probe")
