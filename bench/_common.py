@@ -515,6 +515,7 @@ class RpcSocket:
         self.ws = ws
         self._next_id = 0
         self.frames = 0
+        self.bytes_received = 0  # characters of every frame read (the UTF-8 bytes, for ASCII JSON)
         self._responses: dict[int, dict[str, Any]] = {}
 
     async def send(self, method: str, params: dict[str, Any]) -> int:
@@ -523,8 +524,10 @@ class RpcSocket:
         return self._next_id
 
     async def _read(self) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(await self.ws.recv())
+        text = await self.ws.recv()
+        message: dict[str, Any] = json.loads(text)
         self.frames += 1
+        self.bytes_received += len(text)
         return message
 
     async def response(self, request_id: int) -> Any:

@@ -13,6 +13,7 @@ server: the floor of the WebSocket hop alone.
 
     .venv/bin/python bench/tool_call.py [--quick] [--iterations N] [--warmup N] [--big-bytes N]
                                         [--direct-transport sdk|webhost] [--no-ws-compression]
+                                        [--rows echo,big,image]
                                         [--profile-webhost FILE]
 """
 
@@ -88,6 +89,13 @@ def add_args(parser: argparse.ArgumentParser) -> None:
         help="the direct client's stdio transport: the SDK's stdio_client (default), or webhost's "
         "own (webhost.upstream.stdio), to leave the transport out of the comparison",
     )
+    parser.add_argument(
+        "--rows",
+        default="echo,big,image",
+        metavar="LIST",
+        help="which rows to run, comma-separated among echo, big, image (default all; a profile of one "
+        "row shows that row's costs alone)",
+    )
 
 
 def direct_target(kind: str, params: StdioServerParameters) -> Any:
@@ -126,7 +134,10 @@ async def main() -> int:
             reset_profile(host)
             calls = 0
 
+            wanted = {r.strip() for r in args.rows.split(",") if r.strip()}
             for name, tool, arguments, expected, default_n, quick_n in cases(args.big_bytes):
+                if name.split(" ")[0] not in wanted:
+                    continue
 
                 async def via_direct(
                     tool: str = tool, arguments: dict[str, object] = arguments, expected: int = expected

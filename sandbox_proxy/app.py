@@ -51,18 +51,38 @@ def effective_host_origins(token_origins: tuple[str, ...], configured: list[str]
     return [o for o in token_origins if o in allowed]
 
 
-def render_proxy_page(template: Template, config: ProxyConfig, host_origins: list[str]) -> str:
+def render_proxy_page(template: Template, config: ProxyConfig, host_origins: list[str], *, mode: str = "cold") -> str:
     """The proxy document: static markup plus escaped values for proxy.js (no inline script)."""
     return template.substitute(
         host_origins=html.escape(" ".join(host_origins), quote=True),
         allow=html.escape(config.allow, quote=True),
         sandbox=html.escape(config.sandbox, quote=True),
+        mode=mode,
     )
 
 
 def proxy_csp(config: ProxyConfig, host_origins: list[str]) -> str:
     """The App's policy from the token, with frame-ancestors set here (never taken from the token)."""
     return strip_directive(config.csp, "frame-ancestors") + "; " + frame_ancestors_directive(host_origins)
+
+
+# The warm proxy document (docs/security.md "Warm proxy frames"): loaded before any App is chosen, so it
+# carries no App's policy. It may run only its own script and frame only its own origin (the App's
+# document, /app, which brings the App's policy in its own header); nothing else loads in it.
+WARM_CSP = "default-src 'none'; script-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'"
+
+
+def warm_csp(host_origins: list[str]) -> str:
+    return WARM_CSP + "; " + frame_ancestors_directive(host_origins)
+
+
+def app_document_csp(config: ProxyConfig, host_origins: list[str]) -> str:
+    """The App document's policy in a warm frame: the token's, framed by the proxy on this origin."""
+    return (
+        strip_directive(config.csp, "frame-ancestors")
+        + "; "
+        + frame_ancestors_directive(host_origins).replace("frame-ancestors ", "frame-ancestors 'self' ", 1)
+    )
 
 
 def create_sandbox_app(
@@ -75,16 +95,20 @@ def create_sandbox_app(
     """The sandbox listener for every `<label>.<domain>` origin.
 
     `GET /proxy?p=<token>` serves the proxy page when the token verifies and names the label of the
-    request's Host; `GET /proxy.js` the relay script (an ES module) and `GET /constants.js` what it
-    imports; `GET /healthz` a liveness answer; all else 404.
+    request's Host; `GET /warm?p=<token>` the same proxy under the fixed `WARM_CSP` (a warm frame, kept
+    ready before the click), and `GET /app?p=<token>` the empty App document a warm proxy writes the App
+    into, under the token's policy; `GET /proxy.js` the relay script (an ES module) and
+    `GET /constants.js` what it imports; `GET /healthz` a liveness answer; all else 404.
     `host_origins` are the host page origins this deployment allows to embed Apps.
     """
     configured = [o.lower().rstrip("/") for o in host_origins]
     frame_ancestors_directive(configured)  # validate early: a typo should fail at start-up
     page_template = Template((STATIC_DIR / "proxy.html").read_text(encoding="utf-8"))
+    app_template = Template((STATIC_DIR / "app.html").read_text(encoding="utf-8"))
     scripts = {name: (STATIC_DIR / name).read_bytes() for name in ("proxy.js", "constants.js")}
 
-    async def proxy_page(request: Request) -> Response:
+    def verified(request: Request) -> tuple[ProxyConfig, list[str]] | Response:
+        """The token's config and the host origins it allows here, or the refusal to send."""
         label = label_from_host(request.headers.get("host"), domain)
         if label is None:
             return _error(404, "Not Found")
@@ -100,8 +124,29 @@ def create_sandbox_app(
         origins = effective_host_origins(config.host_origins, configured)
         if not origins:
             return _error(403, "Forbidden: no allowed host origin")
-        headers = {**COMMON_HEADERS, "Content-Security-Policy": proxy_csp(config, origins)}
-        body = render_proxy_page(page_template, config, origins)
+        return config, origins
+
+    async def proxy_page(request: Request) -> Response:
+        checked = verified(request)
+        if isinstance(checked, Response):
+            return checked
+        config, origins = checked
+        warm = request.url.path == "/warm"
+        csp = warm_csp(origins) if warm else proxy_csp(config, origins)
+        body = render_proxy_page(page_template, config, origins, mode="warm" if warm else "cold")
+        return Response(
+            body, media_type="text/html; charset=utf-8", headers={**COMMON_HEADERS, "Content-Security-Policy": csp}
+        )
+
+    async def app_document(request: Request) -> Response:
+        checked = verified(request)
+        if isinstance(checked, Response):
+            return checked
+        config, origins = checked
+        headers = {**COMMON_HEADERS, "Content-Security-Policy": app_document_csp(config, origins)}
+        body = app_template.substitute(
+            allow=html.escape(config.allow, quote=True), sandbox=html.escape(config.sandbox, quote=True)
+        )
         return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
     async def proxy_script(request: Request) -> Response:
@@ -121,6 +166,8 @@ def create_sandbox_app(
     app = Starlette(
         routes=[
             Route("/proxy", proxy_page, methods=["GET"]),
+            Route("/warm", proxy_page, methods=["GET"]),
+            Route("/app", app_document, methods=["GET"]),
             Route("/proxy.js", proxy_script, methods=["GET"]),
             Route("/constants.js", proxy_script, methods=["GET"]),
             Route("/healthz", healthz, methods=["GET"]),

@@ -133,13 +133,13 @@ import { PERMISSION_TOKENS, SANDBOX_TOKENS } from "./constants.js";
     }, HOST_ORIGIN);
   }
 
-  /** @param {any} params */
-  function loadApp(params) {
-    if (!params || typeof params.html !== "string") return refuse("resource-ready without html");
-    var tokens = sandboxTokens(params.sandbox);
-    var allow = allowTokens(params.permissions);
-    var sameOrigin = tokens.indexOf("allow-same-origin") >= 0;
-    var frame = document.createElement("iframe");
+  // A warm proxy (served from /warm before any App was chosen, under a fixed bootstrap policy) does not
+  // write the App into an inherited document: it loads the App's own document from /app?p=<the open's
+  // token> on this origin, which brings the App's policy in its header, and writes the App into that.
+  var WARM = metaContent("webhost-mode") === "warm";
+
+  /** @param {HTMLIFrameElement} frame @param {string[]} tokens @param {string[]} allow */
+  function styleFrame(frame, tokens, allow) {
     // Attributes before insertion: sandbox flags are fixed when the frame's first document is made.
     frame.setAttribute("sandbox", tokens.join(" "));
     if (allow.length) frame.setAttribute("allow", allow.join("; "));
@@ -153,19 +153,34 @@ import { PERMISSION_TOKENS, SANDBOX_TOKENS } from "./constants.js";
     frame.style.display = "block";
     frame.style.width = "100%";
     frame.style.height = "100%";
-    loaded = true;
+  }
+
+  /** @param {HTMLIFrameElement} frame @param {string} html */
+  function writeApp(frame, html) {
+    var doc = /** @type {Document} */ (frame.contentDocument);
+    doc.open();
+    // After open() (which erases listeners) and before write(), so parse-time violations count.
+    doc.addEventListener("securitypolicyviolation", reportViolation);
+    doc.write(html);
+    doc.close();
+  }
+
+  /** @param {any} params */
+  function loadApp(params) {
+    if (!params || typeof params.html !== "string") return refuse("resource-ready without html");
+    if (WARM) return loadWarm(params);
+    var tokens = sandboxTokens(params.sandbox);
+    var allow = allowTokens(params.permissions);
+    var sameOrigin = tokens.indexOf("allow-same-origin") >= 0;
+    var frame = document.createElement("iframe");
+    styleFrame(frame, tokens, allow);
     inner = frame;
     innerOrigin = sameOrigin ? OWN_ORIGIN : "null";
     if (sameOrigin) {
       // document.write keeps the frame on our origin (storage, CORS work) and makes the App inherit
       // this document's CSP header ("header mode", mcp-apps §6.4).
       document.body.appendChild(frame);
-      var doc = /** @type {Document} */ (frame.contentDocument);
-      doc.open();
-      // After open() (which erases listeners) and before write(), so parse-time violations count.
-      doc.addEventListener("securitypolicyviolation", reportViolation);
-      doc.write(params.html);
-      doc.close();
+      writeApp(frame, params.html);
     } else {
       // An opaque frame cannot be written into from here; srcdoc also inherits our policy.
       frame.srcdoc = params.html;
@@ -173,12 +188,81 @@ import { PERMISSION_TOKENS, SANDBOX_TOKENS } from "./constants.js";
     }
   }
 
+  // Warm mode: the App's document starts loading on APP_DOCUMENT (sent just before the HTML, so the
+  // request for /app overlaps the transfer of the HTML), and the HTML is written once both are here.
+  var APP_DOCUMENT = "ui/notifications/sandbox-webhost-app-document";
+  /** @type {string | null} */
+  var warmUrl = null;       // the /app URL being loaded
+  /** @type {Document | null} */
+  var warmDoc = null;       // the App's document, once it loaded and checked out
+  /** @type {string | null} */
+  var warmHtml = null;      // the App's HTML, once it arrived
+
+  /** @param {any} params */
+  function loadWarmDocument(params) {
+    if (warmUrl !== null) return refuse("a second app document ignored");
+    var url;
+    try { url = new URL(String(params && params.appUrl), OWN_ORIGIN); } catch (e) { url = null; }
+    warmUrl = "";  // one document per proxy, whatever happens to this one
+    if (!url) return refuse("warm frame without an app URL");
+    // Bound to this origin: another server's App document cannot be loaded here (and the sandbox
+    // listener refuses a token for another label on this Host anyway).
+    if (url.origin !== OWN_ORIGIN || url.pathname !== "/app") return refuse("app URL is not this origin's /app");
+    var tokens = sandboxTokens(params.sandbox);
+    // Only same-origin Apps come warm (the host opens the others cold): we write into the document.
+    if (tokens.indexOf("allow-same-origin") < 0 || tokens.indexOf("allow-scripts") < 0) {
+      return refuse("a warm frame serves same-origin Apps only");
+    }
+    warmUrl = url.href;
+    var frame = document.createElement("iframe");
+    styleFrame(frame, tokens, []);  // a warm frame was made before any permission was granted: none
+    inner = frame;
+    innerOrigin = OWN_ORIGIN;
+    frame.addEventListener("load", function () {
+      var doc = frame.contentDocument;
+      // The App's document must be /app's (its policy), not an error page or about:blank.
+      var meta = doc && doc.querySelector('meta[name="webhost-sandbox"]');
+      if (!doc || !meta) {
+        frame.remove();
+        return refuse("the App's document did not load (token refused?)");
+      }
+      var granted = words(meta.getAttribute("content") || "");
+      if (!tokens.every(function (t) { return granted.indexOf(t) >= 0; })) {
+        frame.remove();
+        return refuse("the App's token does not grant this sandbox");
+      }
+      warmDoc = doc;
+      writeWarm();
+    }, { once: true });
+    frame.src = url.href;
+    document.body.appendChild(frame);
+  }
+
+  /** @param {any} params */
+  function loadWarm(params) {
+    if (warmUrl === null) loadWarmDocument(params);
+    else if (String(params.appUrl) !== warmUrl && new URL(String(params.appUrl), OWN_ORIGIN).href !== warmUrl) {
+      return refuse("the HTML is for another app document");
+    }
+    warmHtml = params.html;
+    writeWarm();
+  }
+
+  function writeWarm() {
+    if (warmDoc === null || warmHtml === null || !inner) return;
+    var html = warmHtml;
+    warmHtml = null;
+    writeApp(inner, html);
+  }
+
   /** @param {any} msg */
   function fromHost(msg) {
     if (msg.method === RESOURCE_READY) {
       if (loaded) return refuse("second sandbox-resource-ready ignored");
+      loaded = true;  // one App per proxy, whatever happens to this one: a frame is never reused
       return loadApp(msg.params);
     }
+    if (WARM && msg.method === APP_DOCUMENT && !loaded) return loadWarmDocument(msg.params);
     if (typeof msg.method === "string" && msg.method.indexOf(RESERVED_PREFIX) === 0) return;
     if (!inner || !inner.contentWindow) return;
     // An opaque origin cannot be named as a target, hence "*" only in that mode.

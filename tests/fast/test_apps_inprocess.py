@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.support.inprocess import AsgiWsClient, in_process_host
+from tests.support.inprocess import SECRET, AsgiWsClient, in_process_host
 from tests.support.process import RpcError
+from webhost.apps.proxy_token import verify_proxy_config
 from webhost.demo.server import mcp as demo_server
 
 pytestmark = pytest.mark.anyio
@@ -108,3 +109,21 @@ async def test_an_app_bound_to_an_input_request_cannot_rerun_the_call_that_asked
         assert result["result"]["content"][0]["text"] == "You picked Fern (#16a34a).", result
         resolved = await tab.wait_notification("elicitation/resolved", lambda p: p["id"] == request["id"])
         assert resolved["outcome"] == "accept"
+
+
+async def test_apps_warm_answers_a_warm_frame_url_on_the_servers_own_origin_that_carries_no_app(
+    tmp_path: Path,
+) -> None:
+    async with demo_tab(tmp_path) as tab:
+        answer = await tab.request("apps/warm", {"server": "demo", "tool": "show_dashboard"})
+        frame = await open_dashboard(tab)
+    assert answer["warm"] is True
+    warm = answer["frame"]
+    assert warm["origin"] == frame["origin"]
+    assert warm["url"].startswith(frame["origin"] + "/warm?p=")
+    # The open's App document is on the same origin, under the open's own token (the proxy URL's).
+    assert frame["appUrl"] == frame["proxyUrl"].replace("/proxy?p=", "/app?p=", 1)
+    token = warm["url"].split("?p=", 1)[1]
+    assert token not in frame["proxyUrl"]  # the warm token is not an App's
+    config = verify_proxy_config(SECRET, token, now=0)
+    assert config.csp == "default-src 'none'" and config.allow == ""

@@ -27,7 +27,7 @@ from webhost.apps.permissions import (
     requested_permissions,
 )
 from webhost.apps.prefetch import AppPrefetch
-from webhost.apps.proxy_token import DEFAULT_INNER_SANDBOX, issue_proxy_token, proxy_url
+from webhost.apps.proxy_token import DEFAULT_INNER_SANDBOX, app_document_url, issue_proxy_token, proxy_url, warm_url
 from webhost.audit import AuditLog
 from webhost.catalogue import Catalogue
 from webhost.config import WebhostOptions
@@ -163,6 +163,21 @@ class AppInstances:
             connection.name, uri, lambda: self._read_app_resource(connection, uri, summary=f"{uri} (read ahead)")
         )
 
+    def warm_frame(self, server: str) -> dict[str, str]:
+        """Where the page may load a warm proxy frame for `server`'s origin ahead of an open (no App in it yet).
+
+        Its token grants nothing an App could use: no permissions, and a policy under which the proxy script
+        cannot even run if the URL is put to `/proxy`; the sandbox serves `/warm` under its own fixed policy.
+        """
+        origin = self._sandbox.origin(server)
+        token = issue_proxy_token(
+            self._sandbox.secret,
+            label=self._sandbox.label(server),
+            csp="default-src 'none'",
+            host_origins=list(self._sandbox.host_origins),
+        )
+        return {"origin": origin, "url": warm_url(origin, token)}
+
     async def open(
         self,
         connection: Connection,
@@ -247,6 +262,7 @@ class AppInstances:
             "purpose": purpose,
             "origin": origin,
             "proxyUrl": proxy_url(origin, token),
+            "appUrl": app_document_url(origin, token),
             "html": resource.html,
             "csp": csp.effective,
             "cspHeader": header,

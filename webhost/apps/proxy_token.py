@@ -142,3 +142,13 @@ def issue_proxy_token(
 def proxy_url(origin: str, token: str) -> str:
     """The outer iframe's `src`: the proxy page on the server's sandbox origin."""
     return f"{origin}/proxy?p={token}"
+
+
+def warm_url(origin: str, token: str) -> str:
+    """A warm proxy frame's `src`: the proxy under the sandbox's fixed bootstrap policy (no App yet)."""
+    return f"{origin}/warm?p={token}"
+
+
+def app_document_url(origin: str, token: str) -> str:
+    """The App's own document for a warm proxy frame: empty, under the policy `token` carries."""
+    return f"{origin}/app?p={token}"

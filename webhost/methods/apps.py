@@ -45,7 +45,9 @@ async def warm_app(session: BrowserSession, params: dict[str, Any]) -> dict[str,
     uri = tool_resource_uri(tool.get("_meta")) if tool is not None else None
     if uri is None:
         return {"warm": False}
-    return {"warm": await session.apps.warm(connection, uri)}
+    # The proxy frame can load while the resource is read: the page keeps one ready per server origin.
+    frame = session.apps.warm_frame(connection.name)
+    return {"warm": await session.apps.warm(connection, uri), "frame": frame}
 
 
 def _request_id(params: dict[str, Any], *, required: bool) -> str | int | None:

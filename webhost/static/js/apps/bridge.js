@@ -6,7 +6,7 @@
 //
 // Everything from the sandbox origin is untrusted: the App can script its own proxy.
 
-import { createAppIframe } from "./frame.js";
+import { createAppIframe, decorateAppIframe, warmEligible } from "./frame.js";
 import { buildHostContext, contextDiff, themeContext } from "./host-context.js";
 import { MAX_IN_FLIGHT, MAX_MESSAGES_PER_SECOND, RateWindow, Reporter } from "./limits.js";
 import { onThemeChange } from "../theme.js";
@@ -100,6 +100,7 @@ function short(value, max = 300) {
  * @property {import("../rpc.js").RpcClient} rpc
  * @property {import("./stage.js").Stage} stage
  * @property {Record<string, unknown>} [toolInput] arguments of the tool call (tool frames)
+ * @property {import("./warm-frames.js").WarmFrames} [warmFrames] warm proxy frames to take one from
  */
 
 export class AppBridge extends EventTarget {
@@ -135,6 +136,8 @@ export class AppBridge extends EventTarget {
   closeReason = null;
   /** Whether the frame was in the document when it started loading (a later removal kills it). */
   startedConnected = false;
+  /** Whether the App opened in a warm proxy frame (warm-frames.js). */
+  warm = false;
 
   #rpc;
   #rate = new RateWindow(MAX_MESSAGES_PER_SECOND);
@@ -169,6 +172,8 @@ export class AppBridge extends EventTarget {
   #teardown = null;
   #earlyLogged = new Set();
   #problemQueued = false;
+  /** @type {import("./warm-frames.js").WarmFrames | null} */
+  #warmFrames;
 
   /**
    * @param {import("./frame.js").AppFrameDescriptor} descriptor (already checked with descriptorProblem)
@@ -184,6 +189,7 @@ export class AppBridge extends EventTarget {
     this.#rpc = options.rpc;
     this.stage = options.stage;
     this.#toolInput = options.toolInput && typeof options.toolInput === "object" ? options.toolInput : {};
+    this.#warmFrames = options.warmFrames ?? null;
     this.iframe = createAppIframe(descriptor);
     this.#reporter = new Reporter((detail) => this.#event("violation", detail));
     this.#cspReporter = new Reporter((detail) => this.#event("csp-violation", detail), { quietMs: 2000, maxReports: 20 });
@@ -202,8 +208,10 @@ export class AppBridge extends EventTarget {
     const onLayout = () => this.#syncContext();
     this.stage.addEventListener("layout", onLayout);
     this.#cleanups.push(() => this.stage.removeEventListener("layout", onLayout));
-    this.iframe.src = this.descriptor.proxyUrl;
-    this.stage.mount(this.iframe);
+    if (!this.#startWarm()) {
+      this.iframe.src = this.descriptor.proxyUrl;
+      this.stage.mount(this.iframe);
+    }
     this.startedConnected = this.iframe.isConnected;
     this.#later(PROXY_TIMEOUT_MS, () => {
       if (!this.#proxyReady) {
@@ -216,6 +224,32 @@ export class AppBridge extends EventTarget {
         this.#fail(`The app did not finish its handshake (no ui/notifications/initialized within ${LOAD_TIMEOUT_MS / 1000} s).`);
       }
     });
+  }
+
+  /**
+   * Take a warm proxy frame of this App's origin, if one is ready and the App may open in it; its
+   * proxy already said ready, so the App's HTML goes out at once. False: open cold.
+   */
+  #startWarm() {
+    const d = this.descriptor;
+    if (!this.#warmFrames || !warmEligible(d) || !this.stage.box.isConnected) return false;
+    const frame = this.#warmFrames.take(d.origin);
+    if (!frame) return false;
+    try {
+      this.stage.mount(decorateAppIframe(frame, d), { move: true });
+    } catch {
+      frame.remove();  // it cannot move without reloading: never used
+      return false;
+    }
+    this.iframe = frame;
+    this.warm = true;
+    this.#pushTrace("local", { method: "webhost/warm-frame", params: { serial: frame.dataset.warmFrame } });
+    this.#proxyReady = true;
+    // The App's own document first (a small message), so its request overlaps the HTML's transfer.
+    this.#post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-webhost-app-document",
+      params: { appUrl: d.appUrl, sandbox: d.sandbox } });
+    this.#sendResource();
+    return true;
   }
 
   /** The tool call finished. @param {any} result a CallToolResult */
@@ -675,6 +709,7 @@ export class AppBridge extends EventTarget {
     if (d.csp && typeof d.csp === "object") params.csp = d.csp;
     if (d.permissions && typeof d.permissions === "object") params.permissions = d.permissions;
     if (typeof d.sandbox === "string") params.sandbox = d.sandbox;
+    if (this.warm) params.appUrl = d.appUrl;  // a warm proxy loads the App's own document from here
     this.#post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready", params });
   }
 

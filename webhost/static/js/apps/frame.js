@@ -18,6 +18,7 @@ const ALLOW_TOKENS = new Set(Object.values(PERMISSION_TOKENS));
  * @property {"tool" | "elicitation"} [purpose]
  * @property {string} origin
  * @property {string} proxyUrl
+ * @property {string} [appUrl] the App's own document on the origin, for a warm proxy frame
  * @property {string} html
  * @property {Record<string, unknown>} [csp]
  * @property {string} [cspHeader]
@@ -81,6 +82,29 @@ export function createAppIframe(d) {
   // The proxy checks its embedder via ancestorOrigins or, in Firefox, the referrer: send the origin
   // (the page itself uses no-referrer).
   frame.setAttribute("referrerpolicy", "strict-origin");
+  return decorateAppIframe(frame, d);
+}
+
+/**
+ * Can this App open in a warm proxy frame (warm-frames.js)? Only one with no permissions (a warm frame
+ * was made before any were granted, and `allow` applies only to a frame's next document) and a
+ * same-origin inner sandbox (the warm proxy writes the App into its /app document).
+ * @param {AppFrameDescriptor} d
+ */
+export function warmEligible(d) {
+  if (sanitizeAllow(d.allow) !== "" || typeof d.appUrl !== "string") return false;
+  const tokens = String(d.sandbox ?? "").split(/\s+/);
+  return tokens.includes("allow-scripts") && tokens.includes("allow-same-origin");
+}
+
+/**
+ * What marks a frame as this App's: the data attributes, title and style (none of it reloads the frame,
+ * so a warm frame gets the same).
+ * @param {HTMLIFrameElement} frame @param {AppFrameDescriptor} d
+ */
+export function decorateAppIframe(frame, d) {
+  frame.removeAttribute("tabindex");
+  frame.removeAttribute("aria-hidden");
   frame.setAttribute("data-app-frame", "");
   frame.dataset.appStatus = "loading";
   frame.dataset.server = d.server;

@@ -4,7 +4,8 @@
 // does nothing; createApps adds the apps stylesheet and the pagehide teardown.
 //
 //   apps.openToolApp({server, tool, args, callId, resultPromise, container}) → Promise<AppHandle>
-//   apps.warm(server, toolName) → void   read the tool's ui:// resource ahead of the next open (apps/warm)
+//   apps.warm(server, toolName) → void   read the tool's ui:// resource ahead of the next open (apps/warm),
+//                                        and keep a warm proxy frame ready on the server's origin
 //   apps.mountElicitation(container, request, {fallbackToForm?, descriptor?, onResult?}) → Promise<AppHandle | null>
 //   apps.unmountElicitation(requestId, reason?) → Promise<void>
 //   apps.release(element, reason?) → Promise<void>   tear down every app inside element
@@ -15,6 +16,7 @@
 import { AppPanel } from "./panel.js";
 import { mountElicitationFrame } from "./elicitation.js";
 import { ERRORS } from "../constants.js";
+import { WarmFrames } from "./warm-frames.js";
 
 /**
  * @typedef {object} AppHandle
@@ -87,6 +89,7 @@ function installStylesheet() {
 export function createApps({ rpc, limits }) {
   /** @type {Set<AppPanel>} */
   const panels = new Set();
+  const warmFrames = new WarmFrames();
   /** The latest panel of each tool ("server\ntool"): a re-run retires it. @type {Map<string, AppPanel>} */
   const byTool = new Map();
   /** @type {Map<string, {panel: AppPanel | null, unmount: (reason: string) => Promise<void>}>} */
@@ -188,7 +191,12 @@ export function createApps({ rpc, limits }) {
    */
   function warm(server, toolName) {
     if (typeof server !== "string" || !server || typeof toolName !== "string" || !toolName) return;
-    rpc.request("apps/warm", { server, tool: toolName }).catch(() => {});
+    rpc.request("apps/warm", { server, tool: toolName }).then((answer) => {
+      // When the page is idle, so a warm frame loading never competes with an App booting.
+      const offer = () => warmFrames.offer(answer?.frame);
+      if (typeof requestIdleCallback === "function") requestIdleCallback(offer, { timeout: 2000 });
+      else setTimeout(offer, 200);
+    }, () => {});
   }
 
   /**
@@ -210,7 +218,7 @@ export function createApps({ rpc, limits }) {
     const panel = new AppPanel({
       rpc, server, resourceUri, purpose: "tool", toolName, args: args ?? {},
       open: () => rpc.request("apps/open", { server, tool: toolName }),
-      onChange: changed,
+      onChange: changed, warmFrames,
     });
     byTool.set(key, panel);
     container.append(panel.el);
@@ -294,6 +302,8 @@ export function createApps({ rpc, limits }) {
   const debug = Object.freeze({
     bridge: (/** @type {string} */ frameId) => bridgeOf(frameId),
     trace: (/** @type {string} */ frameId) => (bridgeOf(frameId)?.trace ?? []).map((t) => ({ ...t })),
+    /** Origins with a warm proxy frame ready. */
+    warmOrigins: () => warmFrames.readyOrigins(),
   });
 
   return Object.freeze({ openToolApp, warm, mountElicitation, unmountElicitation, release, list, get, close, onChange, debug });

@@ -31,6 +31,7 @@ const STATUS_TEXT = { loading: "Loading…", ready: "Running", error: "Error", c
  * @property {(() => Promise<any>) | null} open loads a descriptor (apps/open); null when it cannot be reopened
  * @property {(panel: AppPanel) => void} onChange registry hook: frame, status or mode changed
  * @property {string} [closeLabel]
+ * @property {import("./warm-frames.js").WarmFrames} [warmFrames] warm proxy frames the App may open in
  */
 
 export class AppPanel {
@@ -148,7 +149,7 @@ export class AppPanel {
       onUserMode: (mode) => { bridge.setDisplayMode(mode, "user"); },
       onClose: () => { void this.close("closed by the person"); },
     });
-    bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#opts.args });
+    bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#opts.args, warmFrames: this.#opts.warmFrames });
     this.bridge = bridge;
     const refresh = () => { if (this.bridge === bridge) this.#fromBridge(); };
     for (const type of ["status", "displaymode", "appinfo", "serverstatus"]) bridge.addEventListener(type, refresh);

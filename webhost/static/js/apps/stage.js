@@ -79,10 +79,20 @@ export class Stage extends EventTarget {
   /** @param {string} title */
   setTitle(title) { this.#title.textContent = title; }
 
-  /** @param {HTMLIFrameElement} iframe */
-  mount(iframe) {
+  /**
+   * @param {HTMLIFrameElement} iframe
+   * @param {{move?: boolean}} [how] move: a loaded frame (warm), moved with the state-preserving
+   *   moveBefore, which keeps its document; throws when the browser cannot (the caller goes cold)
+   */
+  mount(iframe, how = {}) {
+    if (how.move) {
+      const box = /** @type {any} */ (this.box);
+      box.replaceChildren();
+      box.moveBefore(iframe, null);
+    } else {
+      this.box.replaceChildren(iframe);
+    }
     this.#iframe = iframe;
-    this.box.replaceChildren(iframe);
     this.#applyHeight();
   }
 
