@@ -44,6 +44,10 @@ def config(connection: sa.Connection | None) -> AlembicConfig:
     return result
 
 
+def downgrade_to(connection: sa.Connection, revision: str) -> None:
+    command.downgrade(config(connection), revision)
+
+
 def revisions() -> list[str]:
     """The chain from the first revision to head."""
     script = ScriptDirectory.from_config(config(None))
@@ -60,11 +64,11 @@ async def test_the_migrated_schema_is_the_metadata_and_every_revision_comes_down
         chain = revisions()
         for revision, below in reversed(list(zip(chain[1:], chain, strict=False))):
             async with storage.engine.begin() as db:
-                await db.run_sync(lambda sync, to=below: command.downgrade(config(sync), to))
+                await db.run_sync(downgrade_to, below)
                 left = await db.run_sync(tables)
-            assert not STORES.get(revision, set()) & left, f"{revision} left {STORES[revision] & left}"
+            assert not STORES.get(revision, set()) & left, f"{revision} left {left}"
         async with storage.engine.begin() as db:
-            await db.run_sync(lambda sync: command.downgrade(config(sync), "base"))
+            await db.run_sync(downgrade_to, "base")
             assert await db.run_sync(tables) == {"alembic_version"}
         await storage.start()
         async with storage.engine.begin() as db:
