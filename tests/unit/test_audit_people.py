@@ -9,6 +9,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.support.audit import audit_log, on_storage
@@ -156,3 +157,18 @@ def test_who_reads_which_rows() -> None:
     with pytest.raises(PolicyRefused) as refused:
         visible_user(BOB, "carl")
     assert refused.value.code == -32003
+
+
+async def test_replicas_remembering_the_same_grant_at_once_keep_one(tmp_path: Path, database_url: str) -> None:
+    """Each replica has its own audit writer: the same person's grant stored by several at once is one row."""
+    async with (
+        audit_log(tmp_path, GENEROUS, url=database_url) as a,
+        audit_log(tmp_path, GENEROUS, url=database_url) as b,
+        audit_log(tmp_path, GENEROUS, url=database_url) as c,
+    ):
+        for granted in (True, False, True):
+            async with anyio.create_task_group() as tg:
+                for log in (a, b, c):
+                    tg.start_soon(log.set_permission, "bob", "demo", "camera", granted)
+        assert await a.granted_permissions("bob", "demo") == {"camera"}
+        assert await on_storage(a, "SELECT count(*) FROM granted_permissions") == [(1,)]
