@@ -21,6 +21,7 @@ the writes queued before them: a row recorded is a row read.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -437,7 +438,17 @@ class AuditLog:
         return self._db
 
     async def _transaction(self, jobs: list[_Job]) -> AuditUnavailable | None:
-        """Run these writes, in order, in one transaction; the error that stopped it, if one did."""
+        """Run these writes, in order, in one transaction; the error that stopped it, if one did. The
+        writer's connection sits idle between writes, so the database may have dropped it (a PostgreSQL
+        restart or failover): then the transaction, which did not commit, is run once more on a new one."""
+        error, lost = await self._attempt(jobs)
+        if lost:
+            logger.warning("audit log: the database closed the writer's connection; writing on a new one")
+            error, _lost = await self._attempt(jobs)
+        return error
+
+    async def _attempt(self, jobs: list[_Job]) -> tuple[AuditUnavailable | None, bool]:
+        """One try: the error, and whether it was the connection that was lost."""
         try:
             db = await self._connection()
             async with db.begin():
@@ -462,17 +473,25 @@ class AuditLog:
         except (sa.exc.SQLAlchemyError, OSError) as exc:
             for job in jobs:
                 job.row_id = None
-            return self._unavailable(exc)
+            lost = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
+            if lost or (self._db is not None and self._db.invalidated):
+                stale, self._db = self._db, None  # the next `_connection` opens a new one
+                if stale is not None:
+                    with contextlib.suppress(sa.exc.SQLAlchemyError, OSError):
+                        await stale.close()
+                return self._unavailable(exc, log=False), True
+            return self._unavailable(exc), False
         except Exception as exc:  # a bug here must not end the writer (and every tab with it): refuse, log
             logger.exception("audit log: unexpected error while writing")
             for job in jobs:
                 job.row_id = None
-            return self._unavailable(exc)
-        return None
+            return self._unavailable(exc), False
+        return None, False
 
-    def _unavailable(self, exc: BaseException) -> AuditUnavailable:
+    def _unavailable(self, exc: BaseException, *, log: bool = True) -> AuditUnavailable:
         reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:300]
-        logger.error("audit log: write failed: %s", reason)
+        if log:
+            logger.error("audit log: write failed: %s", reason)
         return AuditUnavailable(
             f"the audit log is unavailable (it cannot be written: {reason}); the action was refused",
             {"reason": reason},

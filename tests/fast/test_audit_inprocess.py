@@ -1,10 +1,10 @@
-"""The audit log through the host: big app requests, floods, CSV export, and a log that cannot be written."""
+"""The audit log through the host on both engines (`database_url`): big app requests, floods, CSV export,
+and a log that cannot be written (read-only on both; a full disk on SQLite, where a test can fill one)."""
 
 from __future__ import annotations
 
 import csv
 import io
-import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from tests.support.audit import audit_log as open_log
-from tests.support.audit import database_file, on_writer, writer_connection
+from tests.support.audit import on_storage, on_writer, writer_connection
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
 from tests.support.process import RpcError
 from webhost.audit import RATE_LIMITED, AuditLog
@@ -25,10 +25,13 @@ pytestmark = pytest.mark.anyio
 
 @asynccontextmanager
 async def demo(
-    tmp_path: Path, audit: dict[str, Any] | None = None
+    tmp_path: Path, audit: dict[str, Any] | None = None, *, url: str | None = None
 ) -> AsyncIterator[tuple[InProcessHost, AsgiWsClient]]:
     options = {"audit": audit} if audit else None
-    async with in_process_host(tmp_path, {"demo": demo_server}, webhost_options=options) as host, host.tab() as tab:
+    async with (
+        in_process_host(tmp_path, {"demo": demo_server}, webhost_options=options, database_url=url) as host,
+        host.tab() as tab,
+    ):
         await tab.wait_connected("demo")
         yield host, tab
 
@@ -73,9 +76,9 @@ BIG = "b" * 70_000
     ids=["tools-call", "ui-message"],
 )
 async def test_a_70_kb_app_request_is_audited_truncated_and_every_export_keeps_working(
-    tmp_path: Path, method: str, params: dict[str, Any], kind: str
+    tmp_path: Path, method: str, params: dict[str, Any], kind: str, database_url: str
 ) -> None:
-    async with demo(tmp_path) as (host, tab):
+    async with demo(tmp_path, url=database_url) as (host, tab):
         frame = await open_dashboard(tab)
         try:
             await tab.request("apps/request", {"frameId": frame, "method": method, "params": params})
@@ -103,15 +106,15 @@ async def test_a_70_kb_app_request_is_audited_truncated_and_every_export_keeps_w
             assert any(r[7] == "after" for r in csv.reader(io.StringIO(as_csv.text)))
 
 
-async def test_a_row_an_older_version_cut_mid_json_does_not_break_the_exports(tmp_path: Path) -> None:
-    async with demo(tmp_path) as (host, tab):
-        db = sqlite3.connect(database_file(tmp_path / "data"))
-        db.execute(
-            "INSERT INTO audit (ts, kind, server, summary, detail) VALUES (1, 'app.message', 'demo', 'old', ?)",
-            ('{"content": [{"type": "text", "text": "' + "o" * 65_000,),
+async def test_a_row_an_older_version_cut_mid_json_does_not_break_the_exports(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with demo(tmp_path, url=database_url) as (host, tab):
+        await on_storage(
+            audit_log(host),
+            "INSERT INTO audit (ts, kind, server, summary, detail) VALUES (1, 'app.message', 'demo', 'old', :detail)",
+            {"detail": '{"content": [{"type": "text", "text": "' + "o" * 65_000},
         )
-        db.commit()
-        db.close()
         listed = (await tab.request("audit/list", {"server": "demo"}))["entries"]
         (old,) = [e for e in listed if e["summary"] == "old"]
         assert old["detail"]["unreadable"] is True and old["detail"]["raw"].startswith('{"content"')
@@ -120,8 +123,8 @@ async def test_a_row_an_older_version_cut_mid_json_does_not_break_the_exports(tm
             assert (await http.get("/api/audit", params={"format": "csv"})).status_code == 200
 
 
-async def test_a_flooding_app_is_coalesced_into_one_rate_limited_row(tmp_path: Path) -> None:
-    async with demo(tmp_path, {"frameRowsPerSecond": 1, "frameBurst": 5}) as (host, tab):
+async def test_a_flooding_app_is_coalesced_into_one_rate_limited_row(tmp_path: Path, database_url: str) -> None:
+    async with demo(tmp_path, {"frameRowsPerSecond": 1, "frameBurst": 5}, url=database_url) as (host, tab):
         frame = await open_dashboard(tab)
         for i in range(200):
             await tab.request(
@@ -135,18 +138,19 @@ async def test_a_flooding_app_is_coalesced_into_one_rate_limited_row(tmp_path: P
         listed = [e for e in (await tab.request("audit/list", {"limit": 1000}))["entries"] if e["frame"] == frame]
         assert len(listed) <= 10, [e["summary"][:20] for e in listed]
     # Stopping the host writes what the budget still owes: one row that counts the dropped ones.
-    async with open_log(tmp_path / "data") as log:
+    async with open_log(tmp_path / "data", url=database_url) as log:
         rows = [e for e in await log.entries(limit=1000) if e["frame"] == frame]
+        ((stored,),) = await on_storage(log, "SELECT sum(length(detail)) FROM audit")
     (dropped,) = [e for e in rows if e["kind"] == RATE_LIMITED]
     written = [e for e in rows if e["kind"] != RATE_LIMITED]
     assert dropped["summary"] == f"rate limited: {dropped['detail']['dropped']} rows dropped"
     assert dropped["detail"]["kinds"]["app.message"] >= 190
     assert dropped["detail"]["dropped"] + len(written) == 202  # open + 200 messages + close
-    assert database_file(tmp_path / "data").stat().st_size < 2_000_000
+    assert stored < 200_000  # not the 1 MB the 200 messages were
 
 
-async def test_the_csv_export_neutralises_formulas_an_app_sends(tmp_path: Path) -> None:
-    async with demo(tmp_path) as (host, tab):
+async def test_the_csv_export_neutralises_formulas_an_app_sends(tmp_path: Path, database_url: str) -> None:
+    async with demo(tmp_path, url=database_url) as (host, tab):
         frame = await open_dashboard(tab)
         await tab.request(
             "apps/request",
@@ -178,14 +182,22 @@ async def fill_to_the_brim(log: AuditLog) -> None:
 
 
 async def make_read_only(log: AuditLog) -> None:
-    await on_writer(log, "PRAGMA query_only = ON")
+    if log.storage.dialect == "postgresql":
+        await on_writer(log, "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    else:
+        await on_writer(log, "PRAGMA query_only = ON")
 
 
-@pytest.mark.parametrize("break_log", [fill_to_the_brim, make_read_only], ids=["disk-full", "read-only"])
+@pytest.mark.parametrize(
+    ("break_log", "engine"),
+    [(fill_to_the_brim, "sqlite"), (make_read_only, "sqlite"), (make_read_only, "postgresql")],
+    ids=["disk-full", "read-only", "read-only-postgresql"],
+)
 async def test_an_app_action_that_cannot_be_audited_is_refused_not_run(
-    tmp_path: Path, break_log: Callable[[AuditLog], Awaitable[None]]
+    tmp_path: Path, break_log: Callable[[AuditLog], Awaitable[None]], engine: str, request: pytest.FixtureRequest
 ) -> None:
-    async with demo(tmp_path) as (host, tab):
+    url = request.getfixturevalue("postgres").new_database() if engine == "postgresql" else None
+    async with demo(tmp_path, url=url) as (host, tab):
         frame = await open_dashboard(tab)
         await break_log(audit_log(host))
         with pytest.raises(RpcError) as refused:

@@ -30,8 +30,8 @@ async def stored(tab: AsgiWsClient, call_id: str) -> dict[str, Any]:
     return entry
 
 
-async def test_calls_reads_and_prompts_are_kept_and_a_new_tab_lists_them(tmp_path: Path) -> None:
-    async with in_process_host(tmp_path, servers()) as host:
+async def test_calls_reads_and_prompts_are_kept_and_a_new_tab_lists_them(tmp_path: Path, database_url: str) -> None:
+    async with in_process_host(tmp_path, servers(), database_url=database_url) as host:
         async with host.tab() as tab, host.tab() as other:
             await tab.wait_connected("basic")
             await tab.request(
@@ -76,8 +76,8 @@ async def test_calls_reads_and_prompts_are_kept_and_a_new_tab_lists_them(tmp_pat
             assert (await reloaded.request("history/list"))["entries"] == []
 
 
-async def test_a_big_result_keeps_a_cut_copy_marked_truncated(tmp_path: Path) -> None:
-    async with in_process_host(tmp_path, servers()) as host, host.tab() as tab:
+async def test_a_big_result_keeps_a_cut_copy_marked_truncated(tmp_path: Path, database_url: str) -> None:
+    async with in_process_host(tmp_path, servers(), database_url=database_url) as host, host.tab() as tab:
         await tab.wait_connected("basic")
         big = "x" * (history.MAX_ARGUMENTS + 10)
         await tab.request(
@@ -94,10 +94,12 @@ async def test_a_big_result_keeps_a_cut_copy_marked_truncated(tmp_path: Path) ->
         assert "result" not in full and len(full["preview"]) == history.MAX_RESULT
 
 
-async def test_each_person_keeps_their_newest_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_each_person_keeps_their_newest_entries(
+    tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(history, "KEEP", 3)
     monkeypatch.setattr(history, "PRUNE_EVERY", 1)
-    async with in_process_host(tmp_path, servers()) as host, host.tab() as tab:
+    async with in_process_host(tmp_path, servers(), database_url=database_url) as host, host.tab() as tab:
         await tab.wait_connected("basic")
         for n in range(5):
             await tab.request(
@@ -108,8 +110,8 @@ async def test_each_person_keeps_their_newest_entries(tmp_path: Path, monkeypatc
         assert [e["arguments"]["text"] for e in listed["entries"]] == ["4", "3", "2"]
 
 
-async def test_people_see_only_their_own_history_admins_too(tmp_path: Path) -> None:
-    async with in_process_host(tmp_path, servers(), people=True) as host:
+async def test_people_see_only_their_own_history_admins_too(tmp_path: Path, database_url: str) -> None:
+    async with in_process_host(tmp_path, servers(), database_url=database_url, people=True) as host:
         async with host.tab(person=ADA) as ada, host.tab(person=BOB) as bob:
             await ada.wait_connected("basic")
             await ada.request(
@@ -124,8 +126,8 @@ async def test_people_see_only_their_own_history_admins_too(tmp_path: Path) -> N
             assert not [n for n in bob.notifications if n["method"] == "history/added"]
 
 
-async def test_history_params_are_checked(tmp_path: Path) -> None:
-    async with in_process_host(tmp_path, servers()) as host, host.tab() as tab:
+async def test_history_params_are_checked(tmp_path: Path, database_url: str) -> None:
+    async with in_process_host(tmp_path, servers(), database_url=database_url) as host, host.tab() as tab:
         for params in ({"id": "1"}, {"id": 0}, {"id": True}, {}):
             with pytest.raises(RpcError, match="params.id must be a positive integer"):
                 await tab.request("history/get", params)

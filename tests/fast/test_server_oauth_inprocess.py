@@ -292,3 +292,37 @@ async def test_the_callback_reopens_itself_when_the_cross_site_redirect_carried_
 def test_the_test_server_refuses_without_a_token(protected: str) -> None:
     refused = httpx.post(protected, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=5)
     assert refused.status_code == 401 and "resource_metadata=" in refused.headers["www-authenticate"]
+
+
+async def test_two_replicas_on_one_database_share_a_rotated_refresh_token_without_a_new_sign_in(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, database_url: str
+) -> None:
+    """Replicas A and B, both running, each with Ada's tokens in memory. A refreshes (the authorization
+    server rotates the refresh token, and answers a second use of the old one by revoking the grant);
+    then B's token runs out: B takes what A stored instead of spending the old refresh token, and neither
+    asks Ada to sign in again. A third replica started afterwards connects with the stored tokens too."""
+    entry: dict[str, dict[str, Any]] = {"secure": {"type": "http"}}
+    with (
+        run_auth_server("--ttl", "6") as short,
+        run_protected_server(short.issuer, tmp_path_factory.mktemp("rotating")) as url,
+    ):
+        entry["secure"]["url"] = url
+        people: dict[str, Any] = {"entries": entry, "people": True, "database_url": database_url}
+        async with in_process_host(tmp_path, {}, **people) as a, a.tab(person=ADA) as on_a:
+            await status_of(on_a, "auth-required")
+            await sign_in(a, on_a, "ada", ADA)
+            await status_of(on_a, "connected")
+            async with in_process_host(tmp_path, {}, **people) as b, b.tab(person=ADA) as on_b:
+                assert (await status_of(on_b, "connected"))["signIn"]["signedIn"] is True
+                assert (await whoami(on_b))["subject"] == "ada"  # B holds the first tokens now
+                await anyio.sleep(3.5)  # a 6 s token is refreshed after half its life
+                assert (await whoami(on_a))["subject"] == "ada"
+                assert short.refreshes() == 1  # A refreshed, and stored the rotated token first
+                assert (await whoami(on_b))["subject"] == "ada"  # B's copy ran out: it took A's
+                assert short.refreshes() == 1
+                assert (await whoami(on_a))["subject"] == "ada"  # the grant A holds was not revoked
+                for tab in (on_a, on_b):  # nobody was asked to sign in again
+                    assert (await status_of(tab, "connected", timeout=1))["signIn"]["signedIn"] is True
+        async with in_process_host(tmp_path, {}, **people) as c, c.tab(person=ADA) as on_c:
+            assert (await status_of(on_c, "connected"))["signIn"]["signedIn"] is True
+            assert (await whoami(on_c))["subject"] == "ada"

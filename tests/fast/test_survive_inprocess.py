@@ -31,8 +31,10 @@ def stopping(host: InProcessHost) -> HostApp:
     return app
 
 
-async def test_a_round_left_by_a_stopped_host_is_asked_again_and_answered_on_the_next(tmp_path: Path) -> None:
-    async with in_process_host(tmp_path, elicit()) as a:
+async def test_a_round_left_by_a_stopped_host_is_asked_again_and_answered_on_the_next(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with in_process_host(tmp_path, elicit(), database_url=database_url) as a:
         async with a.tab() as tab:
             await tab.wait_connected("elicit")
             tab.start_request(
@@ -47,7 +49,7 @@ async def test_a_round_left_by_a_stopped_host_is_asked_again_and_answered_on_the
             assert app.journal is not None
             await app.journal.flush()
 
-    async with in_process_host(tmp_path, elicit()) as b, b.tab() as tab:
+    async with in_process_host(tmp_path, elicit(), database_url=database_url) as b, b.tab() as tab:
         again = await tab.wait_notification("elicitation/request")
         assert again["message"] == "Round 2 of 2" and again["origin"]["resumed"] is True
         assert again["origin"]["callId"] == "m" and again["state"] == "form"
@@ -59,8 +61,8 @@ async def test_a_round_left_by_a_stopped_host_is_asked_again_and_answered_on_the
         assert [a["content"]["answer"] for a in answers] == ["A", "B"]
 
 
-async def test_a_legacy_question_left_by_a_stopped_host_is_reported_lost(tmp_path: Path) -> None:
-    async with in_process_host(tmp_path, elicit(), legacy=frozenset({"elicit"})) as a:
+async def test_a_legacy_question_left_by_a_stopped_host_is_reported_lost(tmp_path: Path, database_url: str) -> None:
+    async with in_process_host(tmp_path, elicit(), database_url=database_url, legacy=frozenset({"elicit"})) as a:
         async with a.tab() as tab:
             assert (await tab.wait_connected("elicit"))["era"] == "legacy"
             tab.start_request("tools/call", {"server": "elicit", "name": "form_defaults", "callId": "f"})
@@ -69,7 +71,10 @@ async def test_a_legacy_question_left_by_a_stopped_host_is_reported_lost(tmp_pat
             assert app.journal is not None
             await app.journal.flush()
 
-    async with in_process_host(tmp_path, elicit(), legacy=frozenset({"elicit"})) as b, b.tab() as tab:
+    async with (
+        in_process_host(tmp_path, elicit(), database_url=database_url, legacy=frozenset({"elicit"})) as b,
+        b.tab() as tab,
+    ):
         lost = await tab.wait_notification("calls/outcome")
         assert lost["callId"] == "f" and lost["reason"] == "question-lost"
         assert "lost when webhost restarted" in lost["error"]["message"]

@@ -1,4 +1,5 @@
-"""An audit log on a real database in a temporary folder (SQLite, migrated), with its writer running."""
+"""An audit log on a real, migrated database (SQLite in a temporary folder, or the `database_url` a test
+is given: tests/conftest.py has one per engine), with its writer running."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.audit import AuditLimits, AuditLog, open_audit_log
@@ -27,8 +29,9 @@ async def audit_log(
     legacy_file: Path | None = None,
     clock: Callable[[], float] | None = None,
     wall_clock: Callable[[], float] | None = None,
+    url: str | None = None,
 ) -> AsyncIterator[AuditLog]:
-    storage = Storage(database_url(None, data_dir))
+    storage = Storage(url or database_url(None, data_dir))
     await storage.start()
     clocks: dict[str, Any] = {}
     if clock is not None:
@@ -57,3 +60,11 @@ async def on_writer(log: AuditLog, sql: str) -> Any:
     rows = result.fetchall() if result.returns_rows else []
     await connection.commit()
     return rows
+
+
+async def on_storage(log: AuditLog, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+    """Run one statement on a pooled connection of its own (not the writer's), committed: what another
+    program (or an older webhost) does to the table."""
+    async with log.storage.engine.begin() as db:
+        result = await db.execute(sa.text(sql), params or {})
+        return list(result.fetchall()) if result.returns_rows else []

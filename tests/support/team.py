@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -160,6 +161,13 @@ class Team:
     token: str
     secret: str
     database_url: str
+    postgres: Postgres
+
+    def sql(self, query: str) -> list[list[str]]:
+        """Rows of a query on the team's database (psql's unaligned output: one list of cells per row)."""
+        database = urlsplit(self.database_url).path.lstrip("/")
+        text = self.postgres.psql(query, database=database)
+        return [line.split("|") for line in text.splitlines() if line]
 
     @property
     def base_url(self) -> str:
@@ -243,7 +251,7 @@ def run_team(
         ) as (started, token, secret),
         run_nginx([r.port for r in started], [r.sandbox_port for r in started], port=port) as nginx,
     ):
-        yield Team(started, nginx, token, secret, database_url)
+        yield Team(started, nginx, token, secret, database_url, postgres)
 
 
 def _copy(servers: dict[str, Any] | None) -> dict[str, Any] | None:

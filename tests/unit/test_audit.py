@@ -1,4 +1,5 @@
-"""The audit log survives what is written into it: sizes, floods, bad rows, formulas, a full disk."""
+"""The audit log survives what is written into it: sizes, floods, bad rows, formulas, a full disk, a
+read-only database. Each test that is not about SQLite's own files runs on both engines (`database_url`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.audit import audit_log, database_file, on_writer
+from tests.support.audit import audit_log, database_file, on_storage, on_writer
+from tests.support.postgres import Postgres
 from webhost.audit import RATE_LIMITED, AuditLimits, AuditLog, AuditUnavailable, fit_detail
 
 pytestmark = pytest.mark.anyio
@@ -31,8 +33,8 @@ class Clock:
 
 
 @pytest.fixture
-async def log(tmp_path: Path) -> AsyncIterator[AuditLog]:
-    async with audit_log(tmp_path, GENEROUS) as audit:
+async def log(tmp_path: Path, database_url: str) -> AsyncIterator[AuditLog]:
+    async with audit_log(tmp_path, GENEROUS, url=database_url) as audit:
         yield audit
 
 
@@ -49,9 +51,7 @@ def walk(value: Any) -> Iterator[Any]:
 # -- 1. oversized details are stored as valid JSON, truncated per field ------------------------
 
 
-async def test_a_70_kb_tool_call_detail_is_stored_as_valid_json_with_the_big_field_marked(
-    log: AuditLog, tmp_path: Path
-) -> None:
+async def test_a_70_kb_tool_call_detail_is_stored_as_valid_json_with_the_big_field_marked(log: AuditLog) -> None:
     arguments = {"query": "x" * 70_000, "limit": 5, "note": "kept"}
     await log.record("app.tools/call", session="s-1", frame="f-1", summary="search", detail={"arguments": arguments})
     (entry,) = await log.entries()
@@ -59,7 +59,7 @@ async def test_a_70_kb_tool_call_detail_is_stored_as_valid_json_with_the_big_fie
     assert stored["limit"] == 5 and stored["note"] == "kept"
     assert stored["query"]["truncated"] is True and stored["query"]["bytes"] == 70_000
     assert stored["query"]["preview"].startswith("xxxx")
-    raw = sqlite3.connect(database_file(tmp_path)).execute("SELECT detail FROM audit").fetchone()[0]
+    ((raw,),) = await on_storage(log, "SELECT detail FROM audit")
     assert len(raw.encode()) <= GENEROUS.max_row_bytes
     json.loads(raw)
     # ... and every export still works afterwards.
@@ -102,27 +102,30 @@ async def test_nul_and_lone_surrogates_in_labels_and_summaries_are_stored_replac
 # -- 1. rows that do not parse are read back marked, never as an exception -----------------------
 
 
-async def test_rows_written_cut_by_an_older_version_are_returned_marked_unreadable(
-    log: AuditLog, tmp_path: Path
-) -> None:
+async def test_rows_written_cut_by_an_older_version_are_returned_marked_unreadable(log: AuditLog) -> None:
     await log.record("app.open", summary="before")
     old = json.dumps({"arguments": {"q": "y" * 70_000}})[:65536]  # what the old code stored
-    db = sqlite3.connect(database_file(tmp_path))
-    db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (1, 'app.message', 'cut', ?)", (old,))
-    db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (2, 'x', 'blob', ?)", (b"\xff\xfe{",))
-    db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (3, 'x', 'nan', '{\"v\": NaN}')")
-    db.commit()
-    db.close()
+    insert = "INSERT INTO audit (ts, kind, summary, detail) VALUES (:ts, :kind, :summary, :detail)"
+    await on_storage(log, insert, {"ts": 1, "kind": "app.message", "summary": "cut", "detail": old})
+    await on_storage(log, insert, {"ts": 3, "kind": "x", "summary": "nan", "detail": '{"v": NaN}'})
+    summaries = {"before", "cut", "nan", "after"}
+    if log.storage.dialect == "sqlite":  # a BLOB in a TEXT column: only SQLite (and so only 0.1's file) has one
+        db = sqlite3.connect(str(log.storage.engine.url.database))
+        db.execute("INSERT INTO audit (ts, kind, summary, detail) VALUES (2, 'x', 'blob', ?)", (b"\xff\xfe{",))
+        db.commit()
+        db.close()
+        summaries.add("blob")
     await log.record("app.open", summary="after")
     entries = {e["summary"]: e for e in await log.entries()}
-    assert set(entries) == {"before", "cut", "blob", "nan", "after"}
+    assert set(entries) == summaries
     cut = entries["cut"]["detail"]
     assert cut["unreadable"] is True and cut["bytes"] == 65536 and cut["raw"].startswith('{"arguments"')
-    assert entries["blob"]["detail"]["unreadable"] is True
+    if "blob" in entries:
+        assert entries["blob"]["detail"]["unreadable"] is True
     assert entries["nan"]["detail"] == {"v": "NaN"}
     json.dumps(await log.entries(), allow_nan=False)  # what JSONResponse needs
     rows = list(csv.reader(io.StringIO(await log.export_csv())))
-    assert len(rows) == 6
+    assert len(rows) == len(summaries) + 1
 
 
 # -- 3. CSV export neutralises formulas ----------------------------------------------------------
@@ -148,10 +151,10 @@ async def test_csv_keeps_ordinary_cells_as_they_are(log: AuditLog) -> None:
 # -- 2. write budgets per frame and per person ---------------------------------------------------
 
 
-async def test_a_flooding_frame_is_coalesced_into_one_rate_limited_row(tmp_path: Path) -> None:
+async def test_a_flooding_frame_is_coalesced_into_one_rate_limited_row(tmp_path: Path, database_url: str) -> None:
     clock = Clock()
     limits = AuditLimits(frame_rows_per_second=2, frame_burst=5, person_burst=1000, person_burst_bytes=1 << 30)
-    async with audit_log(tmp_path, limits, clock=clock) as audit:
+    async with audit_log(tmp_path, limits, clock=clock, url=database_url) as audit:
         for i in range(1000):
             await audit.record(
                 "app.message", session="s-1", frame="f-1", summary=f"m{i}", detail={"text": "q" * 10_000}
@@ -169,7 +172,7 @@ async def test_a_flooding_frame_is_coalesced_into_one_rate_limited_row(tmp_path:
         assert (await audit.entries())[0]["summary"] == "other frame"
 
 
-async def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path) -> None:
+async def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path, database_url: str) -> None:
     clock = Clock()
     limits = AuditLimits(
         max_row_bytes=16_384,
@@ -178,21 +181,24 @@ async def test_a_person_has_a_byte_budget_across_frames(tmp_path: Path) -> None:
         person_bytes_per_second=10_000,
         person_burst_bytes=100_000,
     )
-    async with audit_log(tmp_path, limits, clock=clock) as audit:
+    async with audit_log(tmp_path, limits, clock=clock, url=database_url) as audit:
         for i in range(100):
             await audit.record("app.message", session="s-1", frame=f"f-{i}", detail={"text": "w" * 15_000})
         written = await audit.entries(limit=1000)
         assert 5 <= len(written) <= 7  # about 100 KB of 15 KB rows
     # closing wrote what was still owed
-    async with audit_log(tmp_path, limits, clock=clock) as reopened:
+    async with audit_log(tmp_path, limits, clock=clock, url=database_url) as reopened:
         last = (await reopened.entries())[0]
         assert last["kind"] == RATE_LIMITED and last["session"] == "s-1"
         assert last["detail"]["dropped"] == 100 - len(written)
-    assert os.path.getsize(database_file(tmp_path)) < 1_000_000
+        ((stored,),) = await on_storage(reopened, "SELECT sum(length(detail)) FROM audit")
+    assert stored < 150_000
 
 
-async def test_rows_without_a_frame_or_person_are_not_limited(tmp_path: Path) -> None:
-    async with audit_log(tmp_path, AuditLimits(frame_burst=1, person_burst=1), clock=Clock()) as audit:
+async def test_rows_without_a_frame_or_person_are_not_limited(tmp_path: Path, database_url: str) -> None:
+    async with audit_log(
+        tmp_path, AuditLimits(frame_burst=1, person_burst=1), clock=Clock(), url=database_url
+    ) as audit:
         for _ in range(20):
             await audit.record("host.start")
         assert len(await audit.entries()) == 20
@@ -212,13 +218,13 @@ async def test_rows_noted_without_waiting_are_stored_in_order_before_a_later_rea
 # -- 2. retention -------------------------------------------------------------------------------
 
 
-async def test_retention_and_the_row_cap_apply_at_start_and_periodically(tmp_path: Path) -> None:
+async def test_retention_and_the_row_cap_apply_at_start_and_periodically(tmp_path: Path, database_url: str) -> None:
     now = 1_700_000_000.0
-    async with audit_log(tmp_path, GENEROUS, wall_clock=lambda: now - 100 * 86400) as first:
+    async with audit_log(tmp_path, GENEROUS, wall_clock=lambda: now - 100 * 86400, url=database_url) as first:
         await first.record("old", summary="100 days ago")
     clock = Clock()
     limits = AuditLimits(retention_days=30, max_rows=3)
-    async with audit_log(tmp_path, limits, clock=clock, wall_clock=lambda: now) as audit:
+    async with audit_log(tmp_path, limits, clock=clock, wall_clock=lambda: now, url=database_url) as audit:
         assert await audit.entries() == []  # applied at start
         for i in range(10):
             await audit.record("new", summary=str(i))
@@ -253,7 +259,14 @@ async def test_an_existing_database_readable_by_others_is_tightened(tmp_path: Pa
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
-async def test_a_full_database_raises_audit_unavailable_and_reads_keep_working(log: AuditLog) -> None:
+@pytest.fixture
+async def sqlite_log(tmp_path: Path) -> AsyncIterator[AuditLog]:
+    async with audit_log(tmp_path, GENEROUS) as audit:
+        yield audit
+
+
+async def test_a_full_database_raises_audit_unavailable_and_reads_keep_working(sqlite_log: AuditLog) -> None:
+    log = sqlite_log  # SQLite's max_page_count stands for a full disk
     await log.record("app.open", summary="before")
     ((pages,),) = await on_writer(log, "PRAGMA page_count")
     await on_writer(log, f"PRAGMA max_page_count = {pages}")
@@ -266,8 +279,18 @@ async def test_a_full_database_raises_audit_unavailable_and_reads_keep_working(l
     assert (await log.export_csv()).startswith("id,ts,session")
 
 
+READ_ONLY = {
+    "sqlite": ("PRAGMA query_only = ON", "PRAGMA query_only = OFF"),
+    "postgresql": (
+        "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+        "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE",
+    ),
+}
+
+
 async def test_a_read_only_database_raises_audit_unavailable(log: AuditLog) -> None:
-    await on_writer(log, "PRAGMA query_only = ON")
+    read_only, read_write = READ_ONLY[log.storage.dialect]
+    await on_writer(log, read_only)
     with pytest.raises(AuditUnavailable, match="audit log is unavailable"):
         await log.record("app.message", summary="x")
     with pytest.raises(AuditUnavailable):
@@ -275,7 +298,7 @@ async def test_a_read_only_database_raises_audit_unavailable(log: AuditLog) -> N
     assert await log.granted_permissions("bob", "demo") == set()
     # A row noted without waiting fails alone: the log is still there for the next one.
     log.note("app.close", summary="lost")
-    await on_writer(log, "PRAGMA query_only = OFF")
+    await on_writer(log, read_write)
     await log.record("app.message", summary="stored again")
     assert [e["summary"] for e in await log.entries()] == ["stored again"]
 
@@ -285,3 +308,15 @@ async def test_a_closed_log_refuses_rows_that_would_wait(tmp_path: Path) -> None
         pass
     with pytest.raises(AuditUnavailable, match="not open"):
         await audit.record("app.open")
+
+
+async def test_a_writer_connection_the_database_dropped_is_opened_again(tmp_path: Path, postgres: Postgres) -> None:
+    """A PostgreSQL restart or failover ends the writer's connection: the next row is stored on a new one,
+    not refused."""
+    async with audit_log(tmp_path, GENEROUS, url=postgres.new_database()) as log:
+        await log.record("app.open", summary="before")
+        ((pid,),) = await on_writer(log, "SELECT pg_backend_pid()")
+        ((ended,),) = await on_storage(log, "SELECT pg_terminate_backend(:pid)", {"pid": pid})
+        assert ended is True
+        await log.record("app.open", summary="after")
+        assert [e["summary"] for e in await log.entries()] == ["after", "before"]

@@ -1,5 +1,5 @@
 """Audit rows name their person: the columns, the budget per person, who reads what, each person's own
-remembered permissions, and the audit file of 0.1 imported once."""
+remembered permissions, and the audit file of 0.1 imported once (into either engine: `database_url`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import sqlite3
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
-from tests.support.audit import audit_log, database_file
+from tests.support.audit import audit_log, on_storage
 from webhost.audit import COLUMNS, LEGACY_FILE, RATE_LIMITED, AuditLimits, visible_user
 from webhost.errors import PolicyRefused
 from webhost.people import TOKEN_PERSON_ID, Person
@@ -43,8 +44,10 @@ class Clock:
         return self.now
 
 
-async def test_every_row_carries_the_person_and_both_exports_include_the_columns(tmp_path: Path) -> None:
-    async with audit_log(tmp_path, GENEROUS) as log:
+async def test_every_row_carries_the_person_and_both_exports_include_the_columns(
+    tmp_path: Path, database_url: str
+) -> None:
+    async with audit_log(tmp_path, GENEROUS, url=database_url) as log:
         await log.record("app.open", person=BOB, session="s-1", server="demo", summary="bob's")
         await log.record("host.start", summary="nobody's")
         entries = {e["summary"]: e for e in await log.entries()}
@@ -82,12 +85,12 @@ def write_old_file(path: Path, *, with_people: bool) -> None:
 
 @pytest.mark.parametrize("with_people", [False, True], ids=["before-people", "with-people"])
 async def test_the_audit_file_of_0_1_is_imported_once_in_order_and_kept_aside(
-    tmp_path: Path, with_people: bool
+    tmp_path: Path, with_people: bool, database_url: str
 ) -> None:
     old = tmp_path / LEGACY_FILE
     write_old_file(old, with_people=with_people)
     (written,) = sqlite3.connect(old).execute("SELECT ts FROM audit WHERE summary = 'first'").fetchone()
-    async with audit_log(tmp_path, GENEROUS, legacy_file=old) as log:
+    async with audit_log(tmp_path, GENEROUS, legacy_file=old, url=database_url) as log:
         await log.record("app.open", person=ADA, session="s-new", summary="new")
         entries = await log.entries()
         assert [e["summary"] for e in entries] == ["new", "blob", "cut", "first"]  # newest first, old order kept
@@ -102,23 +105,24 @@ async def test_the_audit_file_of_0_1_is_imported_once_in_order_and_kept_aside(
         assert await log.granted_permissions("bob", "demo") == set()
     assert not old.exists() and (tmp_path / f"{LEGACY_FILE}.imported").is_file()
     # A second start imports nothing again: the file was set aside.
-    async with audit_log(tmp_path, GENEROUS, legacy_file=old) as log:
+    async with audit_log(tmp_path, GENEROUS, legacy_file=old, url=database_url) as log:
         assert [e["summary"] for e in await log.entries()] == ["new", "blob", "cut", "first"]
-    count = sqlite3.connect(database_file(tmp_path)).execute("SELECT count(*) FROM audit").fetchone()[0]
-    assert count == 4
+        assert await on_storage(log, "SELECT count(*) FROM audit") == [(4,)]
 
 
-async def test_an_old_file_that_cannot_be_read_is_left_alone_and_the_log_works(tmp_path: Path) -> None:
+async def test_an_old_file_that_cannot_be_read_is_left_alone_and_the_log_works(
+    tmp_path: Path, database_url: str
+) -> None:
     old = tmp_path / LEGACY_FILE
     old.write_bytes(b"this is not a database" * 100)
-    async with audit_log(tmp_path, GENEROUS, legacy_file=old) as log:
+    async with audit_log(tmp_path, GENEROUS, legacy_file=old, url=database_url) as log:
         await log.record("app.open", summary="new")
         assert [e["summary"] for e in await log.entries()] == ["new"]
     assert old.is_file()  # kept where it was, for a person to look at
 
 
-async def test_remembered_permissions_are_each_persons_own(tmp_path: Path) -> None:
-    async with audit_log(tmp_path, GENEROUS) as log:
+async def test_remembered_permissions_are_each_persons_own(tmp_path: Path, database_url: str) -> None:
+    async with audit_log(tmp_path, GENEROUS, url=database_url) as log:
         await log.set_permission("bob", "demo", "camera", True)
         await log.set_permission("bob", "demo", "microphone", True)
         await log.set_permission("bob", "demo", "microphone", False)  # changed their mind: replaced
@@ -127,10 +131,10 @@ async def test_remembered_permissions_are_each_persons_own(tmp_path: Path) -> No
         assert await log.granted_permissions("bob", "other") == set()
 
 
-async def test_the_person_budget_is_keyed_by_the_person_across_their_tabs(tmp_path: Path) -> None:
+async def test_the_person_budget_is_keyed_by_the_person_across_their_tabs(tmp_path: Path, database_url: str) -> None:
     clock = Clock()
     limits = AuditLimits(frame_burst=1000, person_rows_per_second=1, person_burst=5, person_burst_bytes=1 << 30)
-    async with audit_log(tmp_path, limits, clock=clock) as log:
+    async with audit_log(tmp_path, limits, clock=clock, url=database_url) as log:
         for i in range(20):  # two tabs of one person share one budget
             await log.record("app.message", person=BOB, session=f"s-{i % 2}", frame=f"f-{i % 2}", summary=f"b{i}")
         for i in range(3):  # another person's budget is their own
@@ -153,3 +157,18 @@ def test_who_reads_which_rows() -> None:
     with pytest.raises(PolicyRefused) as refused:
         visible_user(BOB, "carl")
     assert refused.value.code == -32003
+
+
+async def test_replicas_remembering_the_same_grant_at_once_keep_one(tmp_path: Path, database_url: str) -> None:
+    """Each replica has its own audit writer: the same person's grant stored by several at once is one row."""
+    async with (
+        audit_log(tmp_path, GENEROUS, url=database_url) as a,
+        audit_log(tmp_path, GENEROUS, url=database_url) as b,
+        audit_log(tmp_path, GENEROUS, url=database_url) as c,
+    ):
+        for granted in (True, False, True):
+            async with anyio.create_task_group() as tg:
+                for log in (a, b, c):
+                    tg.start_soon(log.set_permission, "bob", "demo", "camera", granted)
+        assert await a.granted_permissions("bob", "demo") == {"camera"}
+        assert await on_storage(a, "SELECT count(*) FROM granted_permissions") == [(1,)]

@@ -1,9 +1,9 @@
-"""The live-calls store and the journal: leases, the compare-and-set takeover, sealed rounds, batched writes."""
+"""The live-calls store and the journal on both engines: leases, the compare-and-set takeover (also
+with several replicas racing for one call, each on its own engine), sealed rounds, batched writes."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -23,8 +23,8 @@ ROUND: dict[str, Any] = {"request": REQUEST, "requestState": "s"}
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[LiveCallStore]:
-    storage = Storage(f"sqlite+aiosqlite:///{tmp_path / 'db.sqlite3'}")
+async def store(database_url: str) -> AsyncIterator[LiveCallStore]:
+    storage = Storage(database_url)
     await storage.start()
     try:
         yield LiveCallStore(storage, RoundSeal(derive_key(SECRET, "live-calls/v1")))
@@ -74,6 +74,32 @@ async def test_a_call_is_taken_over_once(store: LiveCallStore) -> None:
     assert await store.claim(call, "b") is True
     assert await store.claim(call, "c") is False  # C saw the same row, but B was first
     assert [c.id for c in await store.calls_of("b")] == ["x"]
+
+
+async def test_replicas_racing_for_one_call_take_it_once(store: LiveCallStore) -> None:
+    """Each contender has an engine (a pool) of its own, as a replica has, and all update at once."""
+    await store.apply([Write("insert", f"call-{n}", row("dead", call_id=f"call-{n}")) for n in range(5)])
+    calls = (await store.orphans("ada", "nobody", 1000.0, 10.0)).calls
+    contenders = [Storage(store.storage.url) for _ in range(4)]
+    won: dict[str, list[str]] = {call.id: [] for call in calls}
+
+    async def contend(number: int, storage: Storage) -> None:
+        mine = LiveCallStore(storage, store.seal)
+        for call in calls:
+            if await mine.claim(call, f"replica-{number}"):
+                won[call.id].append(f"replica-{number}")
+
+    try:
+        async with anyio.create_task_group() as tg:
+            for number, storage in enumerate(contenders):
+                tg.start_soon(contend, number, storage)
+    finally:
+        for storage in contenders:
+            await storage.close()
+    assert all(len(winners) == 1 for winners in won.values()), won
+    owners = {winners[0] for winners in won.values()}
+    taken = [c.id for owner in owners for c in await store.calls_of(owner)]
+    assert sorted(taken) == sorted(won)
 
 
 async def test_a_round_is_sealed_to_its_person_and_row(store: LiveCallStore) -> None:

@@ -1,8 +1,8 @@
-"""The migrations build exactly the tables the queries use (`metadata`), and the audit ones come down again."""
+"""The migrations build exactly the tables the queries use (`metadata`) on both engines, and each
+revision comes down again (one by one, to nothing) and back up."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,16 +11,24 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 
-from webhost.storage import audit as audit_store  # its tables join the shared metadata
+# Every store's tables join the shared metadata on import.
+from webhost.storage import audit, history, live_calls, oauth_tokens
 from webhost.storage.db import MIGRATIONS, Storage, metadata
-from webhost.storage.urls import database_url
 
 pytestmark = pytest.mark.anyio
 
+STORES = {
+    "0003": {audit.audit.name, audit.granted_permissions.name},
+    "0004": {oauth_tokens.oauth_grants.name},
+    "0005": {live_calls.replicas.name, live_calls.live_calls.name},
+    "0006": {history.call_history.name},
+}
+
 
 def differences(connection: sa.Connection) -> list[Any]:
-    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    context = MigrationContext.configure(connection, opts={"compare_type": True, "compare_server_default": True})
     return list(compare_metadata(context, metadata))
 
 
@@ -28,21 +36,42 @@ def tables(connection: sa.Connection) -> set[str]:
     return set(sa.inspect(connection).get_table_names())
 
 
+def config(connection: sa.Connection | None) -> AlembicConfig:
+    result = AlembicConfig()
+    result.set_main_option("script_location", str(MIGRATIONS))
+    if connection is not None:
+        result.attributes["connection"] = connection
+    return result
+
+
 def downgrade_to(connection: sa.Connection, revision: str) -> None:
-    config = AlembicConfig()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    config.attributes["connection"] = connection
-    command.downgrade(config, revision)
+    command.downgrade(config(connection), revision)
 
 
-async def test_the_migrated_schema_is_the_metadata_and_0003_comes_down(tmp_path: Path) -> None:
-    storage = Storage(database_url(None, tmp_path))
+def revisions() -> list[str]:
+    """The chain from the first revision to head."""
+    script = ScriptDirectory.from_config(config(None))
+    return [rev.revision for rev in reversed(list(script.walk_revisions()))]
+
+
+async def test_the_migrated_schema_is_the_metadata_and_every_revision_comes_down(database_url: str) -> None:
+    storage = Storage(database_url)
     await storage.start()
     try:
         async with storage.engine.begin() as db:
             assert await db.run_sync(differences) == []
-            assert {audit_store.audit.name, audit_store.granted_permissions.name, "people"} <= await db.run_sync(tables)
-            await db.run_sync(downgrade_to, "0002")
-            assert not {"audit", "granted_permissions"} & await db.run_sync(tables)
+            assert set().union(*STORES.values()) | {"people"} <= await db.run_sync(tables)
+        chain = revisions()
+        for revision, below in reversed(list(zip(chain[1:], chain, strict=False))):
+            async with storage.engine.begin() as db:
+                await db.run_sync(downgrade_to, below)
+                left = await db.run_sync(tables)
+            assert not STORES.get(revision, set()) & left, f"{revision} left {left}"
+        async with storage.engine.begin() as db:
+            await db.run_sync(downgrade_to, "base")
+            assert await db.run_sync(tables) == {"alembic_version"}
+        await storage.start()
+        async with storage.engine.begin() as db:
+            assert await db.run_sync(differences) == []
     finally:
         await storage.close()

@@ -1,6 +1,6 @@
 """The audit rows and the remembered app permissions, on the shared database (`webhost.audit` writes them).
 
-Portable SQL only (SQLite now, PostgreSQL next): ids come from the database (AUTOINCREMENT on SQLite,
+Portable SQL only (SQLite and PostgreSQL run the same tests): ids come from the database (AUTOINCREMENT on SQLite,
 an identity column elsewhere) and only grow, so "newest first" is `ORDER BY id DESC`. `detail` is
 the JSON text `webhost.audit` already fitted under the row cap, kept as text rather than `sa.JSON`:
 rows an older version cut mid-document must still be stored and read back (marked), which a JSON
@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, metadata
+from webhost.storage.portable import upsert
 
 logger = logging.getLogger(__name__)
 
@@ -85,18 +86,9 @@ async def prune(db: AsyncConnection, *, before_ts: float | None, max_rows: int |
 async def set_permission(
     db: AsyncConnection, person_id: str, server: str, permission: str, granted: bool, ts: float
 ) -> None:
-    key = (
-        granted_permissions.c.person_id == person_id,
-        granted_permissions.c.server == server,
-        granted_permissions.c.permission == permission,
-    )
-    # Delete and insert in one transaction: portable where an upsert is not.
-    await db.execute(granted_permissions.delete().where(*key))
-    await db.execute(
-        granted_permissions.insert().values(
-            person_id=person_id, server=server, permission=permission, granted=granted, ts=ts
-        )
-    )
+    # An upsert: replicas (each its own audit writer) may store the same person's grant at once.
+    row = {"person_id": person_id, "server": server, "permission": permission, "granted": granted, "ts": ts}
+    await upsert(db, granted_permissions, row, key=("person_id", "server", "permission"))
 
 
 class AuditReader:

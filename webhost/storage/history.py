@@ -26,6 +26,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from webhost import jsontext
 from webhost.redact import Redactor
 from webhost.storage.db import Storage, metadata
+from webhost.storage.portable import fitted
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ KINDS = ("tool", "resource", "prompt")
 call_history = sa.Table(
     "call_history",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
     sa.Column("person_id", sa.String(255), nullable=False),
     sa.Column("started_at", sa.Float, nullable=False),
     sa.Column("server", sa.String(255), nullable=False),
@@ -164,7 +165,7 @@ class CallHistory:
     def _row(self, entry: Finished) -> dict[str, Any]:
         arguments, arguments_bytes = self._bounded(entry.arguments, entry.redactor)
         result, result_bytes = self._bounded(entry.outcome, entry.redactor)
-        return {
+        row = {
             "person_id": entry.person_id,
             "started_at": entry.started_at,
             "server": entry.server,
@@ -180,6 +181,8 @@ class CallHistory:
             "tab": entry.tab,
             "call_id": entry.call_id,
         }
+        # What a page or a server chose, made storable on both engines (the JSON columns are already ASCII-safe).
+        return fitted(call_history, row, ("server", "name", "status", "tab", "call_id"))
 
     def _bounded(self, value: object, person: Redactor) -> tuple[str, int]:
         """The value as JSON text with the secrets masked, and its length (the caller cuts it)."""

@@ -19,6 +19,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from webhost.storage.db import Storage, metadata
+from webhost.storage.portable import upsert
 
 NONCE_BYTES = 12
 VERSION = b"\x01"
@@ -69,17 +70,11 @@ class OAuthVault:
 
     async def put(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> None:
         sealed = self._seal(person_id, server, kind, value)
+        row = {"person_id": person_id, "server": server, "kind": kind, "sealed": sealed, "updated_at": time.time()}
+        # An upsert, not delete-then-insert: two replicas storing the same row at once on PostgreSQL would
+        # both find nothing to wait for and one insert would fail on the key.
         async with self.storage.engine.begin() as db:
-            await db.execute(
-                oauth_grants.delete().where(
-                    oauth_grants.c.person_id == person_id, oauth_grants.c.server == server, oauth_grants.c.kind == kind
-                )
-            )
-            await db.execute(
-                oauth_grants.insert().values(
-                    person_id=person_id, server=server, kind=kind, sealed=sealed, updated_at=time.time()
-                )
-            )
+            await upsert(db, oauth_grants, row, key=("person_id", "server", "kind"))
 
     async def forget(self, person_id: str, server: str, kinds: tuple[Kind, ...] = ("tokens",)) -> None:
         async with self.storage.engine.begin() as db:

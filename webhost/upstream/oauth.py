@@ -14,7 +14,14 @@ webhost keeps that flow whole and supplies what a server-side host must:
   a 401 or an `insufficient_scope`) takes the lock, which is one per (person, server) for the host, so
   concurrent calls and tabs refresh a rotating refresh token once.
 - Tokens, their expiry, the discovered metadata and the client registration persist in the person's
-  sealed rows (`storage/oauth_tokens.py`), so a restart refreshes instead of asking again.
+  sealed rows (`storage/oauth_tokens.py`), so a restart refreshes instead of asking again. The SDK
+  stores a refreshed token before the request that needed it is sent.
+- Several replicas on one database each hold the person's tokens in memory, and a rotating refresh
+  token can be spent once: before refreshing (or asking the person) the slow path reads the stored row,
+  and tokens another replica stored since are taken instead of spending a refresh token that is already
+  used (which an authorization server may answer by revoking the whole grant). A refresh refused
+  because another replica rotated the token in the meantime takes the stored one too, rather than
+  forgetting it. Two replicas refreshing in the same instant can still both try; one then asks again.
 """
 
 from __future__ import annotations
@@ -166,6 +173,16 @@ class _Store:
     async def extras(self) -> dict[str, Any]:
         return await self.grants.get(self.person_id, self.server, "tokens") or {}
 
+    async def stored(self) -> tuple[OAuthToken | None, float | None]:
+        """The tokens in the database now (another replica may have stored newer ones), with their expiry."""
+        row = await self.grants.get(self.person_id, self.server, "tokens")
+        try:
+            tokens = OAuthToken.model_validate(row["token"]) if row else None
+        except (ValidationError, KeyError):
+            return None, None
+        expires = row.get("expiresAt") if row else None
+        return tokens, float(expires) if isinstance(expires, int | float) else None
+
 
 class PersonOAuth(OAuthClientProvider):
     """The SDK's provider for one (person, server), with webhost's fast path, persistence and reasons."""
@@ -224,6 +241,7 @@ class PersonOAuth(OAuthClientProvider):
         self.failure: BaseException | None = None  # why the last flow failed (read by the connection)
         self._pending: PendingSignIn | None = None
         self.refreshes = 0  # refresh requests sent (the tests count them at the authorization server too)
+        self._spent: str | None = None  # the refresh token the last refresh request carried
 
     # -- the SDK's two hooks -------------------------------------------------------------------
 
@@ -269,14 +287,37 @@ class PersonOAuth(OAuthClientProvider):
 
     async def _refresh_token(self) -> httpx2.Request:
         self.refreshes += 1
+        tokens = self.context.current_tokens
+        self._spent = tokens.refresh_token if tokens else None
         return await super()._refresh_token()
 
     async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        spent = self._spent
         ok = await super()._handle_refresh_response(response)
         if not ok:
+            stored, expires = await self._store.stored()
+            if stored is not None and stored.refresh_token and stored.refresh_token != spent:
+                # Refused because another replica rotated it meanwhile: its tokens are ours too.
+                self._take(stored, expires)
+                return True
             self.reason = "the sign-in to this server ended (the refresh token was refused); sign in again"
             await self._store.grants.forget(self.person_id, self.server)
         return ok
+
+    async def _take_stored(self) -> None:
+        """Take the stored tokens when another replica stored other ones than this one holds (it refreshed,
+        signed in or signed out): see the module's note on replicas."""
+        stored, expires = await self._store.stored()
+        current = self.context.current_tokens
+        if stored is None and current is None:
+            return
+        if stored is not None and current is not None and stored.model_dump() == current.model_dump():
+            return
+        self._take(stored, expires)
+
+    def _take(self, tokens: OAuthToken | None, expires: float | None) -> None:
+        self.context.current_tokens = tokens
+        self.context.token_expiry_time = expires if tokens is not None else None
 
     # -- the flow ---------------------------------------------------------------------------------
 
@@ -302,6 +343,10 @@ class PersonOAuth(OAuthClientProvider):
                     self.context.token_expiry_time = 0.0  # refused before its time: refresh before asking the person
         elif self.context.current_tokens is None:
             self.reason = f"{self.server} asks you to sign in"
+        async with self.context.lock:  # the slow path: first what other replicas stored (the SDK re-checks)
+            await self._take_stored()
+            if self.context.current_tokens is None:
+                self.reason = f"{self.server} asks you to sign in"
         flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()

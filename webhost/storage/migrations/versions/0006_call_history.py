@@ -18,7 +18,8 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "call_history",
-        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        # 64-bit on PostgreSQL: ids only grow, pruning does not give them back (SQLite's INTEGER is 64-bit).
+        sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
         sa.Column("person_id", sa.String(255), nullable=False),
         sa.Column("started_at", sa.Float, nullable=False),
         sa.Column("server", sa.String(255), nullable=False),
