@@ -160,7 +160,9 @@ def page(app: str, script: str, *, body: str = "", config: dict[str, Any] | None
 PIP_JS = r"""
 const count = document.getElementById("count");
 const mode = document.getElementById("mode");
-document.getElementById("inc").addEventListener("click", () => { count.textContent = String(Number(count.textContent) + 1); });
+document.getElementById("inc").addEventListener("click", () => {
+  count.textContent = String(Number(count.textContent) + 1);
+});
 window.addEventListener("message", (event) => {
   const params = event.data && event.data.method === "ui/notifications/host-context-changed" ? event.data.params : null;
   if (params && params.displayMode) mode.textContent = params.displayMode;
