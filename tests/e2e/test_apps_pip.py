@@ -1,6 +1,7 @@
 """Picture-in-picture in a real Chromium: an app that declares `pip` and asks for it (tests/servers/apps.py
 `pip_counter`) floats above the page, is told its displayMode, and keeps running, visible and usable when
-the person opens another tool: the same instance (its click counter keeps its value), never reloaded."""
+the person opens another tool: the same instance (its click counter keeps its value), never reloaded.
+And an app's Info and Conversation views open in the window, above the app, at 1280 and at 390 px wide."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.test_polish import axe_problems
 from tests.support.process import Webhost, run_webhost, stdio_server
 from webhost.testing.page import WebhostPage
 
@@ -63,3 +65,30 @@ def test_a_pip_app_stays_floating_and_running_when_another_tool_opens(
     expect(inner.locator("#count")).to_have_text("4")
     expect(inner.locator("#mode")).to_have_text("inline")
     assert ui.console_errors == []
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_apps_info_and_conversation_open_in_view(page: Page, ui: WebhostPage, host: Webhost, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    ui.sign_in(host)
+    ui.wait_connected("apps")
+    ui.open_tool("apps", "bridge_probe")
+    ui.fill(autorun=False)
+    ui.call("ok")
+    app = ui.app("apps", "ui://apps/bridge-probe.html")
+    app.wait_ready()
+    panel = page.locator(".tool-view:not([data-parked]) [data-app-panel]")
+    for view in ("info", "conversation"):
+        button = panel.locator(f'[data-app-action="{view}"]')
+        button.click()
+        shown = panel.locator(f'[data-app-view="{view}"]')
+        expect(shown).to_be_visible()
+        box, frame = shown.bounding_box(), app.frame.bounding_box()
+        assert box is not None and frame is not None
+        # Wholly in the window, beside or over the app (not below it), and the button still in reach.
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box
+        assert 0 <= box["x"] and box["x"] + box["width"] <= width, box
+        assert box["y"] <= frame["y"], (box, frame)
+        expect(button).to_be_in_viewport()
+    assert ui.console_errors == []
+    assert axe_problems(page) == []
