@@ -6,6 +6,7 @@ received, which must be what the form showed."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -91,3 +92,42 @@ def test_nested_objects_arrays_refs_choices_and_nullable_fields_send_what_the_fo
     assert received(ui)["tree"] is None
     assert ui.console_errors == []
     assert axe_problems(page) == []  # last: axe's own inline styles are refused by the page's CSP (console errors)
+
+
+def test_arrays_of_scalars_are_rows_typed_by_their_item_schema(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("workbench")
+    ui.open_tool("workbench", "shapes")
+    form = page.locator(".tool-view:not([data-parked]) form.args-form")
+    ui.fill(owner={"name": "Ada"}, shape={"radius": 1})
+    # The default list is shown as its rows, one typed control each, and sent as shown.
+    expect(form.locator('fieldset[name="sizes"][data-kind="array"]')).to_be_visible()
+    expect(form.locator('input[name="sizes[0]"][type="number"]')).to_have_value("2")
+    expect(form.locator('input[name="sizes[1]"]')).to_have_value("3")
+    expect(form.locator('textarea[name="tags"]')).to_have_count(0)
+    assert received(ui)["sizes"] == [2, 3]
+
+    # Rows added and removed: strings keep spaces and may be empty, numbers are numbers, an enum is a select.
+    ui.fill(tags=["two words", "", "c"], sizes=[5, 8, 13], moods=["busy", "calm", "busy"])
+    expect(form.locator('select[name="moods[2]"]')).to_have_value("busy")
+    form.locator('fieldset[name="sizes"] .compound-item').nth(0).locator('[data-action="remove-item"]').click()
+    expect(form.locator('[name="sizes[0]"]')).to_have_value("8")
+    expect(form.locator('[name="sizes[0]"]')).to_have_accessible_name(re.compile(r"^Sizes 1 "))
+    expect(form.locator('[name="sizes[2]"]')).to_have_count(0)
+    got = received(ui)
+    assert got["tags"] == ["two words", "", "c"]
+    assert got["sizes"] == [8, 13]
+    assert got["moods"] == ["busy", "calm", "busy"]
+
+    # A number row that does not hold a number is an error on that row, and nothing is sent.
+    form.locator('fieldset[name="sizes"] > .compound-body > [data-action="add-item"]').click()
+    expect(form.locator('[name="sizes[2]"]')).to_be_focused()
+    page.locator('[data-testid="call-tool"]').click()
+    expect(form.locator('[data-field-error="sizes[2]"]')).to_contain_text("Required")
+    expect(form.locator('[data-field-error="sizes"]')).to_contain_text("Check the items")
+    # Removing every row sends the empty list the form shows.
+    for _ in range(3):
+        form.locator('fieldset[name="sizes"] .compound-item').last.locator('[data-action="remove-item"]').click()
+    assert received(ui)["sizes"] == []
+    assert ui.console_errors == []
+    assert axe_problems(page) == []

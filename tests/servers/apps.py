@@ -157,6 +157,24 @@ def page(app: str, script: str, *, body: str = "", config: dict[str, Any] | None
 
 # ---- the apps --------------------------------------------------------------------------------------------------
 
+PIP_JS = r"""
+const count = document.getElementById("count");
+const mode = document.getElementById("mode");
+document.getElementById("inc").addEventListener("click", () => {
+  count.textContent = String(Number(count.textContent) + 1);
+});
+window.addEventListener("message", (event) => {
+  const params = event.data && event.data.method === "ui/notifications/host-context-changed" ? event.data.params : null;
+  if (params && params.displayMode) mode.textContent = params.displayMode;
+});
+(async () => {
+  const init = await initialize({ availableDisplayModes: ["inline", "pip"] });
+  mode.textContent = init.hostContext.displayMode;
+  log("request-display-mode pip " + describe(await outcome(request("ui/request-display-mode", { mode: "pip" }))));
+  finish();
+})();
+"""
+
 CSP_JS = r"""
 document.addEventListener("securitypolicyviolation", (event) => {
   log("violation " + event.effectiveDirective + " " + event.blockedURI);
@@ -556,6 +574,24 @@ def build_server(name: str, allowed_origin: str, blocked_origin: str, probe_path
         csp_uri,
         app_page("csp-probe", CSP_JS, uri=csp_uri, allowed=allowed_origin, blocked=blocked_origin, path=probe_path),
         csp=ResourceCsp(connect_domains=[allowed_origin]),
+    )
+
+    # Picture-in-picture: declares inline and pip, asks for pip once ready, counts clicks (its state shows
+    # whether the same instance kept running) and shows the displayMode the host context says.
+    pip_uri = "ui://apps/pip.html"
+
+    @apps.tool(resource_uri=pip_uri, title="PiP counter", description="An app that floats in picture-in-picture.")
+    def pip_counter() -> str:
+        return "pip counter"
+
+    apps.add_html_resource(
+        pip_uri,
+        app_page(
+            "pip-counter",
+            PIP_JS,
+            uri=pip_uri,
+            body="<button id='inc'>Count</button> <output id='count'>0</output> <output id='mode'></output>",
+        ),
     )
 
     # Permissions.

@@ -10,9 +10,10 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
   at or above it.
 - tool `lines(text, note, body)`: multi-line strings (a default with newlines, `x-multiline`,
   `format: "textarea"`), answered as each argument's lines.
-- tool `shapes(owner, shape, tags, team, tree, chain)`: the schemas people write, for the form: nested objects
-  (`$defs`/`$ref`), an optional nullable object, a nullable integer, an enum, a oneOf of two shapes, arrays of
-  strings and of objects, a recursive tree and a self-referencing chain; answered as the arguments received.
+- tool `shapes(owner, shape, tags, team, tree, chain, sizes, moods)`: the schemas people write, for the form:
+  nested objects (`$defs`/`$ref`), an optional nullable object, a nullable integer, an enum, a oneOf of two
+  shapes, arrays of strings, of objects, of integers (with a default) and of an enum, a recursive tree and a
+  self-referencing chain; answered as the arguments received.
 - icons: the server and the tool `level` have a `data:` PNG (drawn), `bump` only an https one (never loaded),
   the prompt `paint` a light and a dark one.
 - resource `wb://readme` (text/markdown, with raw HTML and a `javascript:` link that must stay text).
@@ -218,6 +219,8 @@ def shapes(
     team: list[Owner] = [],  # noqa: B006
     tree: Node | None = None,
     chain: Chain | None = None,
+    sizes: list[int] = [2, 3],  # noqa: B006
+    moods: list[Literal["calm", "busy", "odd"]] = [],  # noqa: B006
 ) -> str:
     received = {
         "owner": owner.model_dump(mode="json"),
@@ -226,6 +229,8 @@ def shapes(
         "team": [member.model_dump(mode="json") for member in team],
         "tree": None if tree is None else tree.model_dump(mode="json"),
         "chain": None if chain is None else chain.model_dump(mode="json"),
+        "sizes": sizes,
+        "moods": moods,
     }
     return json.dumps(received)
 

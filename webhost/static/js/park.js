@@ -14,6 +14,9 @@
 //    person sees, and Playwright's strict mode never trips on a parked copy. A MutationObserver
 //    keeps renaming what is added or set inside while parked (a call finishing, a frame being
 //    built); unpark() restores everything.
+//  - except a floating part ([data-floating]: an app shown picture-in-picture, stage.js): it stays
+//    visible, reachable and named, and keeps running on top of whatever is shown now. Only what is
+//    beside the path from the parked element to it is made inert, so nothing is moved.
 
 /** Attributes renamed inside a parked element; contract selectors must not see them. */
 export const PARKED_ATTRS = Object.freeze([
@@ -22,7 +25,7 @@ export const PARKED_ATTRS = Object.freeze([
 
 const hiddenName = (/** @type {string} */ attr) => `data-hidden-${attr.startsWith("data-") ? attr.slice(5) : attr}`;
 
-/** @type {WeakMap<Element, {observer: MutationObserver, attrs: readonly string[]}>} */
+/** @type {WeakMap<Element, {observer: MutationObserver, attrs: readonly string[], inert: HTMLElement[]}>} */
 const parked = new WeakMap();
 
 /** @param {Element} root @param {readonly string[]} attrs */
@@ -30,6 +33,7 @@ function strip(root, attrs) {
   const selector = attrs.map((a) => `[${a}]`).join(",");
   const els = root.matches(selector) ? [root, ...root.querySelectorAll(selector)] : [...root.querySelectorAll(selector)];
   for (const el of els) {
+    if (el.closest("[data-floating]")) continue;
     for (const a of attrs) {
       const v = el.getAttribute(a);
       if (v === null) continue;
@@ -62,17 +66,44 @@ export function park(el, extra = []) {
   strip(el, attrs);
   const observer = new MutationObserver((records) => {
     for (const r of records) {
-      if (r.type === "childList") {
+      if (r.type === "attributes" && r.attributeName === "data-floating" && r.target instanceof Element) {
+        // A part starts or stops floating while parked: it gets its names back, or loses them.
+        if (r.target.hasAttribute("data-floating")) restore(r.target, attrs);
+        else strip(r.target, attrs);
+        makeInert(el);
+      } else if (r.type === "childList") {
         for (const n of r.addedNodes) if (n instanceof Element) strip(n, attrs);
       } else if (r.target instanceof Element && r.attributeName && r.target.hasAttribute(r.attributeName)) {
         strip(r.target, [r.attributeName]);
       }
     }
   });
-  observer.observe(el, { subtree: true, childList: true, attributes: true, attributeFilter: attrs });
-  parked.set(el, { observer, attrs });
+  observer.observe(el, { subtree: true, childList: true, attributes: true, attributeFilter: [...attrs, "data-floating"] });
+  parked.set(el, { observer, attrs, inert: [] });
   el.dataset.parked = "";
-  el.inert = true;
+  makeInert(el);
+}
+
+/**
+ * Make a parked element inert, all but its floating parts: then what is beside each floating part's
+ * ancestors (up to `el`) is made inert instead of `el` itself. @param {HTMLElement} el
+ */
+function makeInert(el) {
+  const state = parked.get(el);
+  if (!state) return;
+  for (const node of state.inert.splice(0)) node.inert = false;
+  const floating = [...el.querySelectorAll("[data-floating]")];
+  el.inert = floating.length === 0;
+  if (!floating.length) return;
+  const keep = new Set();
+  for (const f of floating) for (let n = /** @type {Element | null} */ (f); n && n !== el; n = n.parentElement) keep.add(n);
+  for (const n of keep) {
+    for (const sibling of n.parentElement?.children ?? []) {
+      if (keep.has(sibling) || !(sibling instanceof HTMLElement) || sibling.inert) continue;
+      sibling.inert = true;
+      state.inert.push(sibling);
+    }
+  }
 }
 
 /** Bring a parked element back (idempotent). @param {HTMLElement} el */
@@ -81,6 +112,7 @@ export function unpark(el) {
   if (!state) return;
   parked.delete(el);
   state.observer.disconnect();
+  for (const node of state.inert) node.inert = false;
   restore(el, state.attrs);
   delete el.dataset.parked;
   el.inert = false;

@@ -6,10 +6,10 @@
 /** @typedef {Record<string, any>} Schema */
 /** @typedef {{value: unknown, label: string}} Option */
 /**
- * @typedef {{kind: "string" | "number" | "boolean" | "select" | "multi" | "list" | "json"
+ * @typedef {{kind: "string" | "number" | "boolean" | "select" | "multi" | "json"
  *   | "object" | "array" | "choice",
- *   schema: Schema, options?: Option[], itemType?: string, integer?: boolean, alternatives?: unknown[]}} FieldKind
- * `object`: nested fieldset; `array`: items (objects, arrays, choices) added and removed one by one;
+ *   schema: Schema, options?: Option[], integer?: boolean, alternatives?: unknown[]}} FieldKind
+ * `object`: nested fieldset; `array`: items (scalars, objects, arrays, choices) added and removed one by one;
  * `choice`: oneOf/anyOf of several shapes, one chosen at a time (`alternatives` unresolved, so their
  * $refs can be followed lazily).
  */
@@ -118,8 +118,9 @@ export function classify(raw, root, depth = 0) {
   if (type === "array" && schema.items && !Array.isArray(schema.items)) {
     const items = normalize(schema.items, root);
     const itemOptions = enumOptions(items);
-    if (itemOptions) return { kind: "multi", schema, options: itemOptions };
-    if (PRIMITIVES.has(items.type)) return { kind: "list", schema, itemType: items.type };
+    // A set of choices is a group of boxes; a list of them (order and repeats matter) is rows of selects.
+    if (itemOptions && schema.uniqueItems === true) return { kind: "multi", schema, options: itemOptions };
+    if (itemOptions || PRIMITIVES.has(items.type)) return { kind: "array", schema };
     const itemKind = classify(schema.items, root, depth + 1).kind;
     if (depth < 32 && ["object", "array", "choice"].includes(itemKind)) return { kind: "array", schema };
   }

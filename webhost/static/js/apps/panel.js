@@ -1,7 +1,7 @@
 // @ts-check
 // The panel around one App: header (server, resource URI, status, Info / Conversation /
 // Fullscreen / Close), notices and errors, the stage holding the frame, and the Info and
-// Conversation views. A panel outlives its frame: it can show why the app closed and reopen it
+// Conversation views (between the header and the app, so they open where the button is). A panel outlives its frame: it can show why the app closed and reopen it
 // (a new frame that gets the same tool input and result).
 //
 //   <section data-app-panel data-app-status="loading|ready|error|closing|closed"
@@ -60,8 +60,11 @@ export class AppPanel {
   #notices = h("div", { class: "wh-app-notices", role: "status", "aria-live": "polite" });
   #stageSlot = h("div", { class: "wh-stage-slot" });
   #awayNote = h("p", { class: "wh-away muted", hidden: true, dataset: { appAway: "" } });
-  #infoEl = h("div", { class: "wh-app-view wh-app-info-view", hidden: true, dataset: { appView: "info" } });
-  #convEl = h("div", { class: "wh-app-view wh-app-conv-view", hidden: true, dataset: { appView: "conversation" } });
+  // Scrolling regions (max-height): focusable, so a keyboard can scroll them.
+  #infoEl = h("div", { class: "wh-app-view wh-app-info-view", hidden: true, tabindex: "0", role: "region",
+    "aria-label": "App info", dataset: { appView: "info" } });
+  #convEl = h("div", { class: "wh-app-view wh-app-conv-view", hidden: true, tabindex: "0", role: "region",
+    "aria-label": "App conversation", dataset: { appView: "conversation" } });
   #buttons;
   /** @type {string | null} */
   #permissionBusy = null;
@@ -97,7 +100,7 @@ export class AppPanel {
     h("header", { class: "wh-app-head" }, title, this.#statusPill,
       h("span", { class: "wh-app-actions" }, this.#buttons.info, this.#buttons.conversation, this.#buttons.fullscreen,
         this.#buttons.reopen, this.#buttons.close)),
-    this.#errorSlot, this.#serverNote, this.#notices, this.#awayNote, this.#stageSlot, this.#infoEl, this.#convEl);
+    this.#errorSlot, this.#serverNote, this.#notices, this.#awayNote, this.#infoEl, this.#convEl, this.#stageSlot);
   }
 
   get frameId() { return this.bridge?.frameId ?? this.descriptor?.frameId ?? null; }
@@ -349,7 +352,11 @@ export class AppPanel {
       button.setAttribute("aria-expanded", String(show));
       button.classList.toggle("is-active", show);
     }
-    if (open) this.#refreshView(view);
+    if (open) {
+      this.#refreshView(view);
+      // Under the header it opened from, above the app (which may be taller than the window): in view.
+      view.scrollIntoView({ block: "nearest" });
+    }
   }
 
   /** @param {HTMLElement} view */

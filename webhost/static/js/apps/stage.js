@@ -121,6 +121,8 @@ export class Stage extends EventTarget {
     this.el.classList.toggle("is-fullscreen", mode === "fullscreen");
     this.el.classList.toggle("is-pip", mode === "pip");
     this.el.dataset.displayMode = mode;
+    // A pip frame floats above the page: it stays seen and usable when its tool view is parked (park.js).
+    this.el.toggleAttribute("data-floating", mode === "pip");
     const overlay = mode !== "inline";
     if (SUPPORTS_POPOVER && this.el.isConnected) {
       try {
@@ -165,6 +167,7 @@ export class Stage extends EventTarget {
     this.mode = "inline";
     this.el.className = "wh-app-stage is-inline";
     this.el.dataset.displayMode = "inline";
+    this.el.removeAttribute("data-floating");
   }
 
   #pipMaxHeight() {

@@ -5,6 +5,7 @@
 // (fields.js createField), so nesting goes as deep as the schema does; a `$ref` already being
 // expanded above (a cycle: a tree's node holding nodes) is expanded only when the person asks.
 //
+// An array of scalars is rows of one control each, typed by the item schema (an enum a select).
 // Names (docs/automation.md): the fieldset is `[name="ARG"]` and `[data-field="ARG"]`; inside it,
 // `ARG.key` for an object's property, `ARG[0]` for an array's item, so `[name="ARG.items[1].label"]`.
 // A choice's shape picker is `select[data-choice="PATH"]`, and the chosen shape's controls keep PATH.
@@ -12,7 +13,7 @@
 // is left out; a nullable one has a "null" box.
 
 import { h, uid } from "../html.js";
-import { deref, typeMismatch } from "../schema.js";
+import { classify, deref, typeMismatch } from "../schema.js";
 
 /** @typedef {import("./fields.js").Field} Field */
 /** @typedef {import("./fields.js").FieldOptions} FieldOptions */
@@ -33,11 +34,11 @@ export function compoundField(name, raw, info, opts, make) {
   const refs = ref ? [...(opts.refs ?? []), ref] : (opts.refs ?? []);
   const cyclic = ref !== null && (opts.refs ?? []).includes(ref);
   const depth = path.split(/[.[]/).length;
-  const title = String(s.title ?? name);
+  const title = String(opts.label ?? s.title ?? name);
   const id = uid("f");
   const errorEl = h("p", { class: "field-error", id: `${id}-err`, hidden: true, dataset: { fieldError: path } });
   const legend = h("legend", { class: "field-label" }, title,
-    opts.required ? h("span", { class: "req", title: "required", "aria-hidden": "true", text: "*" }) : null,
+    opts.required && !opts.item ? h("span", { class: "req", title: "required", "aria-hidden": "true", text: "*" }) : null,
     h("span", { class: "field-type", text: info.kind === "choice" ? "one of" : info.kind }));
   const el = h("fieldset", { class: `field field-compound field-${info.kind}`, name: path,
     dataset: { field: path, kind: info.kind }, "aria-describedby": `${id}-err` }, legend);
@@ -47,9 +48,12 @@ export function compoundField(name, raw, info, opts, make) {
   el.addEventListener("change", () => { touched = true; });
   /** The path this field's controls carry now (an array item's changes when an item above it goes). */
   const here = () => el.dataset.field ?? path;
-  /** @param {string} childName @param {unknown} schema @param {string} childPath @param {boolean} required */
-  const child = (childName, schema, childPath, required) =>
-    make(childName, schema, { required, root: opts.root, onInput: opts.onInput, path: childPath, refs });
+  /**
+   * @param {string} childName @param {unknown} schema @param {string} childPath @param {boolean} required
+   * @param {{label?: string, item?: boolean}} [extra] an array's item: its label ("Tags 2")
+   */
+  const child = (childName, schema, childPath, required, extra = {}) =>
+    make(childName, schema, { required, root: opts.root, onInput: opts.onInput, path: childPath, refs, ...extra });
 
   // A nullable compound value: a box that sends null instead of what is inside.
   const nullBox = s.nullable ? h("input", { type: "checkbox", dataset: { nullToggle: path } }) : null;
@@ -154,17 +158,21 @@ export function compoundField(name, raw, info, opts, make) {
     };
   }
 
-  /** Items added and removed one by one, each under `PATH[i]`. */
+  /** Items added and removed one by one, each under `PATH[i]`: a scalar item is one control in a row. */
   function arrayBody() {
-    const list = h("ol", { class: "compound-items" });
+    const itemSchema = deref(s.items, opts.root);
+    const itemTitle = String(itemSchema.title ?? title);
+    const itemLabel = (/** @type {number} */ index) => `${itemTitle} ${index + 1}`;
+    const scalar = !["object", "array", "choice"].includes(classifyKind(s.items, opts.root));
+    const list = h("ol", { class: `compound-items${scalar ? " scalar-items" : ""}` });
     /** @type {{field: Field, li: HTMLLIElement}[]} */
     const items = [];
     const add = h("button", { type: "button", class: "small", text: "Add item", dataset: { action: "add-item" } });
     const addItem = () => {
       const index = items.length;
-      const field = child(String(index), s.items, `${here()}[${index}]`, true);
+      const field = child(String(index), s.items, `${here()}[${index}]`, true, { label: itemLabel(index), item: true });
       const remove = h("button", { type: "button", class: "small ghost", text: "Remove",
-        "aria-label": `Remove item ${index + 1}`, dataset: { action: "remove-item" } });
+        "aria-label": `Remove ${itemLabel(index)}`, dataset: { action: "remove-item" } });
       const li = h("li", { class: "compound-item" }, field.el, remove);
       const item = { field, li };
       remove.addEventListener("click", () => {
@@ -179,13 +187,16 @@ export function compoundField(name, raw, info, opts, make) {
       list.append(li);
       return field;
     };
-    /** After a removal, the items below move up: their controls' names follow (`ARG[2]` becomes `ARG[1]`). */
+    /** After a removal, the items below move up: their controls' names and labels follow (`ARG[2]` becomes `ARG[1]`). */
     const renumber = () => {
       const base = here();
       items.forEach(({ field, li }, index) => {
         const now = `${base}[${index}]`;
         const was = field.el.dataset.field ?? now;
         if (was === now) return;
+        const label = field.el.querySelector(":scope > .field-label, :scope > .check-row .field-label-text, :scope > legend");
+        if (label?.firstChild?.nodeType === Node.TEXT_NODE) label.firstChild.textContent = itemLabel(index);
+        li.querySelector(':scope > [data-action="remove-item"]')?.setAttribute("aria-label", `Remove ${itemLabel(index)}`);
         for (const node of [...li.querySelectorAll("[name], [data-field], [data-field-error], [data-choice], [data-null-toggle]")]) {
           for (const attr of ["name", "data-field", "data-field-error", "data-choice", "data-null-toggle"]) {
             const value = node.getAttribute(attr);
@@ -263,6 +274,9 @@ export function compoundField(name, raw, info, opts, make) {
     };
   }
 }
+
+/** The kind of control an item's schema gets. @param {unknown} raw @param {Record<string, any>} root */
+const classifyKind = (raw, root) => classify(raw, root).kind;
 
 /**
  * The `$ref` a property's schema names: its own, or that of its one non-null alternative (`X | None`).

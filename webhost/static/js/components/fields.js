@@ -66,6 +66,8 @@ const INPUT_TYPES = /** @type {Record<string, string>} */ ({
  * @property {string} [path] the controls' name: the argument at the top, `ARG.key` and `ARG[0]` inside
  *   (docs/automation.md, "Nested arguments")
  * @property {string[]} [refs] the `$ref`s being expanded above this field (a cycle is expanded on demand)
+ * @property {string} [label] the label shown instead of the schema's title (an array's item: "Tags 2")
+ * @property {boolean} [item] an array's item: no "required" mark (every item is), and an empty text item is ""
  */
 
 /**
@@ -79,7 +81,7 @@ export function createField(name, rawSchema, opts) {
   if (info.kind === "object" || info.kind === "array" || info.kind === "choice") {
     return compoundField(name, rawSchema, info, opts, createField);
   }
-  return buildField(name, info, opts.required, opts.onInput, opts.path);
+  return buildField(name, info, opts.required, opts.onInput, opts.path, opts);
 }
 
 const SPEC_KINDS = /** @type {const} */ ({
@@ -109,22 +111,23 @@ export function fieldFromSpec(spec, { onInput } = {}) {
 /**
  * @param {string} name @param {FieldInfo} info @param {boolean} required @param {(() => void) | undefined} onInput
  * @param {string} [path] the controls' name (the property's name by default)
+ * @param {{label?: string, item?: boolean}} [extra]
  * @returns {Field}
  */
-function buildField(name, info, required, onInput, path = name) {
+function buildField(name, info, required, onInput, path = name, extra = {}) {
   const s = info.schema;
   const id = uid("f");
   const helpId = `${id}-help`;
   const errId = `${id}-err`;
   let touched = false;
   const errorEl = h("p", { class: "field-error", id: errId, hidden: true, dataset: { fieldError: path } });
-  const title = String(s.title ?? name);
+  const title = String(extra.label ?? s.title ?? name);
   const hints = constraintHints(s, info);
   const help = s.description || hints ? h("p", { class: "field-help", id: helpId },
     s.description ? String(s.description) : null, s.description && hints ? " " : null,
     hints ? h("span", { class: "field-hint", text: hints }) : null) : null;
   const describedBy = [help ? helpId : "", errId].filter(Boolean).join(" ");
-  const reqMark = required ? h("span", { class: "req", title: "required", "aria-hidden": "true", text: "*" }) : null;
+  const reqMark = required && !extra.item ? h("span", { class: "req", title: "required", "aria-hidden": "true", text: "*" }) : null;
   const typeTag = h("span", { class: "field-type", text: typeLabel(s, info) });
 
   /** @type {{control: HTMLElement, get: () => {present: boolean, value?: unknown, error?: string}, set: (v: unknown) => void, clear: () => void}} */
@@ -177,14 +180,14 @@ function buildField(name, info, required, onInput, path = name) {
       case "number": return buildNumber();
       case "select": return buildSelect();
       case "multi": return buildMulti();
-      case "list": return buildList();
       case "string": return buildString();
       default: return buildJson();
     }
   }
 
   function common() {
-    return { id, name: path, required, "aria-describedby": describedBy };
+    // An item can always be removed, so its control is not `required` (an empty number row is still an error).
+    return { id, name: path, required: required && !extra.item, "aria-describedby": describedBy };
   }
 
   function buildString() {
@@ -206,6 +209,8 @@ function buildField(name, info, required, onInput, path = name) {
         const v = input.value;
         if (type !== "text" && input.validity.badInput) return { present: true, error: "Enter a complete value" };
         if (v === "") {
+          // An empty text row of a list shows "" and sends it; a formatted one cannot be empty.
+          if (extra.item && clearable) return { present: true, value: "" };
           if (required) return { present: true, error: "Required" };
           if (touched && s.nullable) return { present: true, value: null };
           return touched && clearable ? { present: true, value: "" } : { present: false };
@@ -343,33 +348,6 @@ function buildField(name, info, required, onInput, path = name) {
     };
   }
 
-  function buildList() {
-    const itemType = String(info.itemType);
-    const control = h("textarea", { ...common(), rows: 3, class: "mono",
-      placeholder: itemType === "string" ? "one item per line" : "one value per line (or comma-separated)" });
-    return {
-      control,
-      get() {
-        const text = control.value;
-        if (text.trim() === "" && !required && !touched) return { present: false };
-        const lines = itemType === "string" ? text.split(/\r?\n/) : text.split(/[\r\n,]+/);
-        const items = lines.map((l) => (itemType === "string" ? l : l.trim())).filter((l) => l.trim() !== "");
-        /** @type {unknown[]} */
-        const value = [];
-        for (const [i, item] of items.entries()) {
-          const parsed = parseItem(item, itemType);
-          if (parsed.error) return { present: true, error: `Item ${i + 1}: ${parsed.error}` };
-          value.push(parsed.value);
-        }
-        const error = countError(value.length, s);
-        return error ? { present: true, error } : { present: true, value };
-      },
-      /** @param {unknown} v */
-      set(v) { control.value = Array.isArray(v) ? v.map(String).join("\n") : ""; },
-      clear() { this.set(s.default); },
-    };
-  }
-
   function buildJson() {
     const status = h("p", { class: "json-status", "aria-live": "polite" });
     const area = h("textarea", { ...common(), rows: 4, class: "mono json-editor", spellcheck: "false",
@@ -431,24 +409,10 @@ function countError(count, s) {
   return null;
 }
 
-/** @param {string} item @param {string} type @returns {{value?: unknown, error?: string}} */
-function parseItem(item, type) {
-  if (type === "string") return { value: item };
-  if (type === "boolean") {
-    if (/^(true|false)$/i.test(item)) return { value: item.toLowerCase() === "true" };
-    return { error: "expected true or false" };
-  }
-  const n = Number(item);
-  if (item === "" || !Number.isFinite(n)) return { error: "not a number" };
-  if (type === "integer" && (!Number.isInteger(n) || Math.abs(n) > MAX_SAFE)) return { error: "not a whole number" };
-  return { value: n };
-}
-
 /** @param {Record<string, any>} s @param {import("../schema.js").FieldKind} info */
 function typeLabel(s, info) {
   if (info.kind === "select") return "choice";
   if (info.kind === "multi") return "choices";
-  if (info.kind === "list") return `${info.itemType}[]`;
   if (info.kind === "json") return Array.isArray(s.type) ? s.type.join("|") : String(s.type ?? "json");
   return s.format ? `${s.type} · ${s.format}` : String(s.type);
 }
@@ -456,7 +420,7 @@ function typeLabel(s, info) {
 /** @param {Record<string, any>} s @param {import("../schema.js").FieldKind} info */
 function constraintHints(s, info) {
   const parts = [];
-  if (info.kind === "multi" || info.kind === "list") {
+  if (info.kind === "multi") {
     const lo = s.minItems, hi = s.maxItems;
     if (typeof lo === "number" && typeof hi === "number") parts.push(lo === hi ? `choose ${lo}` : `choose ${lo}–${hi}`);
     else if (typeof lo === "number") parts.push(`at least ${lo}`);

@@ -327,13 +327,13 @@ export class Workspace {
 }
 
 /**
- * Park a tool view; an app of it shown fullscreen or picture-in-picture goes back inline first
- * (a parked view is invisible and inert, its overlay would be too).
+ * Park a tool view; an app of it shown fullscreen goes back inline first (it would cover what is
+ * shown now). One in picture-in-picture stays floating and running above it (park.js [data-floating]).
  * @param {HTMLElement} el @param {import("../apps/index.js").Apps} apps
  */
 function parkToolView(el, apps) {
   for (const app of apps.list()) {
-    if (app.displayMode !== "inline" && el.contains(app.element)) {
+    if (app.displayMode === "fullscreen" && el.contains(app.element)) {
       try { app.setDisplayMode("inline"); } catch (err) { console.warn("webhost: could not bring the app back inline", err); }
     }
   }
