@@ -20,8 +20,8 @@ const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", l
 const FOLLOW_SLACK = 80;
 /** A scroll this soon (ms) after the person's wheel, key, touch or pointer is theirs, not the page's. */
 const USER_SCROLL_MS = 1200;
-/** Frames (about a second) during which a following list is pinned again as late rows get their height. */
-const PIN_FRAMES = 60;
+/** The most frames a following list is pinned again while late rows get their height. */
+const PIN_FRAMES = 10;
 const SOURCES = /** @type {const} */ ([["protocol", "Protocol"], ["logs", "Server logs"], ["stderr", "stderr"]]);
 const STORE = "webhost:log";
 const MIN_HEIGHT = 96;
@@ -227,7 +227,9 @@ export class ActivityLog {
 
   /**
    * Scroll to the newest entry. Rows skipped by content-visibility get their real height only once
-   * shown, which moves the bottom again: pin once more on the next frames while still following.
+   * shown, which moves the bottom again on the next frame: pin again then, and stop at the first
+   * frame that finds the list still at the bottom (a loop kept for a second made every frame of the
+   * page do work, and each call wait behind it). One read of the positions per frame.
    */
   #pin() {
     const l = this.#list;
@@ -236,7 +238,8 @@ export class ActivityLog {
     let frames = PIN_FRAMES;
     const again = () => {
       if (gen !== this.#pinGen || !this.#stick || frames-- <= 0) return;
-      if (l.scrollHeight - l.scrollTop - l.clientHeight > 1) l.scrollTop = l.scrollHeight;
+      if (l.scrollHeight - l.scrollTop - l.clientHeight <= 1) return;
+      l.scrollTop = l.scrollHeight;
       requestAnimationFrame(again);
     };
     requestAnimationFrame(again);
