@@ -56,7 +56,7 @@ export class ActivityLog {
   #olderBtn = h("button", { type: "button", class: "small ghost", dataset: { action: "show-older-log" },
     title: "Show older entries of this log" });
   #older = h("li", { class: "log-older", hidden: true }, this.#olderBtn);
-  /** Rows the DOM may hold: DOM_CAP, raised by each "Show older" until Clear. */
+  /** Rows the DOM may hold while following: DOM_CAP, raised by each "Show older" until it follows again. */
   #cap = DOM_CAP;
   #servers = new Set();
   /** @type {any[]} */
@@ -196,6 +196,7 @@ export class ActivityLog {
 
   /** @param {boolean} on */
   #setStick(on) {
+    if (on && !this.#stick) this.#cap = DOM_CAP; // the rows brought back go at the next flush (still behind "Show older")
     this.#stick = on;
     this.#follow.hidden = on;
   }
@@ -207,7 +208,8 @@ export class ActivityLog {
     this.#pending.push(entry);
     this.#kept.push(entry);
     if (this.#kept.length > KEEP) this.#kept.splice(0, this.#kept.length - KEEP);
-    if (this.#pending.length > this.#cap) this.#pending.splice(0, this.#pending.length - this.#cap);
+    const cap = this.#roomFor();
+    if (this.#pending.length > cap) this.#pending.splice(0, this.#pending.length - cap);
     if (!this.#scheduled) {
       this.#scheduled = true;
       const flush = () => this.#flush();
@@ -225,7 +227,7 @@ export class ActivityLog {
     for (const entry of batch) frag.append(this.#render(entry));
     this.#empty.remove();
     this.#list.append(frag);
-    let extra = this.#rowCount() - this.#cap;
+    let extra = this.#rowCount() - this.#roomFor();
     while (extra-- > 0) this.#older.nextElementSibling?.remove();
     this.#count.textContent = String(this.#kept.length);
     this.#describeOlder();
@@ -295,6 +297,14 @@ export class ActivityLog {
     this.#list.replaceChildren(this.#older, this.#empty);
     this.#count.textContent = "0";
     this.#describeOlder();
+  }
+
+  /**
+   * Rows the DOM may hold now: once the person scrolled up, none is taken from above what they read
+   * (up to KEEP), so their place stays put; while following, the cap.
+   */
+  #roomFor() {
+    return this.#stick ? this.#cap : KEEP;
   }
 
   /** Entry rows in the DOM (the list also holds the "Show older" row and, when empty, a note). */
