@@ -1,7 +1,8 @@
 // @ts-check
 // The activity log: one [data-log-entry] per `activity` notification, filterable by server and
-// kind. The DOM keeps the newest DOM_CAP entries (a long list made every flush lay out again and
-// slowed every round trip of the page); the newest KEEP entries stay downloadable as JSON.
+// kind. The DOM keeps the newest DOM_CAP entries (a long list made every frame of the page lay out
+// and paint more, and so every round trip); the newest KEEP entries stay in memory, reachable with
+// "Show older" at the top of the list (DOM_CAP more each time) and downloadable as JSON.
 // Entry data is rendered only when expanded (it can be large). Like a console, the list follows new
 // entries while the person is at the bottom, and stops (with a "Follow" button) once they scroll up.
 // Three switches show or hide whole sources ([data-log-filter]: protocol messages, the servers' own
@@ -12,7 +13,7 @@
 import { h, prettyJson } from "../html.js";
 import { textView } from "./content-view.js";
 
-const DOM_CAP = 500;
+const DOM_CAP = 200;
 const KEEP = 2000;
 const KINDS = ["request", "response", "error", "notification", "stderr", "status"];
 const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", local: "•" });
@@ -20,8 +21,8 @@ const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", l
 const FOLLOW_SLACK = 80;
 /** A scroll this soon (ms) after the person's wheel, key, touch or pointer is theirs, not the page's. */
 const USER_SCROLL_MS = 1200;
-/** Frames (about a second) during which a following list is pinned again as late rows get their height. */
-const PIN_FRAMES = 60;
+/** The most frames a following list is pinned again while late rows get their height. */
+const PIN_FRAMES = 10;
 const SOURCES = /** @type {const} */ ([["protocol", "Protocol"], ["logs", "Server logs"], ["stderr", "stderr"]]);
 const STORE = "webhost:log";
 const MIN_HEIGHT = 96;
@@ -52,6 +53,11 @@ export class ActivityLog {
   #textFilter = h("input", { type: "search", placeholder: "Filter…", "aria-label": "Filter by text" });
   #count = h("span", { class: "muted log-count", text: "0" });
   #empty = h("li", { class: "empty muted", text: "Nothing yet. Requests, responses and notifications appear here." });
+  #olderBtn = h("button", { type: "button", class: "small ghost", dataset: { action: "show-older-log" },
+    title: "Show older entries of this log" });
+  #older = h("li", { class: "log-older", hidden: true }, this.#olderBtn);
+  /** Rows the DOM may hold while following: DOM_CAP, raised by each "Show older" until it follows again. */
+  #cap = DOM_CAP;
   #servers = new Set();
   /** @type {any[]} */
   #pending = [];
@@ -81,7 +87,8 @@ export class ActivityLog {
     download.addEventListener("click", () => this.#download());
     for (const f of [this.#serverFilter, this.#kindFilter]) f.addEventListener("change", () => this.#applyFilters());
     this.#textFilter.addEventListener("input", () => this.#applyFilters());
-    this.#list.append(this.#empty);
+    this.#list.append(this.#older, this.#empty);
+    this.#olderBtn.addEventListener("click", () => this.#showOlder());
     // Only the person's own scrolling stops the following: rows laid out late (content-visibility)
     // or the page's own scrollTop also fire scroll events, and must not.
     for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
@@ -189,6 +196,7 @@ export class ActivityLog {
 
   /** @param {boolean} on */
   #setStick(on) {
+    if (on && !this.#stick) this.#cap = DOM_CAP; // the rows brought back go at the next flush (still behind "Show older")
     this.#stick = on;
     this.#follow.hidden = on;
   }
@@ -200,7 +208,8 @@ export class ActivityLog {
     this.#pending.push(entry);
     this.#kept.push(entry);
     if (this.#kept.length > KEEP) this.#kept.splice(0, this.#kept.length - KEEP);
-    if (this.#pending.length > DOM_CAP) this.#pending.splice(0, this.#pending.length - DOM_CAP);
+    const cap = this.#roomFor();
+    if (this.#pending.length > cap) this.#pending.splice(0, this.#pending.length - cap);
     if (!this.#scheduled) {
       this.#scheduled = true;
       const flush = () => this.#flush();
@@ -218,16 +227,19 @@ export class ActivityLog {
     for (const entry of batch) frag.append(this.#render(entry));
     this.#empty.remove();
     this.#list.append(frag);
-    let extra = this.#list.childElementCount - DOM_CAP;
-    while (extra-- > 0) this.#list.firstElementChild?.remove();
+    let extra = this.#rowCount() - this.#roomFor();
+    while (extra-- > 0) this.#older.nextElementSibling?.remove();
     this.#count.textContent = String(this.#kept.length);
+    this.#describeOlder();
     // Only while the person follows the tail (and the log is shown): reading scrollHeight forces layout.
     if (this.#stick && !this.el.classList.contains("collapsed")) this.#pin();
   }
 
   /**
    * Scroll to the newest entry. Rows skipped by content-visibility get their real height only once
-   * shown, which moves the bottom again: pin once more on the next frames while still following.
+   * shown, which moves the bottom again on the next frame: pin again then, and stop at the first
+   * frame that finds the list still at the bottom (a loop kept for a second made every frame of the
+   * page do work, and each call wait behind it). One read of the positions per frame.
    */
   #pin() {
     const l = this.#list;
@@ -236,7 +248,8 @@ export class ActivityLog {
     let frames = PIN_FRAMES;
     const again = () => {
       if (gen !== this.#pinGen || !this.#stick || frames-- <= 0) return;
-      if (l.scrollHeight - l.scrollTop - l.clientHeight > 1) l.scrollTop = l.scrollHeight;
+      if (l.scrollHeight - l.scrollTop - l.clientHeight <= 1) return;
+      l.scrollTop = l.scrollHeight;
       requestAnimationFrame(again);
     };
     requestAnimationFrame(again);
@@ -280,8 +293,50 @@ export class ActivityLog {
   clear() {
     this.#pending = [];
     this.#kept = [];
-    this.#list.replaceChildren(this.#empty);
+    this.#cap = DOM_CAP;
+    this.#list.replaceChildren(this.#older, this.#empty);
     this.#count.textContent = "0";
+    this.#describeOlder();
+  }
+
+  /**
+   * Rows the DOM may hold now: once the person scrolled up, none is taken from above what they read
+   * (up to KEEP), so their place stays put; while following, the cap.
+   */
+  #roomFor() {
+    return this.#stick ? this.#cap : KEEP;
+  }
+
+  /** Entry rows in the DOM (the list also holds the "Show older" row and, when empty, a note). */
+  #rowCount() {
+    return this.#list.childElementCount - 1 - (this.#empty.isConnected ? 1 : 0);
+  }
+
+  /** Kept entries older than the DOM's first row (the ones still pending are the newest). */
+  #olderCount() {
+    return Math.max(0, this.#kept.length - this.#pending.length - this.#rowCount());
+  }
+
+  #describeOlder() {
+    const older = this.#olderCount();
+    this.#older.hidden = older === 0;
+    this.#olderBtn.textContent = `Show older (${older})`;
+  }
+
+  /** Put up to DOM_CAP older kept entries above the first row, keeping the person's place in the list. */
+  #showOlder() {
+    const older = this.#olderCount();
+    if (!older) return;
+    const take = Math.min(DOM_CAP, older);
+    const frag = document.createDocumentFragment();
+    for (const entry of this.#kept.slice(older - take, older)) frag.append(this.#render(entry));
+    const l = this.#list;
+    const fromBottom = l.scrollHeight - l.scrollTop;
+    this.#older.after(frag);
+    // Room for DOM_CAP new entries before the top rows go again (they stay behind "Show older").
+    this.#cap = Math.min(KEEP, this.#rowCount() + DOM_CAP);
+    l.scrollTop = l.scrollHeight - fromBottom;
+    this.#describeOlder();
   }
 
   #download() {

@@ -5,11 +5,15 @@
 // it its stored id (calls made in another tab of the person arrive the same way). Each
 // [data-history-entry] shows its server, name, arguments, status and duration, and offers Replay,
 // Edit, Copy request and Result (the stored result, fetched with history/get when asked).
+// Only the newest SHOWN_STEP rows are in the DOM at first (hundreds of rows made every layout of the
+// page slower, and so every call); "Show older" adds the next ones, so every entry stays reachable.
 
 import { h, prettyJson, formatBytes } from "../html.js";
 import { copyButton } from "./copy.js";
 
 export const HISTORY_CAP = 300;
+/** Rows put in the DOM at first, and added by each "Show older". */
+export const SHOWN_STEP = 50;
 
 /** @typedef {"tool" | "resource" | "prompt"} HistoryKind */
 /**
@@ -52,6 +56,9 @@ export class History {
   #list = h("ol", { class: "history-list" });
   #count = h("span", { class: "count", text: "0" });
   #empty = h("p", { class: "empty muted", text: "Calls, reads and prompts you make appear here." });
+  #shown = SHOWN_STEP;
+  #older = h("button", { type: "button", class: "small ghost history-older", hidden: true,
+    dataset: { action: "show-older-history" }, title: "Show older calls" });
   /** @type {HistoryEntry[]} newest first */
   entries = [];
   /** @type {Map<HistoryEntry, ReturnType<History["render"]>>} */
@@ -73,7 +80,11 @@ export class History {
     this.el = h("section", { class: "history", "aria-label": "Call history", dataset: { testid: "history" } },
       h("div", { class: "history-head" }, h("h2", { class: "sidebar-title" }, "History ", this.#count),
         h("span", { class: "spacer" }), clear),
-      this.#empty, this.#list);
+      this.#empty, this.#list, this.#older);
+    this.#older.addEventListener("click", () => {
+      this.#shown += SHOWN_STEP;
+      this.#sync();
+    });
   }
 
   /**
@@ -117,7 +128,7 @@ export class History {
       return;
     }
     const running = this.entries.filter((e) => e.status === "pending");
-    for (const entry of this.entries) if (!running.includes(entry)) this.#remove(entry);
+    for (const entry of [...this.entries]) if (!running.includes(entry)) this.#remove(entry);
     for (const stored of Array.isArray(answer?.entries) ? answer.entries : []) {
       if (!running.some((e) => e.callId && e.callId === stored.callId)) this.#add(this.#fromStored(stored), "end");
     }
@@ -160,12 +171,13 @@ export class History {
   #add(entry, where) {
     const row = this.render(entry);
     this.#rows.set(entry, row);
+    // The DOM holds a prefix of `entries` (the newest #shown): a new row goes on top; an old one is
+    // appended by #sync only while there is room.
     if (where === "start") {
       this.entries.unshift(entry);
       this.#list.prepend(row.el);
     } else {
       this.entries.push(entry);
-      this.#list.append(row.el);
     }
     while (this.entries.length > HISTORY_CAP) this.#remove(this.entries[this.entries.length - 1]);
     this.#sync();
@@ -178,9 +190,20 @@ export class History {
     this.#rows.delete(entry);
   }
 
+  /** The count, and the DOM back to the newest #shown entries (one row added or removed at a time). */
   #sync() {
     this.#count.textContent = String(this.entries.length);
     this.#empty.hidden = this.entries.length > 0;
+    const list = this.#list;
+    const want = Math.min(this.#shown, this.entries.length);
+    while (list.childElementCount > want) list.lastElementChild?.remove();
+    for (let i = list.childElementCount; i < want; i++) {
+      const row = this.#rows.get(this.entries[i]);
+      if (row) list.append(row.el);
+    }
+    const older = this.entries.length - want;
+    this.#older.hidden = older <= 0;
+    this.#older.textContent = `Show older (${older})`;
   }
 
   /** @param {HistoryEntry} entry */
