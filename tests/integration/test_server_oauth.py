@@ -1,4 +1,4 @@
-"""Signing in to a protected remote server (contract §6), in-process: webhost's OAuth client (the SDK's
+"""Signing in to a protected remote server (contract §6): webhost in-process, its OAuth client (the SDK's
 `mcp.client.auth`) against a real authorization server (tests/peers/oauth-as.mjs, npm `oidc-provider`)
 and an MCP server protected by the SDK's server-side auth (tests/servers/protected.py)."""
 
