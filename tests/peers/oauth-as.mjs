@@ -16,6 +16,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import Provider from "oidc-provider";
+import { readForm, signInPage } from "./sign-in-page.mjs";
 
 const args = process.argv.slice(2);
 const value = (flag) => { const i = args.indexOf(flag); return i >= 0 ? args[i + 1] : undefined; };
@@ -78,31 +79,12 @@ provider.on("grant.revoked", () => { stats.revoked += 1; });
 provider.on("revocation.success", () => { stats.revoked += 1; });
 provider.on("registration_create.success", () => { stats.registered += 1; });
 
-const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function signInPage(uid, error) {
-  return `<!doctype html><html><head><title>Test authorization server: sign in</title></head><body>
-<h1>Sign in to the test authorization server</h1>${error ? `<p data-testid="provider-error">${escape(error)}</p>` : ""}
-<form method="post" action="/interaction/${escape(uid)}/login">
-<label>Login <input name="login" autocomplete="username"></label>
-<label>Password <input name="password" type="password" autocomplete="current-password"></label>
-<button type="submit" data-action="provider-sign-in">Sign in</button></form>
-<form method="post" action="/interaction/${escape(uid)}/abort"><button type="submit" data-action="provider-deny">Deny</button></form>
-</body></html>`;
-}
-
-async function readForm(req) {
-  let body = "";
-  for await (const chunk of req) body += chunk;
-  return new URLSearchParams(body);
-}
-
 async function interaction(req, res) {
   const [, , uid, action] = new URL(req.url, issuer).pathname.split("/");
   const details = await provider.interactionDetails(req, res);
   if (details.uid !== uid) throw new Error("interaction mismatch");
   if (req.method === "GET") {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage(uid));
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage("Test authorization server", uid));
     return;
   }
   const form = await readForm(req);
@@ -113,7 +95,7 @@ async function interaction(req, res) {
   }
   const login = form.get("login") ?? "";
   if (!people[login] || form.get("password") !== `${login}-pw`) {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage(uid, "Wrong login or password."));
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage("Test authorization server", uid, "Wrong login or password."));
     return;
   }
   const grant = new provider.Grant({ accountId: login, clientId: details.params.client_id });

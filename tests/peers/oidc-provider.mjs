@@ -10,6 +10,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import Provider from "oidc-provider";
+import { readForm, signInPage } from "./sign-in-page.mjs";
 
 const args = process.argv.slice(2);
 const values = (flag) => args.flatMap((arg, i) => (arg === flag ? [args[i + 1]] : []));
@@ -62,31 +63,12 @@ const provider = new Provider(issuer, {
   },
 });
 
-const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function signInPage(uid, error) {
-  return `<!doctype html><html><head><title>Test provider: sign in</title></head><body>
-<h1>Sign in to the test provider</h1>${error ? `<p data-testid="provider-error">${escape(error)}</p>` : ""}
-<form method="post" action="/interaction/${escape(uid)}/login">
-<label>Login <input name="login" autocomplete="username"></label>
-<label>Password <input name="password" type="password" autocomplete="current-password"></label>
-<button type="submit" data-action="provider-sign-in">Sign in</button></form>
-<form method="post" action="/interaction/${escape(uid)}/abort"><button type="submit" data-action="provider-deny">Deny</button></form>
-</body></html>`;
-}
-
-async function readForm(req) {
-  let body = "";
-  for await (const chunk of req) body += chunk;
-  return new URLSearchParams(body);
-}
-
 async function interaction(req, res) {
   const [, , uid, action] = new URL(req.url, issuer).pathname.split("/");
   const details = await provider.interactionDetails(req, res);
   if (details.uid !== uid) throw new Error("interaction mismatch");
   if (req.method === "GET") {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage(uid));
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage("Test provider", uid));
     return;
   }
   const form = await readForm(req);
@@ -97,7 +79,7 @@ async function interaction(req, res) {
   }
   const login = form.get("login") ?? "";
   if (!people[login] || form.get("password") !== `${login}-pw`) {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage(uid, "Wrong login or password."));
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(signInPage("Test provider", uid, "Wrong login or password."));
     return;
   }
   const grant = new provider.Grant({ accountId: login, clientId: details.params.client_id });
