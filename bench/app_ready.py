@@ -123,6 +123,15 @@ WEBHOST_ONCE = """async () => {
   };
   // A warm open (apps/warm-frames.js) takes a proxy that said ready before the click: the trace has
   // a local "webhost/warm-frame" entry instead of the proxy's ready.
+  const preparedAt = at("local", "webhost/prepared-frame");
+  if (!Number.isNaN(preparedAt)) {
+    const initialized = at("in", "ui/notifications/initialized");
+    return {ms, frameId, warm: true, prepared: true, phases: {
+      "apps/open answered": window.__benchOpenDone - wall0,
+      "prepared frame adopted, held ui/initialize answered": preparedAt - window.__benchOpenDone,
+      "ui/initialize answered to initialized": initialized - preparedAt,
+    }};
+  }
   const warmAt = at("local", "webhost/warm-frame");
   const warm = !Number.isNaN(warmAt);
   const proxyReady = warm ? warmAt : at("in", "ui/notifications/sandbox-proxy-ready");
@@ -218,15 +227,26 @@ DROP_WARM = """() => {
 # A warm open: wait (untimed) until the frame the last open asked for is ready, as it is for a person who
 # takes a moment between two runs.
 WAIT_WARM = "() => window.__page.apps.debug.warmOrigins().length > 0"
+# A prepared open: the App was written into the warm frame ahead and booted to its ui/initialize (held).
+WAIT_PREPARED = "() => window.__page.apps.debug.preparedApps().some((a) => a.booted)"
+# A warm open without a prepared App: preparing off (the prepared App dropped), then a plain warm frame.
+UNPREPARE = f"() => {{ window.__page.apps.debug.setPreparing(false); window.__page.apps.warm('app', '{TOOL}'); }}"
+PREPARE = f"() => {{ window.__page.apps.debug.setPreparing(true); window.__page.apps.warm('app', '{TOOL}'); }}"
 
 
-def webhost_once(page: Page, *, cold: bool = False) -> dict[str, Any]:
+def webhost_once(page: Page, *, mode: str = "prepared") -> dict[str, Any]:
+    """One timed open: `prepared` (the App booted ahead), `warm` (a proxy frame loaded ahead) or `cold`."""
     # A fresh activity log each time (untimed): a long one slows the page down (see bench/README.md).
     page.evaluate("() => document.querySelector('[data-testid=activity-log] [data-action=clear-log]').click()")
-    if cold:
+    if mode == "cold":
         page.evaluate(DROP_WARM)
-    else:
+    elif mode == "warm":
+        page.evaluate(UNPREPARE)
         page.wait_for_function(WAIT_WARM, timeout=10_000)
+    else:
+        if not page.evaluate(WAIT_PREPARED):
+            page.evaluate(PREPARE)
+        page.wait_for_function(WAIT_PREPARED, timeout=20_000)
     outcome: dict[str, Any] = page.evaluate(WEBHOST_ONCE)
     # Let the call finish (the form is busy until then), then close the App and wait for its frame to go.
     page.locator('[data-testid="tool-result"][data-status="ok"]').wait_for()
@@ -281,33 +301,36 @@ def main() -> int:
                 base = baseline_page(browser, html)
                 print(f"app: {label}; {warmup} warm-up and {n} timed iterations per side, ABBA")
                 for _ in range(warmup):
-                    webhost_once(page)
+                    for mode in ("prepared", "warm", "cold"):
+                        webhost_once(page, mode=mode)
                     base.evaluate(BASELINE_ONCE)
-                webhost_ms: list[float] = []
-                cold_ms: list[float] = []
-                baseline_ms: list[float] = []
-                phases: dict[str, list[float]] = {}
-                cold_phases: dict[str, list[float]] = {}
-                warm_opens = 0
-                sides = ("webhost", "cold", "baseline")
+                sides = ("prepared", "warm", "cold", "baseline")
+                samples: dict[str, list[float]] = {side: [] for side in sides}
+                phases: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
+                as_asked = dict.fromkeys(sides, 0)  # opens that went the way their side asked
                 for index in range(n):
-                    for side in sides[index % 3 :] + sides[: index % 3]:  # rotated: none always goes first
+                    for side in sides[index % 4 :] + sides[: index % 4]:  # rotated: none always goes first
                         if side == "baseline":
                             base.bring_to_front()
-                            baseline_ms.append(base.evaluate(BASELINE_ONCE))
+                            samples[side].append(base.evaluate(BASELINE_ONCE))
                             continue
                         page.bring_to_front()
-                        outcome = webhost_once(page, cold=side == "cold")
-                        (cold_ms if side == "cold" else webhost_ms).append(outcome["ms"])
-                        if side == "webhost":
-                            warm_opens += bool(outcome["warm"])
+                        outcome = webhost_once(page, mode=side)
+                        samples[side].append(outcome["ms"])
+                        went = "prepared" if outcome.get("prepared") else "warm" if outcome["warm"] else "cold"
+                        as_asked[side] += went == side
                         for phase, value in outcome["phases"].items():
-                            (cold_phases if side == "cold" else phases).setdefault(phase, []).append(value)
+                            phases[side].setdefault(phase, []).append(value)
             finally:
                 browser.close()
-    report(label, webhost_ms, baseline_ms, phases, title="webhost, warm proxy frame")
-    print(f"warm proxy frame used in {warm_opens} of {len(webhost_ms)} timed opens")
-    report(label, cold_ms, baseline_ms, cold_phases, title="webhost, cold (no warm frame)")
+    titles = {
+        "prepared": "webhost, prepared App",
+        "warm": "webhost, warm proxy frame",
+        "cold": "webhost, cold (no warm frame)",
+    }
+    for side, title in titles.items():
+        report(label, samples[side], samples["baseline"], phases[side], title=title)
+        print(f"{title}: {as_asked[side]} of {len(samples[side])} timed opens went that way")
     if args.profile_webhost:
         print_profile(args.profile_webhost)
     return 0

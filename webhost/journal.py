@@ -6,7 +6,8 @@ is open the row says so. If this replica dies, another one finds the rows (`webh
 rounds are asked again there, the rest are reported as interrupted.
 
 Writes never hold up a call: they are queued and applied in order by one task, a batch per
-transaction; a call that starts and ends before its row was written costs no write at all. A
+transaction. A new call's row waits `SETTLE_SECONDS` before it is written, so a call that ends sooner
+(most calls) costs no write at all; a round or a legacy question is written at once, with its row. A
 replica that stops cleanly keeps the rows of calls waiting on a person (the next replica asks again)
 and releases its heartbeat row, so they are free at once; a killed one stops beating, and its rows
 are free once its lease has run out.
@@ -31,6 +32,9 @@ from webhost.upstream.rounds import round_listener
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 2.0
+# A call younger than this is not in the database yet: if the replica dies then, the page only sees
+# its connection lost (the call is not reported interrupted), and no call pays two writes for it.
+SETTLE_SECONDS = 1.0
 LEASE_SECONDS = 10.0  # a replica silent this long is gone: another one takes its calls over
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
 
@@ -57,15 +61,19 @@ class CallJournal:
         replica_id: str | None = None,
         heartbeat: float = HEARTBEAT_SECONDS,
         lease: float = LEASE_SECONDS,
+        settle: float = SETTLE_SECONDS,
     ) -> None:
         self.store = store
         self.replica_id = replica_id or "r-" + secrets.token_urlsafe(9)
         self.heartbeat = heartbeat
         self.lease = lease
+        self.settle = settle
         self.stopping = False  # set when the replica stops cleanly (before the tabs' calls are cancelled)
         self._entries: dict[tuple[str, str | None, str], Entry] = {}
         self._queue: list[Write] = []
-        self._wake = anyio.Event()
+        self._unwritten: set[str] = set()  # rows whose insert is still in the queue
+        self._wake = anyio.Event()  # something is queued
+        self._urgent = anyio.Event()  # something queued must not wait for the settle time
         self._idle = anyio.Event()
         self._idle.set()
 
@@ -92,6 +100,7 @@ class CallJournal:
 
     async def flush(self) -> None:
         while self._queue or not self._idle.is_set():
+            self._urgent.set()
             await self._idle.wait()
             if self._queue:
                 await anyio.sleep(0)
@@ -124,7 +133,8 @@ class CallJournal:
                     "started_at": time.time(),
                     "question": False,
                 },
-            )
+            ),
+            urgent=False,
         )
         with self._tracked(entry):
             yield
@@ -147,7 +157,10 @@ class CallJournal:
             round_listener.reset(token)
             if self._entries.get(key) is entry:
                 del self._entries[key]
-            if not (self.stopping and (entry.waiting_round or entry.question)):
+            if entry.id in self._unwritten:  # ended before its row was written: nothing to write
+                self._unwritten.discard(entry.id)
+                self._queue = [w for w in self._queue if w.row_id != entry.id]
+            elif not (self.stopping and (entry.waiting_round or entry.question)):
                 self._post(Write("delete", entry.id, {}))
 
     def answered(self, call: LiveCall) -> None:
@@ -188,16 +201,25 @@ class CallJournal:
 
     # -- the writer and the heartbeat ---------------------------------------------------------------
 
-    def _post(self, write: Write) -> None:
+    def _post(self, write: Write, *, urgent: bool = True) -> None:
         self._queue.append(write)
+        if write.kind == "insert":
+            self._unwritten.add(write.row_id)
         self._idle = anyio.Event() if self._idle.is_set() else self._idle
         self._wake.set()
+        if urgent:
+            self._urgent.set()
 
     async def _write_forever(self) -> None:
         while True:
             await self._wake.wait()
+            if not self._urgent.is_set():
+                with anyio.move_on_after(self.settle):
+                    await self._urgent.wait()
             self._wake = anyio.Event()
+            self._urgent = anyio.Event()
             batch, self._queue = _coalesced(self._queue), []
+            self._unwritten.clear()
             try:
                 if batch:
                     await self.store.apply(batch)

@@ -434,11 +434,12 @@ def test_display_modes(app_page: Page, tmp_path: Path) -> None:
     )
     # The App survived both switches (a moved iframe would have reloaded and lost its state).
     assert received(app, "ui/notifications/tool-input")
-    # One proxy ready in all: to the bridge (cold), or to the warm frame pool before the click (warm).
+    # One proxy ready in all: to the bridge (cold), or to the warm frame pool before the click (warm, prepared).
     readies = [
         m
         for m in trace(page, frame_id)
-        if m["msg"].get("method") in ("ui/notifications/sandbox-proxy-ready", "webhost/warm-frame")
+        if m["msg"].get("method")
+        in ("ui/notifications/sandbox-proxy-ready", "webhost/warm-frame", "webhost/prepared-frame")
     ]
     assert len(readies) == 1
 

@@ -67,6 +67,9 @@ def app_page(page: Page, host: Webhost) -> Page:
     for name in ("apps", "second"):
         page.wait_for_selector(f'[data-server="{name}"][data-status="connected"]', timeout=30_000)
     bind_page(page)
+    # These tests are about the warm proxy frame itself, before any App is in it: Apps prepared ahead
+    # (which fill the warm frame before the click) are tested in test_apps_prepared.py.
+    page.evaluate("() => window.__page.apps.debug.setPreparing(false)")
     return page
 
 

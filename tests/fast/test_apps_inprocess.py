@@ -127,3 +127,36 @@ async def test_apps_warm_answers_a_warm_frame_url_on_the_servers_own_origin_that
     assert token not in frame["proxyUrl"]  # the warm token is not an App's
     config = verify_proxy_config(SECRET, token, now=0)
     assert config.csp == "default-src 'none'" and config.allow == ""
+
+
+async def test_apps_warm_prepares_the_app_under_the_token_its_open_signs_and_the_open_confirms_only_its_key(
+    tmp_path: Path,
+) -> None:
+    async with demo_tab(tmp_path) as tab:
+        plain = await tab.request("apps/warm", {"server": "demo", "tool": "show_dashboard"})
+        answer = await tab.request("apps/warm", {"server": "demo", "tool": "show_dashboard", "prepare": True})
+        prepared = answer["prepared"]
+        confirmed = await tab.request(
+            "apps/open", {"server": "demo", "tool": "show_dashboard", "prepared": prepared["key"]}
+        )
+        await tab.request("apps/warm", {"server": "demo", "tool": "show_dashboard", "prepare": True})
+        other = await tab.request("apps/open", {"server": "demo", "tool": "show_dashboard", "prepared": "0" * 32})
+        unasked = await tab.request("apps/open", {"server": "demo", "tool": "show_dashboard"})
+    assert "prepared" not in plain  # only when the page asks for it
+    assert prepared["server"] == "demo" and prepared["resourceUri"] == confirmed["resourceUri"]
+    assert prepared["origin"] == confirmed["origin"] and prepared["sandbox"] == confirmed["sandbox"]
+    assert prepared["appUrl"].startswith(confirmed["origin"] + "/app?p=")
+    # The prepared document's token carries exactly the policy the open signs (and no permission).
+    ahead = verify_proxy_config(SECRET, prepared["appUrl"].split("?p=", 1)[1], now=0)
+    at_open = verify_proxy_config(SECRET, confirmed["appUrl"].split("?p=", 1)[1], now=0)
+    assert (ahead.label, ahead.csp, ahead.allow, ahead.sandbox) == (
+        at_open.label,
+        at_open.csp,
+        at_open.allow,
+        at_open.sandbox,
+    )
+    assert ahead.allow == ""
+    # Confirmed: the page has the HTML; a normal descriptor otherwise (frame id, token, audit as always).
+    assert confirmed["prepared"] is True and confirmed["html"] == "" and confirmed["frameId"]
+    assert other["html"] == unasked["html"] == prepared["html"] != ""
+    assert "prepared" not in other and "prepared" not in unasked

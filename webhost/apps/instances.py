@@ -8,6 +8,7 @@ each frame's requests in flight, and closing (whatever the order of close and an
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import secrets
 import time
@@ -98,6 +99,20 @@ class AppInstance:
             self.in_flight -= 1
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """An App resource read and judged: everything an open signs and describes."""
+
+    resource: Any
+    csp: CspPolicy
+    header: str
+    requested: set[str]
+    granted: set[str]
+    origin: str
+    token: str
+    key: str
+
+
 class AppInstances:
     def __init__(
         self,
@@ -178,18 +193,35 @@ class AppInstances:
         )
         return {"origin": origin, "url": warm_url(origin, token)}
 
-    async def open(
-        self,
-        connection: Connection,
-        uri: str,
-        *,
-        purpose: Literal["tool", "elicitation"],
-        tool: dict[str, Any] | None = None,
-        input_request_id: str | None = None,
-        origin_tools: frozenset[str] = frozenset(),
-    ) -> tuple[AppInstance, dict[str, Any]]:
-        """Load the app and return its instance plus everything the page needs to build the frame."""
-        kept = await self._prefetch.take(connection.name, uri) if self._prefetch is not None else None
+    async def prepared(self, connection: Connection, uri: str) -> dict[str, Any] | None:
+        """What the page may load an App from before its click (docs/security.md "Prepared Apps"), or None.
+
+        Only an App that opens warm anyway (no permission granted, the same-origin inner sandbox) and whose
+        read is kept: its token is the one `open` would sign, and `open` serves the prepared frame only
+        when its own read of the resource gives the same key (same HTML, policy, permissions and sandbox).
+        """
+        if self._prefetch is None:
+            return None
+        kept = self._prefetch.peek(connection.name, uri)
+        if kept is None:
+            return None
+        try:
+            loaded = await self._load(connection, uri, kept)
+        except AppLoadError:
+            return None
+        if loaded.granted:
+            return None
+        return {
+            "key": loaded.key,
+            "server": connection.name,
+            "resourceUri": uri,
+            "origin": loaded.origin,
+            "appUrl": app_document_url(loaded.origin, loaded.token),
+            "sandbox": DEFAULT_INNER_SANDBOX,
+            "html": loaded.resource.html,
+        }
+
+    async def _load(self, connection: Connection, uri: str, kept: tuple[dict[str, Any], Any] | None) -> _Loaded:
         read_result, listing_entry = kept if kept is not None else await self._read_app_resource(connection, uri)
         try:
             resource = extract_app_html(read_result, uri, listing_entry)
@@ -202,16 +234,54 @@ class AppInstances:
         requested = requested_permissions(resource.permissions_meta)
         approved = set(policy.permissions) | await self._audit.granted_permissions(self._person.id, connection.name)
         granted = grant(requested, approved)
-        label = self._sandbox.label(connection.name)
-        origin = self._sandbox.origin(connection.name)
         token = issue_proxy_token(
             self._sandbox.secret,
-            label=label,
+            label=self._sandbox.label(connection.name),
             csp=header,
             allow=allow_attribute(granted),
             sandbox=DEFAULT_INNER_SANDBOX,
             host_origins=host_origins,
         )
+        digest = hashlib.sha256()
+        for part in (uri, resource.html, header, allow_attribute(granted), DEFAULT_INNER_SANDBOX):
+            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        return _Loaded(
+            resource,
+            csp,
+            header,
+            requested,
+            granted,
+            self._sandbox.origin(connection.name),
+            token,
+            digest.hexdigest()[:32],
+        )
+
+    async def open(
+        self,
+        connection: Connection,
+        uri: str,
+        *,
+        purpose: Literal["tool", "elicitation"],
+        tool: dict[str, Any] | None = None,
+        input_request_id: str | None = None,
+        origin_tools: frozenset[str] = frozenset(),
+        prepared: str | None = None,
+    ) -> tuple[AppInstance, dict[str, Any]]:
+        """Load the app and return its instance plus everything the page needs to build the frame.
+
+        `prepared`: the key of an App the page loaded ahead (`prepared`); when this read gives the same
+        key the descriptor says `"prepared": true` and leaves the HTML out (the page has it).
+        """
+        kept = await self._prefetch.take(connection.name, uri) if self._prefetch is not None else None
+        loaded = await self._load(connection, uri, kept)
+        resource, csp, header, requested, granted = (
+            loaded.resource,
+            loaded.csp,
+            loaded.header,
+            loaded.requested,
+            loaded.granted,
+        )
+        origin, token = loaded.origin, loaded.token
         instance = AppInstance(
             frame_id="f-" + secrets.token_urlsafe(10),
             server=connection.name,
@@ -278,6 +348,9 @@ class AppInstances:
             "hostCapabilities": host_capabilities(connection, csp, granted, elicitation=purpose == "elicitation"),
             "toolInfo": {"tool": tool} if tool else None,
         }
+        if prepared is not None and prepared == loaded.key and not granted:
+            descriptor["html"] = ""
+            descriptor["prepared"] = True
         return instance, descriptor
 
 

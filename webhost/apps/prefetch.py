@@ -65,6 +65,13 @@ class AppPrefetch:
             return None
         return entry.value
 
+    def peek(self, server: str, uri: str) -> Read | None:
+        """The kept read, if it is done and fresh, left in place for the open (a prepared App's description)."""
+        entry = self._entries.get((server, uri))
+        if entry is None or not entry.done.is_set() or entry.stale or entry.value is None:
+            return None
+        return entry.value if time.monotonic() - entry.started < TTL else None
+
     def invalidate(self, server: str, uri: str | None = None) -> None:
         """Drop what is kept for a server (every URI, or one), reads still in flight included."""
         for key in [k for k in self._entries if k[0] == server and (uri is None or k[1] == uri)]:

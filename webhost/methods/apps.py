@@ -33,7 +33,14 @@ async def open_app(session: BrowserSession, params: dict[str, Any]) -> dict[str,
     uri = tool_resource_uri(tool.get("_meta"))
     if uri is None:
         raise InvalidParams(f"tool {name!r} has no app (no ui:// resourceUri)", {"tool": name})
-    _, descriptor = await session.apps.open(connection, uri, purpose="tool", tool=tool)
+    prepared = params.get("prepared")
+    _, descriptor = await session.apps.open(
+        connection,
+        uri,
+        purpose="tool",
+        tool=tool,
+        prepared=prepared if isinstance(prepared, str) and len(prepared) <= 64 else None,
+    )
     return descriptor
 
 
@@ -47,7 +54,11 @@ async def warm_app(session: BrowserSession, params: dict[str, Any]) -> dict[str,
         return {"warm": False}
     # The proxy frame can load while the resource is read: the page keeps one ready per server origin.
     frame = session.apps.warm_frame(connection.name)
-    return {"warm": await session.apps.warm(connection, uri), "frame": frame}
+    warm = await session.apps.warm(connection, uri)
+    answer: dict[str, Any] = {"warm": warm, "frame": frame}
+    if warm and params.get("prepare") is True:
+        answer["prepared"] = await session.apps.prepared(connection, uri)
+    return answer
 
 
 def _request_id(params: dict[str, Any], *, required: bool) -> str | int | None:

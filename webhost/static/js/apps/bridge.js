@@ -101,6 +101,7 @@ function short(value, max = 300) {
  * @property {import("./stage.js").Stage} stage
  * @property {Record<string, unknown>} [toolInput] arguments of the tool call (tool frames)
  * @property {import("./warm-frames.js").WarmFrames} [warmFrames] warm proxy frames to take one from
+ * @property {import("./warm-frames.js").TakenApp | null} [prepared] the frame this App was prepared in, if any
  */
 
 export class AppBridge extends EventTarget {
@@ -174,6 +175,10 @@ export class AppBridge extends EventTarget {
   #problemQueued = false;
   /** @type {import("./warm-frames.js").WarmFrames | null} */
   #warmFrames;
+  /** The frame this App was prepared in, until start() adopts or drops it. @type {import("./warm-frames.js").TakenApp | null} */
+  #prepared;
+  /** Whether the App was prepared before its open (its frame adopted with the App already booted). */
+  prepared = false;
 
   /**
    * @param {import("./frame.js").AppFrameDescriptor} descriptor (already checked with descriptorProblem)
@@ -190,6 +195,7 @@ export class AppBridge extends EventTarget {
     this.stage = options.stage;
     this.#toolInput = options.toolInput && typeof options.toolInput === "object" ? options.toolInput : {};
     this.#warmFrames = options.warmFrames ?? null;
+    this.#prepared = options.prepared ?? null;
     this.iframe = createAppIframe(descriptor);
     this.#reporter = new Reporter((detail) => this.#event("violation", detail));
     this.#cspReporter = new Reporter((detail) => this.#event("csp-violation", detail), { quietMs: 2000, maxReports: 20 });
@@ -232,6 +238,10 @@ export class AppBridge extends EventTarget {
    */
   #startWarm() {
     const d = this.descriptor;
+    const prepared = this.#prepared;
+    this.#prepared = null;
+    if (prepared && (d.prepared !== true || !warmEligible(d) || !this.stage.box.isConnected)) prepared.discard();
+    else if (prepared) return this.#startPrepared(prepared);
     if (!this.#warmFrames || !warmEligible(d) || !this.stage.box.isConnected) return false;
     const frame = this.#warmFrames.take(d.origin);
     if (!frame) return false;
@@ -249,6 +259,30 @@ export class AppBridge extends EventTarget {
     this.#post({ jsonrpc: "2.0", method: "ui/notifications/sandbox-webhost-app-document",
       params: { appUrl: d.appUrl, sandbox: d.sandbox } });
     this.#sendResource();
+    return true;
+  }
+
+  /**
+   * Adopt the frame this App was prepared in (warm-frames.js): its App already booted there, and what it
+   * sent meanwhile (its `ui/initialize`, at least) is handled now, as if it had just arrived.
+   * @param {import("./warm-frames.js").TakenApp} prepared
+   */
+  #startPrepared(prepared) {
+    const d = this.descriptor;
+    const frame = prepared.iframe;
+    try {
+      this.stage.mount(decorateAppIframe(frame, d), { move: true });
+    } catch {
+      prepared.discard();  // it cannot move without reloading: never used
+      return false;
+    }
+    this.iframe = frame;
+    this.warm = true;
+    this.prepared = true;
+    this.#proxyReady = true;
+    this.#pushTrace("local", { method: "webhost/prepared-frame", params: { serial: frame.dataset.warmFrame } });
+    const held = prepared.claim() ?? [];
+    for (const msg of held) this.#receive(msg);
     return true;
   }
 
@@ -403,7 +437,12 @@ export class AppBridge extends EventTarget {
       }
       return;
     }
-    const msg = event.data;
+    this.#receive(event.data);
+  };
+
+  /** One message from the App's frame (already known to come from it), live or held while it was prepared. @param {any} msg */
+  #receive(msg) {
+    if (this.phase === "closed") return;
     if (!this.#rate.take()) {
       this.#violation("flood", `more than ${MAX_MESSAGES_PER_SECOND} messages per second; excess dropped`,
         { dropped: this.#rate.dropped });
@@ -430,7 +469,7 @@ export class AppBridge extends EventTarget {
       console.warn("webhost apps: handling an app message failed", err);
       if (kind.kind === "request") this.#respondError(msg.id, ERRORS.INTERNAL_ERROR, "Internal error in the host");
     }
-  };
+  }
 
   /** Is `source` a window nested inside our frame (the App posting to the top directly)? */
   #isInside(/** @type {MessageEventSource | null} */ source, /** @type {Window} */ win) {

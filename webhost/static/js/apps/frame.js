@@ -19,6 +19,7 @@ const ALLOW_TOKENS = new Set(Object.values(PERMISSION_TOKENS));
  * @property {string} origin
  * @property {string} proxyUrl
  * @property {string} [appUrl] the App's own document on the origin, for a warm proxy frame
+ * @property {boolean} [prepared] the App prepared ahead (apps/warm) is this one: its frame may be adopted
  * @property {string} html
  * @property {Record<string, unknown>} [csp]
  * @property {string} [cspHeader]

@@ -191,9 +191,12 @@ export function createApps({ rpc, limits }) {
    */
   function warm(server, toolName) {
     if (typeof server !== "string" || !server || typeof toolName !== "string" || !toolName) return;
-    rpc.request("apps/warm", { server, tool: toolName }).then((answer) => {
+    rpc.request("apps/warm", { server, tool: toolName, prepare: warmFrames.preparing }).then((answer) => {
       // When the page is idle, so a warm frame loading never competes with an App booting.
-      const offer = () => warmFrames.offer(answer?.frame);
+      const offer = () => {
+        if (answer?.prepared) warmFrames.prepare(answer.frame, answer.prepared);
+        else warmFrames.offer(answer?.frame);
+      };
       if (typeof requestIdleCallback === "function") requestIdleCallback(offer, { timeout: 2000 });
       else setTimeout(offer, 200);
     }, () => {});
@@ -215,10 +218,34 @@ export function createApps({ rpc, limits }) {
     const key = `${server}\n${toolName}`;
     const previous = byTool.get(key);
     if (previous) void previous.retire("the tool was run again");
+    // An App prepared ahead (warm-frames.js) is offered to the first open only; the backend says whether
+    // it is still the App this open describes (`prepared: true`, the HTML left out), else it is dropped.
+    let preparedFrame = warmFrames.takePrepared(server, resourceUri);
+    /** @type {import("./warm-frames.js").TakenApp | null} */
+    let adoptable = null;
+    const open = async () => {
+      const taken = preparedFrame;
+      preparedFrame = null;
+      let descriptor;
+      try {
+        descriptor = await rpc.request("apps/open", taken ? { server, tool: toolName, prepared: taken.key } : { server, tool: toolName });
+      } catch (err) {
+        taken?.discard();
+        throw err;
+      }
+      // (A descriptor with HTML of its own is opened from that HTML: the prepared frame is not it.)
+      if (taken && descriptor?.prepared === true && descriptor.html === "") {
+        descriptor.html = taken.html;
+        adoptable = taken;
+      } else {
+        taken?.discard();
+      }
+      return descriptor;
+    };
     const panel = new AppPanel({
-      rpc, server, resourceUri, purpose: "tool", toolName, args: args ?? {},
-      open: () => rpc.request("apps/open", { server, tool: toolName }),
+      rpc, server, resourceUri, purpose: "tool", toolName, args: args ?? {}, open,
       onChange: changed, warmFrames,
+      prepared: () => { const t = adoptable; adoptable = null; return t; },
     });
     byTool.set(key, panel);
     container.append(panel.el);
@@ -227,6 +254,8 @@ export function createApps({ rpc, limits }) {
       resultPromise.then((result) => panel.setToolResult(result), (err) => panel.setToolCancelled(cancelReason(err)));
     }
     await panel.load();
+    /** @type {import("./warm-frames.js").TakenApp | null} */ (adoptable)?.discard();  // no bridge took it (the load failed)
+    adoptable = null;
     warm(server, toolName); // the next run of this tool opens from a read made ahead
     changed();
     return handle(panel);
@@ -304,6 +333,13 @@ export function createApps({ rpc, limits }) {
     trace: (/** @type {string} */ frameId) => (bridgeOf(frameId)?.trace ?? []).map((t) => ({ ...t })),
     /** Origins with a warm proxy frame ready. */
     warmOrigins: () => warmFrames.readyOrigins(),
+    /** Apps prepared ahead of their open, and whether each booted to its ui/initialize. */
+    preparedApps: () => warmFrames.preparedApps(),
+    /** Prepare Apps ahead or not (benchmarks time warm opens without); drops the prepared ones when off. */
+    setPreparing: (/** @type {boolean} */ on) => {
+      warmFrames.preparing = Boolean(on);
+      if (!on) for (const app of warmFrames.preparedApps()) warmFrames.takePrepared(String(app.server), String(app.resourceUri))?.discard();
+    },
   });
 
   return Object.freeze({ openToolApp, warm, mountElicitation, unmountElicitation, release, list, get, close, onChange, debug });

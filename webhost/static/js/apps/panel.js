@@ -32,6 +32,7 @@ const STATUS_TEXT = { loading: "Loading…", ready: "Running", error: "Error", c
  * @property {(panel: AppPanel) => void} onChange registry hook: frame, status or mode changed
  * @property {string} [closeLabel]
  * @property {import("./warm-frames.js").WarmFrames} [warmFrames] warm proxy frames the App may open in
+ * @property {() => import("./warm-frames.js").TakenApp | null} [prepared] the frame this App was prepared in, once
  */
 
 export class AppPanel {
@@ -152,7 +153,8 @@ export class AppPanel {
       onUserMode: (mode) => { bridge.setDisplayMode(mode, "user"); },
       onClose: () => { void this.close("closed by the person"); },
     });
-    bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#opts.args, warmFrames: this.#opts.warmFrames });
+    bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#opts.args, warmFrames: this.#opts.warmFrames,
+      prepared: this.#opts.prepared?.() ?? null });
     this.bridge = bridge;
     const refresh = () => { if (this.bridge === bridge) this.#fromBridge(); };
     for (const type of ["status", "displaymode", "appinfo", "serverstatus"]) bridge.addEventListener(type, refresh);
