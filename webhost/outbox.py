@@ -15,6 +15,7 @@ a tool call's request and response entries travel together just before its resul
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
@@ -41,6 +42,9 @@ class Outbox:
         self._batch: list[str] = []  # encoded activity entries not yet in a frame
         self._batch_bytes = 0
         self._batch_due = 0.0
+        # The held entries' deadline, as a timer of the loop: the writer is not woken to learn it (most
+        # batches leave with the result they precede, before the deadline, and the timer is cancelled).
+        self._batch_timer: asyncio.TimerHandle | None = None
 
     def post_entry(self, entry: str) -> None:
         """Hold one encoded activity entry for the next `activity` frame (sent within `BATCH_WINDOW`)."""
@@ -48,13 +52,20 @@ class Outbox:
             return
         if not self._batch:
             self._batch_due = anyio.current_time() + BATCH_WINDOW
-            self._ready.set()  # the writer learns the deadline
+            self._batch_timer = asyncio.get_running_loop().call_at(self._batch_due, self._batch_expired)
         self._batch.append(entry)
         self._batch_bytes += len(entry)
         if len(self._batch) >= BATCH_MAX or self._batch_bytes >= self.max_bytes * SOFT_SHARE / 4:
             self._flush_batch()
 
+    def _batch_expired(self) -> None:
+        self._batch_timer = None
+        self._flush_batch()
+
     def _flush_batch(self) -> None:
+        if self._batch_timer is not None:
+            self._batch_timer.cancel()
+            self._batch_timer = None
         if not self._batch:
             return
         entries, self._batch, self._batch_bytes = self._batch, [], 0
@@ -111,10 +122,4 @@ class Outbox:
             if self.closed:
                 return
             self._ready = anyio.Event()
-            if self._batch:
-                with anyio.move_on_after(self._batch_due - anyio.current_time()):
-                    await self._ready.wait()
-                if self._batch and anyio.current_time() >= self._batch_due:
-                    self._flush_batch()
-                continue
             await self._ready.wait()
