@@ -25,6 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from webhost import jsontext
 from webhost.redact import Redactor
+from webhost.storage.bounded_json import shortened
 from webhost.storage.db import Storage, metadata
 from webhost.storage.portable import fitted
 
@@ -160,8 +161,8 @@ class CallHistory:
                 entry.on_stored(_summary({**row, "id": row_id}))
 
     def _row(self, entry: Finished) -> dict[str, Any]:
-        arguments, arguments_bytes = self._bounded(entry.arguments, entry.redactor)
-        result, result_bytes = self._bounded(entry.outcome, entry.redactor)
+        arguments, arguments_bytes = self._bounded(entry.arguments, entry.redactor, MAX_ARGUMENTS)
+        result, result_bytes = self._bounded(entry.outcome, entry.redactor, MAX_RESULT)
         row = {
             "person_id": entry.person_id,
             "started_at": entry.started_at,
@@ -181,8 +182,12 @@ class CallHistory:
         # What a page or a server chose, made storable on both engines (the JSON columns are already ASCII-safe).
         return fitted(call_history, row, ("server", "name", "status", "tab", "call_id"))
 
-    def _bounded(self, value: object, person: Redactor) -> tuple[str, int]:
-        """The value as JSON text with the secrets masked, and its length (the caller cuts it)."""
+    def _bounded(self, value: object, person: Redactor, window: int) -> tuple[str, int]:
+        """The value as JSON text with the secrets masked, and its length (the caller cuts it to `window`).
+
+        Long strings are cut to twice the window first (webhost/storage/bounded_json.py): the window's
+        text is the same, and a big result is not encoded whole once more."""
+        value, removed = shortened(value, 2 * window)
         try:
             text = jsontext.dumps(value)
         except (ValueError, TypeError, RecursionError):
@@ -191,7 +196,7 @@ class CallHistory:
             text = self.redactor.json_text(text)
         if person:
             text = person.json_text(text)
-        return text, len(text)
+        return text, len(text) + removed
 
     # -- reads, always of one person ---------------------------------------------------------------
 
