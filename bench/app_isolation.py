@@ -10,8 +10,14 @@ No webhost here. Both sides run in one page of headless Chromium, interleaved, w
   inner same-origin frame with `document.write`: a warm proxy frame with no webhost, no token and no /app
   request. Messages are relayed both ways.
 
+- **cross-site, process kept**: the same, with one more frame of that site kept in the page the whole
+  time, so each new frame reuses a renderer process that already ran the App.
+
 What the second side costs over the first is what running the App isolated from the page costs on this
-machine, whatever the host does. Nothing is asserted.
+machine in a renderer process of its own that is new each time; the third shows that the cost is the
+new process (its caches cold), not the isolation: a warm proxy frame made after the last App closed is
+such a new process, and a prepared App (docs/security.md) takes the boot off the click altogether.
+Nothing is asserted.
 
     .venv/bin/python bench/app_isolation.py [--iterations N]
 """
@@ -78,6 +84,16 @@ XPROC_ONCE = """async () => {
 }"""
 
 
+# A frame of the relay's site that stays: the site's renderer process outlives each timed frame.
+KEEP_PROCESS = """async () => {
+  const keep = document.createElement("iframe");
+  keep.style.cssText = "position: absolute; left: -9999px; width: 10px; height: 10px";
+  keep.src = "http://relay.test/?keep";
+  document.body.append(keep);
+  await new Promise((resolve) => { keep.onload = resolve; });
+}"""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "app_isolation")
     parser.add_argument("--iterations", type=int, default=30, help="timed runs per side (default 30)")
@@ -90,22 +106,36 @@ def main() -> int:
         browser = ar.launch(pw)
         base = ar.baseline_page(browser, html)
         base.context.route(
-            "http://relay.test/", lambda r: r.fulfill(status=200, content_type="text/html", body=RELAY_DOC)
+            "http://relay.test/**", lambda r: r.fulfill(status=200, content_type="text/html", body=RELAY_DOC)
         )
         for _ in range(3):
             base.evaluate(ar.BASELINE_ONCE)
             base.evaluate(XPROC_ONCE)
         same: list[float] = []
         cross: list[float] = []
+        kept: list[float] = []
+        # Same-process and cross-site interleaved first; then the site's process is kept, and the
+        # same-process side goes on interleaved with the kept one (so both phases have a baseline).
         for index in range(args.iterations):
             for side in ("same", "cross") if index % 2 == 0 else ("cross", "same"):
                 (same if side == "same" else cross).append(
                     base.evaluate(ar.BASELINE_ONCE if side == "same" else XPROC_ONCE)
                 )
+        base.evaluate(KEEP_PROCESS)
+        base.evaluate(XPROC_ONCE)
+        same_later: list[float] = []
+        for index in range(args.iterations):
+            for side in ("same", "kept") if index % 2 == 0 else ("kept", "same"):
+                (same_later if side == "same" else kept).append(
+                    base.evaluate(ar.BASELINE_ONCE if side == "same" else XPROC_ONCE)
+                )
         browser.close()
     a, b = statistics.median(same), statistics.median(cross)
+    a2, c = statistics.median(same_later), statistics.median(kept)
     print(f"same-process srcdoc (app_ready.py's baseline)          median {a:7.1f} ms")
     print(f"pre-loaded cross-site frame, HTML by postMessage, write median {b:7.1f} ms  ({b / a:.2f}x)")
+    print(f"same-process srcdoc, second phase                      median {a2:7.1f} ms")
+    print(f"the same cross-site frame, its site's process kept     median {c:7.1f} ms  ({c / a2:.2f}x)")
     print(f"{load_average()} at the end of the run")
     return 0
 

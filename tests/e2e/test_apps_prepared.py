@@ -187,3 +187,31 @@ def test_a_prepared_app_that_floods_before_its_open_is_dropped(app_page: Page) -
     frame_id = call_tool(page, "apps", "csp_probe")  # the open goes on without it
     assert "webhost/prepared-frame" not in trace_methods(page, frame_id, "local")
     assert "reached" in app_log(page, frame_id)
+
+
+def test_a_prepared_app_not_taken_in_time_is_booted_again_a_few_times_then_left_warm(app_page: Page) -> None:
+    page = app_page
+    # App SDKs give ui/initialize up after 60 s: webhost boots a waiting App again before that (45 s;
+    # 1.5 s here), in a new frame, at most 4 times; then the origin keeps a plain warm frame.
+    page.evaluate("() => window.__page.apps.debug.setPreparedMaxAge(1500)")
+    first = wait_prepared(page, "csp_probe", CSP_URI)
+    renewed = wait_until(
+        lambda: next((a for a in prepared(page) if a["renewals"] == 1 and a["booted"]), None),
+        message="the App prepared again",
+        page=page,
+    )
+    assert renewed["serial"] != first["serial"]  # a new frame: the old one (and its App) is gone
+    assert page.locator(f'iframe[data-warm-frame="{first["serial"]}"]').count() == 0
+    wait_until(
+        lambda: any(a["renewals"] == 4 for a in prepared(page)), timeout=30, message="the last renewal", page=page
+    )
+    # Then a plain warm frame, ready, stays for the origin.
+    wait_until(
+        lambda: prepared(page) == [] and len(page.evaluate("() => window.__page.apps.debug.warmOrigins()")) == 1,
+        timeout=30,
+        message="a plain warm frame after the renewals",
+        page=page,
+    )
+    frame_id = call_tool(page, "apps", "csp_probe")  # and the open still works (warm, not prepared)
+    assert "webhost/prepared-frame" not in trace_methods(page, frame_id, "local")
+    assert "reached" in app_log(page, frame_id)

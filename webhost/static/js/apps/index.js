@@ -335,6 +335,8 @@ export function createApps({ rpc, limits }) {
     warmOrigins: () => warmFrames.readyOrigins(),
     /** Apps prepared ahead of their open, and whether each booted to its ui/initialize. */
     preparedApps: () => warmFrames.preparedApps(),
+    /** How long a prepared App waits for its open before it is booted again (tests shorten it). */
+    setPreparedMaxAge: (/** @type {number} */ ms) => { warmFrames.preparedMaxAgeMs = Math.max(100, Number(ms) || 0); },
     /** Prepare Apps ahead or not (benchmarks time warm opens without); drops the prepared ones when off. */
     setPreparing: (/** @type {boolean} */ on) => {
       warmFrames.preparing = Boolean(on);

@@ -56,6 +56,8 @@ export class WarmFrames {
   #serial = 0;
   /** Whether Apps are prepared at all (the benchmark times warm opens without). */
   preparing = true;
+  /** How long a prepared App waits for its open before it is booted again (tests shorten it). */
+  preparedMaxAgeMs = PREPARED_MAX_AGE_MS;
 
   /**
    * Keep a warm frame loading for `origin` (from `apps/warm`'s `frame`), unless one is already there.
@@ -141,10 +143,12 @@ export class WarmFrames {
       params: { html: prep.app.html, sandbox: prep.app.sandbox, appUrl: prep.app.appUrl, permissions: {} } }, entry.origin);
     entry.timer = setTimeout(() => {
       this.#drop(entry);
-      if (prep.renewals >= PREPARED_RENEWALS) return;
+      // A new frame either way (the App's is spent); prepared again, or past the renewals a plain one.
       const next = this.offer({ origin: entry.origin, url: entry.url });
-      if (next) next.preparation = { app: prep.app, posted: false, held: [], renewals: prep.renewals + 1 };
-    }, PREPARED_MAX_AGE_MS);
+      if (next && prep.renewals < PREPARED_RENEWALS) {
+        next.preparation = { app: prep.app, posted: false, held: [], renewals: prep.renewals + 1 };
+      }
+    }, this.preparedMaxAgeMs);
   }
 
   /**
@@ -203,6 +207,7 @@ export class WarmFrames {
     this.#prune();
     return this.#frames.filter((f) => f.preparation?.posted).map((f) => ({
       server: f.preparation?.app.server, resourceUri: f.preparation?.app.resourceUri,
+      serial: f.serial, renewals: f.preparation?.renewals ?? 0,
       booted: (f.preparation?.held ?? []).some((m) => m?.method === "ui/initialize"),
       held: f.preparation?.held.length ?? 0,
     }));
