@@ -6,8 +6,8 @@ is open the row says so. If this replica dies, another one finds the rows (`webh
 rounds are asked again there, the rest are reported as interrupted.
 
 Writes never hold up a call: they are queued and applied in order by one task, a batch per
-transaction. A new call's row waits `SETTLE_SECONDS` before it is written, so a call that ends sooner
-(most calls) costs no write at all; a round or a legacy question is written at once, with its row. A
+transaction. What is queued waits `SETTLE_SECONDS` before it is written, so a call that ends sooner
+(most calls, and a round a person or an App answers within it) costs no write at all. A
 replica that stops cleanly keeps the rows of calls waiting on a person (the next replica asks again)
 and releases its heartbeat row, so they are free at once; a killed one stops beating, and its rows
 are free once its lease has run out.
@@ -32,8 +32,9 @@ from webhost.upstream.rounds import round_listener
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 2.0
-# A call younger than this is not in the database yet: if the replica dies then, the page only sees
-# its connection lost (the call is not reported interrupted), and no call pays two writes for it.
+# A change younger than this is not in the database yet: if the replica dies then, the page only sees
+# its connection lost (that call is not reported interrupted, that question not asked again), and no
+# call or round answered sooner pays a write.
 SETTLE_SECONDS = 1.0
 LEASE_SECONDS = 10.0  # a replica silent this long is gone: another one takes its calls over
 PRUNE_AFTER_SECONDS = 7 * 24 * 3600
@@ -73,7 +74,7 @@ class CallJournal:
         self._queue: list[Write] = []
         self._unwritten: set[str] = set()  # rows whose insert is still in the queue
         self._wake = anyio.Event()  # something is queued
-        self._urgent = anyio.Event()  # something queued must not wait for the settle time
+        self._urgent = anyio.Event()  # write what is queued now (a flush), not after the settle time
         self._idle = anyio.Event()
         self._idle.set()
 
@@ -133,8 +134,7 @@ class CallJournal:
                     "started_at": time.time(),
                     "question": False,
                 },
-            ),
-            urgent=False,
+            )
         )
         with self._tracked(entry):
             yield
@@ -201,14 +201,12 @@ class CallJournal:
 
     # -- the writer and the heartbeat ---------------------------------------------------------------
 
-    def _post(self, write: Write, *, urgent: bool = True) -> None:
+    def _post(self, write: Write) -> None:
         self._queue.append(write)
         if write.kind == "insert":
             self._unwritten.add(write.row_id)
         self._idle = anyio.Event() if self._idle.is_set() else self._idle
         self._wake.set()
-        if urgent:
-            self._urgent.set()
 
     async def _write_forever(self) -> None:
         while True:
@@ -242,8 +240,18 @@ class CallJournal:
 
 
 def _coalesced(writes: list[Write]) -> list[Write]:
-    """The batch without the calls that started and ended within it (nothing to write for them)."""
-    inserted = {w.row_id for w in writes if w.kind == "insert"}
-    deleted = {w.row_id for w in writes if w.kind == "delete"}
-    gone = inserted & deleted
-    return [w for w in writes if w.row_id not in gone]
+    """One write per row for the batch: nothing for a call that started and ended within it, only the
+    delete for one that ended, and a row's inserts and updates folded into one in their order."""
+    folded: dict[str, Write] = {}
+    for write in writes:
+        before = folded.get(write.row_id)
+        if write.kind == "delete":
+            if before is not None and before.kind == "insert":
+                del folded[write.row_id]  # never written: nothing to write, nothing to delete
+            else:
+                folded[write.row_id] = write
+        elif before is None or before.kind == "delete":
+            folded[write.row_id] = write
+        else:  # an update after the row's insert or update: the later values win
+            folded[write.row_id] = Write(before.kind, write.row_id, {**before.values, **write.values})
+    return list(folded.values())

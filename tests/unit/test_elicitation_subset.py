@@ -446,3 +446,17 @@ def test_random_property_shapes_never_crash_either_function() -> None:
         assert isinstance(problems, list) and all(isinstance(p, str) for p in problems)
         if not problems:
             assert len(fields) == 1
+
+
+def test_a_schema_checked_again_gives_the_same_answer_from_the_cache() -> None:
+    from webhost.elicitation.subset import _checked, check_requested_schema
+
+    bad = {"type": "object", "properties": {"f": {"type": "string", "minLength": -1}}}
+    first = check_requested_schema(bad)
+    assert first
+    first.append("changed by a caller")
+    hits = _checked.cache_info().hits
+    assert check_requested_schema(bad) == first[:-1]  # a new list each time, the cached reasons intact
+    assert _checked.cache_info().hits == hits + 1
+    # Not cached where the JSON text would not give the schema back exactly (a key that is not text).
+    assert check_requested_schema({"type": "object", "properties": {1: {"type": "string"}}})

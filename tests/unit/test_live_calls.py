@@ -149,3 +149,51 @@ async def test_the_journal_writes_a_call_and_its_rounds_and_keeps_only_waiting_o
         await journal.close()
         assert (await store.orphans("ada", "other", 1e12, 10.0)).calls[0].call_id == "asks"
         tg.cancel_scope.cancel()
+
+
+def test_a_batch_is_folded_to_one_write_per_row() -> None:
+    from webhost.journal import _coalesced
+
+    batch = [
+        Write("insert", "quick", {"call_id": "q"}),
+        Write("update", "quick", {"sealed_round": b"r"}),
+        Write("delete", "quick", {}),  # started, asked and ended within the batch: nothing at all
+        Write("insert", "asks", {"call_id": "a", "question": False}),
+        Write("update", "asks", {"question": True}),  # folded into its insert
+        Write("update", "old", {"sealed_round": b"1"}),
+        Write("update", "old", {"sealed_round": None, "round_at": None}),  # the later values win
+        Write("update", "gone", {"question": True}),
+        Write("delete", "gone", {}),  # only the delete of a row written before
+    ]
+    assert _coalesced(batch) == [
+        Write("insert", "asks", {"call_id": "a", "question": True}),
+        Write("update", "old", {"sealed_round": None, "round_at": None}),
+        Write("delete", "gone", {}),
+    ]
+
+
+async def test_a_call_or_a_round_answered_within_the_settle_time_costs_no_write(store: LiveCallStore) -> None:
+    batches: list[list[Write]] = []
+    apply = store.apply
+
+    async def counted(writes: Any) -> None:
+        batches.append(list(writes))
+        await apply(writes)
+
+    store.apply = counted  # type: ignore[method-assign]
+    journal = CallJournal(store, replica_id="me", settle=0.3)
+    async with anyio.create_task_group() as tg:
+        await journal.start(tg)
+        origin = {"method": "tools/call", "name": "t", "server": "s", "callId": "c"}
+        for _ in range(20):
+            with journal.running("ada", "tab-1", origin):
+                listener = round_listener.get()
+                assert listener is not None
+                listener(REQUEST, {"inputRequests": {"k": {}}, "requestState": "s"})
+                listener(REQUEST, None)
+        await anyio.sleep(0.6)  # past the settle time: the writer woke and found nothing to write
+        assert batches == []
+        with journal.running("ada", "tab-1", {**origin, "callId": "long"}):
+            await journal.flush()  # a flush writes at once what is queued
+            assert [w.kind for b in batches for w in b] == ["insert"]
+        tg.cancel_scope.cancel()

@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterator
 from typing import Any, Literal, TypedDict
 
+import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
@@ -19,6 +20,7 @@ MAX_JSON_BYTES = 256 * 1024
 MAX_DEPTH = 10  # the subset itself needs 6; the rest is slack for tolerated extra keywords
 MAX_NODES = 50_000
 MAX_SAFE_INTEGER = 2**53 - 1
+MAX_CACHED_SCHEMA = 64 * 1024  # characters of JSON: larger schemas are checked each time, not kept
 
 INPUT_TYPES = {"email": "email", "uri": "url", "date": "date", "date-time": "datetime-local"}
 FORBIDDEN_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef", "$defs", "definitions")
@@ -284,7 +286,32 @@ def _inspect_property(name: str, prop: object, required: bool) -> tuple[FieldSpe
 
 
 def check_requested_schema(schema: object) -> list[str]:
-    """Lists every reason the schema is outside the subset; an empty list means it can be rendered."""
+    """Lists every reason the schema is outside the subset; an empty list means it can be rendered.
+
+    Checked once per schema text (a server asks with the same form again and again, and each answer is
+    checked against it again), for schemas up to `MAX_CACHED_SCHEMA` characters."""
+    text = cache_key(schema)
+    return list(_checked(text)) if text is not None else _check_requested_schema(schema)
+
+
+def cache_key(schema: object) -> bytes | None:
+    """The schema's exact JSON (orjson's), when it is small enough to be a cache key.
+
+    Only a schema whose JSON gives it back exactly: none where orjson refuses (keys that are not text,
+    integers past 64 bits, lone surrogates) and none with a `null` (orjson writes NaN as `null` too)."""
+    try:
+        text = orjson.dumps(schema)
+    except (orjson.JSONEncodeError, TypeError, OverflowError):
+        return None
+    return text if len(text) <= MAX_CACHED_SCHEMA and b"null" not in text else None
+
+
+@functools.lru_cache(maxsize=128)
+def _checked(text: bytes) -> tuple[str, ...]:
+    return tuple(_check_requested_schema(orjson.loads(text)))
+
+
+def _check_requested_schema(schema: object) -> list[str]:
     if not isinstance(schema, dict):
         return ["the schema must be a JSON object"]
     if problems := [f"the schema {p}" for p in _shape_problems(schema)]:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import copy
 import datetime
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
 from jsonschema import Draft202012Validator, FormatChecker
 
 from .subset import (
     MAX_SAFE_INTEGER,
     FieldSpec,
+    cache_key,
     check_requested_schema,
     describe_fields,
     is_integer,
@@ -151,10 +154,21 @@ def _check_value(field: FieldSpec, value: object) -> tuple[object, str | None]:
     return value, None
 
 
+@functools.lru_cache(maxsize=64)
+def _validator(schema_json: bytes) -> Draft202012Validator:
+    """One validator per schema text (it is reusable, and building it costs more than using it)."""
+    return _new_validator(orjson.loads(schema_json))
+
+
+def _new_validator(schema: dict[str, Any]) -> Draft202012Validator:
+    return Draft202012Validator(validator_schema(schema), format_checker=FORMAT_CHECKER)
+
+
 def _schema_pass(schema: Mapping[str, Any], content: dict[str, Any]) -> list[FieldError]:
     """A full JSON Schema pass, for tolerated extra keywords (const, not, multipleOf, …) only."""
     try:
-        validator = Draft202012Validator(validator_schema(dict(schema)), format_checker=FORMAT_CHECKER)
+        key = cache_key(schema)
+        validator = _validator(key) if key is not None else _new_validator(dict(schema))
         found = list(validator.iter_errors(content))
     except Exception:  # a malformed extra keyword must not crash the host; refuse the answer instead
         return [{"field": "", "message": "the form's schema could not be applied to the answer"}]

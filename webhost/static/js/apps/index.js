@@ -16,7 +16,7 @@
 import { AppPanel } from "./panel.js";
 import { mountElicitationFrame } from "./elicitation.js";
 import { ERRORS } from "../constants.js";
-import { WarmFrames } from "./warm-frames.js";
+import { CAN_MOVE, WarmFrames } from "./warm-frames.js";
 
 /**
  * @typedef {object} AppHandle
@@ -191,7 +191,9 @@ export function createApps({ rpc, limits }) {
    */
   function warm(server, toolName) {
     if (typeof server !== "string" || !server || typeof toolName !== "string" || !toolName) return;
-    rpc.request("apps/warm", { server, tool: toolName, prepare: warmFrames.preparing }).then((answer) => {
+    // The App's HTML comes with a preparable answer: asked for only where it can be used.
+    const prepare = warmFrames.preparing && CAN_MOVE;
+    rpc.request("apps/warm", { server, tool: toolName, prepare }).then((answer) => {
       // When the page is idle, so a warm frame loading never competes with an App booting.
       const offer = () => {
         if (answer?.prepared) warmFrames.prepare(answer.frame, answer.prepared);
