@@ -326,3 +326,31 @@ async def test_two_replicas_on_one_database_share_a_rotated_refresh_token_withou
         async with in_process_host(tmp_path, {}, **people) as c, c.tab(person=ADA) as on_c:
             assert (await status_of(on_c, "connected"))["signIn"]["signedIn"] is True
             assert (await whoami(on_c))["subject"] == "ada"
+
+
+async def test_a_server_that_never_asks_for_a_sign_in_costs_no_token_lookup_per_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.process import PYTHON, SERVERS, http_process
+    from webhost.storage.oauth_tokens import OAuthVault
+
+    lookups: list[str] = []
+    get = OAuthVault.get
+
+    async def counted(self: OAuthVault, person_id: str, server: str, kind: Any) -> dict[str, Any] | None:
+        lookups.append(kind)
+        return await get(self, person_id, server, kind)
+
+    monkeypatch.setattr(OAuthVault, "get", counted)
+    argv = [PYTHON, str(SERVERS / "basic.py"), "--http", "{port}"]
+    with http_process(argv, log_path=tmp_path / "basic.log") as url:
+        async with host_with(tmp_path, url) as host, host.tab() as tab:
+            await status_of(tab, "connected")
+            before = len(lookups)  # what connecting read (the stored sign-in, once, if any)
+            for i in range(10):
+                result = await tab.request(
+                    "tools/call", {"server": "secure", "name": "echo", "arguments": {"text": "x"}, "callId": f"c{i}"}
+                )
+                assert result["content"][0]["text"].endswith("x")
+    # No sign-in asked: no lookup of stored tokens under the refresh lock for each request.
+    assert len(lookups) == before

@@ -242,6 +242,11 @@ class PersonOAuth(OAuthClientProvider):
         self._pending: PendingSignIn | None = None
         self.refreshes = 0  # refresh requests sent (the tests count them at the authorization server too)
         self._spent: str | None = None  # the refresh token the last refresh request carried
+        # Until the server first answers 401 (or 403 for scope), a person without tokens sends requests
+        # as they are: most servers behind an http entry never ask for a sign-in, and the slow path reads
+        # the database under a lock. A 401 then takes the slow path, which also finds tokens another
+        # replica stored. An entry with an `oauth` section asks from the start.
+        self._asked = settings is not None
 
     # -- the SDK's two hooks -------------------------------------------------------------------
 
@@ -326,6 +331,12 @@ class PersonOAuth(OAuthClientProvider):
             async with self.context.lock:
                 if not self._initialized:
                     await self._initialize()
+        refused: httpx2.Response | None = None  # the answer to `request` as sent without a token
+        if self.context.current_tokens is None and not self._asked:
+            refused = yield request
+            if refused.status_code != 401 and not _insufficient_scope(refused):
+                return
+            self._asked = True
         if self.context.is_token_valid():
             tokens = self.context.current_tokens
             assert tokens is not None
@@ -350,6 +361,9 @@ class PersonOAuth(OAuthClientProvider):
         flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()
+            if refused is not None and outgoing is request and self.context.current_tokens is None:
+                # The SDK sends the request as it was first: its answer is the one just had.
+                outgoing = await flow.asend(refused)
             while True:
                 try:
                     response = yield outgoing
