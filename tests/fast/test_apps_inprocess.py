@@ -142,6 +142,11 @@ async def test_apps_warm_prepares_the_app_under_the_token_its_open_signs_and_the
         await tab.request("apps/warm", {"server": "demo", "tool": "show_dashboard", "prepare": True})
         other = await tab.request("apps/open", {"server": "demo", "tool": "show_dashboard", "prepared": "0" * 32})
         unasked = await tab.request("apps/open", {"server": "demo", "tool": "show_dashboard"})
+        held = await tab.request(
+            "apps/warm", {"server": "demo", "tool": "show_dashboard", "prepare": True, "have": prepared["key"]}
+        )
+    # The page that holds this App prepared is told so, without its HTML again.
+    assert held["prepared"] == {"key": prepared["key"], "unchanged": True}
     assert "prepared" not in plain  # only when the page asks for it
     assert prepared["server"] == "demo" and prepared["resourceUri"] == confirmed["resourceUri"]
     assert prepared["origin"] == confirmed["origin"] and prepared["sandbox"] == confirmed["sandbox"]

@@ -193,7 +193,7 @@ class AppInstances:
         )
         return {"origin": origin, "url": warm_url(origin, token)}
 
-    async def prepared(self, connection: Connection, uri: str) -> dict[str, Any] | None:
+    async def prepared(self, connection: Connection, uri: str, *, have: str | None = None) -> dict[str, Any] | None:
         """What the page may load an App from before its click (docs/security.md "Prepared Apps"), or None.
 
         Only an App that opens warm anyway (no permission granted, the same-origin inner sandbox) and whose
@@ -211,6 +211,8 @@ class AppInstances:
             return None
         if loaded.granted:
             return None
+        if have is not None and have == loaded.key:
+            return {"key": loaded.key, "unchanged": True}  # the page holds this App prepared already
         return {
             "key": loaded.key,
             "server": connection.name,

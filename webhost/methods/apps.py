@@ -57,7 +57,10 @@ async def warm_app(session: BrowserSession, params: dict[str, Any]) -> dict[str,
     warm = await session.apps.warm(connection, uri)
     answer: dict[str, Any] = {"warm": warm, "frame": frame}
     if warm and params.get("prepare") is True:
-        answer["prepared"] = await session.apps.prepared(connection, uri)
+        have = params.get("have")
+        answer["prepared"] = await session.apps.prepared(
+            connection, uri, have=have if isinstance(have, str) and len(have) <= 64 else None
+        )
     return answer
 
 

@@ -193,9 +193,11 @@ export function createApps({ rpc, limits }) {
     if (typeof server !== "string" || !server || typeof toolName !== "string" || !toolName) return;
     // The App's HTML comes with a preparable answer: asked for only where it can be used.
     const prepare = warmFrames.preparing && CAN_MOVE;
-    rpc.request("apps/warm", { server, tool: toolName, prepare }).then((answer) => {
+    const have = prepare ? warmFrames.preparedKey(server) : null;
+    rpc.request("apps/warm", { server, tool: toolName, prepare, ...(have ? { have } : {}) }).then((answer) => {
       // When the page is idle, so a warm frame loading never competes with an App booting.
       const offer = () => {
+        if (answer?.prepared?.unchanged === true) return;  // that App is prepared here already
         if (answer?.prepared) warmFrames.prepare(answer.frame, answer.prepared);
         else warmFrames.offer(answer?.frame);
       };

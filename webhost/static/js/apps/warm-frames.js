@@ -151,6 +151,11 @@ export class WarmFrames {
     }, this.preparedMaxAgeMs);
   }
 
+  /** The key of the App prepared for `server`, if one is (`apps/warm` then leaves its HTML out). @param {string} server */
+  preparedKey(server) {
+    return this.#frames.find((f) => f.preparation?.app.server === server)?.preparation?.app.key ?? null;
+  }
+
   /**
    * The prepared frame of this App, out of the pool (the caller's now, for one open), or null.
    * @param {string} server @param {string} resourceUri
