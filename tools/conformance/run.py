@@ -129,7 +129,13 @@ def run_one(suite: str, scenario: str, side: str, out_dir: Path) -> Outcome:
         stop_group(proc)
         RUNNING.discard(proc)
     seconds = time.monotonic() - started
-    runs = sorted(target.glob(f"{scenario}-*"), key=lambda p: p.stat().st_mtime)  # auth/x: in auth/
+    # auth/x: in auth/. Only this scenario's own runs ("<name>-<timestamp>"): `iss-supported-*` also matches
+    # `iss-supported-missing-…`, which may be running at the same moment, its checks not written yet.
+    stem = scenario.rsplit("/", 1)[-1]
+    runs = sorted(
+        (p for p in target.glob(f"{scenario}-*") if p.name[len(stem) + 1 : len(stem) + 2].isdigit()),
+        key=lambda p: p.stat().st_mtime,
+    )
     outcome = Outcome(suite, scenario, side, passed=False, seconds=round(seconds, 1))
     if not runs:
         outcome.driver_errors.append("no results written" + (" (timed out)" if code is None else f" (exit {code})"))
