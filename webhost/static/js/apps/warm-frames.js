@@ -135,6 +135,10 @@ export class WarmFrames {
   #post(entry) {
     const prep = entry.preparation;
     if (!prep || prep.posted || !entry.ready || !entry.iframe.contentWindow) return;
+    if (!this.preparing) {  // switched off while the frame loaded: it stays a plain warm frame
+      entry.preparation = null;
+      return;
+    }
     prep.posted = true;
     const win = entry.iframe.contentWindow;
     win.postMessage({ jsonrpc: "2.0", method: APP_DOCUMENT,
