@@ -72,7 +72,6 @@ class CallJournal:
         self.stopping = False  # set when the replica stops cleanly (before the tabs' calls are cancelled)
         self._entries: dict[tuple[str, str | None, str], Entry] = {}
         self._queue: list[Write] = []
-        self._unwritten: set[str] = set()  # rows whose insert is still in the queue
         self._wake = anyio.Event()  # something is queued
         self._urgent = anyio.Event()  # write what is queued now (a flush), not after the settle time
         self._idle = anyio.Event()
@@ -157,10 +156,8 @@ class CallJournal:
             round_listener.reset(token)
             if self._entries.get(key) is entry:
                 del self._entries[key]
-            if entry.id in self._unwritten:  # ended before its row was written: nothing to write
-                self._unwritten.discard(entry.id)
-                self._queue = [w for w in self._queue if w.row_id != entry.id]
-            elif not (self.stopping and (entry.waiting_round or entry.question)):
+            # A delete for a row never written folds away with its insert in the batch (`_coalesced`).
+            if not (self.stopping and (entry.waiting_round or entry.question)):
                 self._post(Write("delete", entry.id, {}))
 
     def answered(self, call: LiveCall) -> None:
@@ -203,8 +200,6 @@ class CallJournal:
 
     def _post(self, write: Write) -> None:
         self._queue.append(write)
-        if write.kind == "insert":
-            self._unwritten.add(write.row_id)
         self._idle = anyio.Event() if self._idle.is_set() else self._idle
         self._wake.set()
 
@@ -217,7 +212,6 @@ class CallJournal:
             self._wake = anyio.Event()
             self._urgent = anyio.Event()
             batch, self._queue = _coalesced(self._queue), []
-            self._unwritten.clear()
             try:
                 if batch:
                     await self.store.apply(batch)

@@ -197,3 +197,21 @@ async def test_a_call_or_a_round_answered_within_the_settle_time_costs_no_write(
             await journal.flush()  # a flush writes at once what is queued
             assert [w.kind for b in batches for w in b] == ["insert"]
         tg.cancel_scope.cancel()
+
+
+async def test_a_round_asked_within_the_settle_time_still_stays_for_the_next_replica_at_a_clean_stop(
+    store: LiveCallStore,
+) -> None:
+    journal = CallJournal(store, replica_id="me", settle=30.0)  # nothing is written before the stop
+    async with anyio.create_task_group() as tg:
+        await journal.start(tg)
+        origin = {"method": "tools/call", "name": "t", "server": "s", "callId": "asks"}
+        with journal.running("ada", "tab-1", origin):
+            listener = round_listener.get()
+            assert listener is not None
+            listener(REQUEST, {"inputRequests": {"k": {}}, "requestState": "s"})
+            journal.stopping = True  # the replica stops: its calls are cancelled, their blocks exit
+        await journal.close()
+        left = (await store.orphans("ada", "other", 1e12, 10.0)).calls
+        assert [c.call_id for c in left] == ["asks"] and left[0].round is not None
+        tg.cancel_scope.cancel()
