@@ -343,8 +343,8 @@ export function createApps({ rpc, limits }) {
     setPreparedMaxAge: (/** @type {number} */ ms) => { warmFrames.preparedMaxAgeMs = Math.max(100, Number(ms) || 0); },
     /** Prepare Apps ahead or not (benchmarks time warm opens without); drops the prepared ones when off. */
     setPreparing: (/** @type {boolean} */ on) => {
-      warmFrames.preparing = Boolean(on);
-      if (!on) for (const app of warmFrames.preparedApps()) warmFrames.takePrepared(String(app.server), String(app.resourceUri))?.discard();
+      if (on) warmFrames.preparing = true;
+      else warmFrames.stopPreparing();
     },
   });
 

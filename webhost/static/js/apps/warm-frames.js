@@ -222,6 +222,12 @@ export class WarmFrames {
     }));
   }
 
+  /** Prepare no more Apps, and drop the frames that hold one (a frame still loading stays plain: #post). */
+  stopPreparing() {
+    this.preparing = false;
+    for (const f of [...this.#frames]) if (f.preparation?.posted) this.#drop(f);
+  }
+
   /** Forget frames something else removed from the page (a removed frame's document is gone). */
   #prune() {
     for (const f of [...this.#frames]) if (!f.iframe.isConnected) this.#drop(f);
