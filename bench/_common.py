@@ -433,8 +433,11 @@ class Webhost:
 
 
 @contextlib.contextmanager
-def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iterator[Webhost]:
-    """`python -m webhost serve` on free ports with these servers (like tests/support/process.py, plus cProfile)."""
+def run_webhost(
+    servers: dict[str, Any], *, profile: Path | None = None, env: dict[str, str] | None = None
+) -> Iterator[Webhost]:
+    """`python -m webhost serve` on free ports with these servers (like tests/support/process.py, plus cProfile);
+    `env` adds to its environment."""
     with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:
         work = Path(tmp)
         port, sandbox_port = _free_port(), _free_port()
@@ -459,7 +462,11 @@ def run_webhost(servers: dict[str, Any], *, profile: Path | None = None) -> Iter
         log_path = work / "webhost.log"
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
-                args, cwd=ROOT, env={**os.environ, "WEBHOST_TOKEN": token}, stdout=log, stderr=subprocess.STDOUT
+                args,
+                cwd=ROOT,
+                env={**os.environ, **(env or {}), "WEBHOST_TOKEN": token},
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         host = Webhost(proc, port, token, log_path, profile)
         try:
@@ -524,11 +531,19 @@ class RpcSocket:
         return self._next_id
 
     async def _read(self) -> dict[str, Any]:
-        text = await self.ws.recv()
-        message: dict[str, Any] = json.loads(text)
-        self.frames += 1
-        self.bytes_received += len(text)
-        return message
+        """The next message, a response sent in parts joined as the page joins it (docs/api.md)."""
+        texts: list[str] = []
+        while True:
+            text = await self.ws.recv()
+            message: dict[str, Any] = json.loads(text)
+            self.frames += 1
+            self.bytes_received += len(text)
+            if message.get("method") != "response/part":
+                return message
+            texts.append(message["params"]["text"])
+            if message["params"].get("last"):
+                joined: dict[str, Any] = json.loads("".join(texts))
+                return joined
 
     async def response(self, request_id: int) -> Any:
         """Read frames until the response to `request_id`; keep other responses, drop notifications."""
@@ -568,9 +583,10 @@ class RpcSocket:
 
 
 @contextlib.asynccontextmanager
-async def connect(host: Webhost, *, compression: bool = True) -> AsyncIterator[RpcSocket]:
+async def connect(host: Webhost, *, compression: bool = True, parts: bool = True) -> AsyncIterator[RpcSocket]:
+    """A socket as the page opens it (`parts=1`: a very large result in parts, docs/api.md)."""
     async with websockets.connect(
-        host.ws_url,
+        host.ws_url + ("?parts=1" if parts else ""),
         additional_headers={"Authorization": f"Bearer {host.token}"},
         origin=host.base_url,
         max_size=None,

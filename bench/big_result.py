@@ -3,11 +3,17 @@
 For each row, webhost (`webhost serve`, a subprocess) calls `tests/servers/basic.py` for one result of about
 `--mb` MB on the wire: `image` (random bytes as base64 image content, which nothing compresses) and `text`
 (the `big` tool: its text comes back twice, as a text block and as `structuredContent.result`, so the text
-is half the size). Before each call the benchmark resets the kernel's peak-RSS mark of the webhost process
+is half the size). Each row is taken twice in the same run, on two sockets: **parts** (`/ws?parts=1`, as the
+page opens it: a result this big comes as `response/part` frames made while they are sent, docs/api.md) and
+**one frame** (a socket that did not ask for parts: the whole result encoded, then sent).
+
+Before each call the benchmark resets the kernel's peak-RSS mark of the webhost process
 (`echo 5 > /proc/PID/clear_refs`), and after it reads `VmHWM`: the peak during that call. Printed: the peak
-above the RSS before the call, in MB and as a multiple of the frame the page received (how many full copies
-of the result webhost held at once, roughly: the line read from the pipe, the parsed message, the SDK's
-model, the wire dict, the encoded frame). Linux only. Nothing is asserted.
+above the RSS before the call, in MB and as a multiple of the result the page received (how many full copies
+of it webhost held at once). webhost runs with glibc's `MALLOC_MMAP_THRESHOLD_` fixed at 128 KiB, so every
+big buffer is its own mapping, given back when freed: otherwise glibc raises that threshold after the first
+big free, later buffers come from a heap that keeps what earlier calls freed, and the peak above the RSS
+before a call depends on what came before it. Linux only. Nothing is asserted.
 
     .venv/bin/python bench/big_result.py [--mb N] [--iterations N]
 """
@@ -18,11 +24,12 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import anyio
-from _common import connect, environment, load_average, run_webhost, stdio_entry
+from _common import RpcSocket, connect, environment, load_average, run_webhost, stdio_entry
 
 
 def status_kb(pid: int, field: str) -> int:
@@ -43,43 +50,47 @@ async def main() -> int:
         ("image", "binary", {"image_bytes": size * 3 // 4}),
         ("text", "big", {"size_bytes": size // 2}),
     ]
-    with run_webhost({"basic": stdio_entry("basic")}) as host:
+    with run_webhost({"basic": stdio_entry("basic")}, env={"MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}) as host:
         pid = host.proc.pid
-        clear = Path(f"/proc/{pid}/clear_refs")
-        async with connect(host) as ws:
-            await ws.wait_connected("basic")
-            await ws.request(
-                "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": "x"}, "callId": "w"}
-            )
+        async with connect(host, parts=True) as in_parts, connect(host, parts=False) as whole:
+            await in_parts.wait_connected("basic")
             print()
             print(f"one ~{args.mb:g} MB result through webhost: its peak RSS during the call (VmHWM after a reset)")
-            print(f"{'row':<8}{'frame':>10}{'RSS before':>12}{'peak':>10}{'peak - before':>15}{'copies':>8}{'time':>9}")
+            print(
+                f"{'row':<20}{'result':>10}{'RSS before':>12}{'peak':>10}{'peak - before':>15}{'copies':>8}{'time':>9}"
+            )
             for name, tool, arguments in rows:
-                peaks: list[tuple[float, float, float, float]] = []
-                for i in range(args.iterations + 1):  # the first call warms up (buffers, imports)
-                    before = status_kb(pid, "VmRSS")
-                    clear.write_text("5")
-                    frames0 = ws.bytes_received
-                    started = time.perf_counter()
-                    result = await ws.request(
-                        "tools/call", {"server": "basic", "name": tool, "arguments": arguments, "callId": f"{name}{i}"}
-                    )
-                    elapsed = time.perf_counter() - started
-                    peak = status_kb(pid, "VmHWM")
-                    if result.get("isError"):
-                        raise RuntimeError(f"{tool} failed: {str(result)[:300]}")
-                    frame_mb = (ws.bytes_received - frames0) / 1e6
-                    if i:
-                        peaks.append((frame_mb, before / 1000, peak / 1000, elapsed))
-                frame_mb, before_mb, peak_mb, elapsed = max(peaks, key=lambda p: p[2] - p[1])
-                extra = peak_mb - before_mb
-                print(
-                    f"{name:<8}{frame_mb:>7.1f} MB{before_mb:>9.1f} MB{peak_mb:>7.1f} MB{extra:>12.1f} MB"
-                    f"{extra / frame_mb:>7.1f}x{elapsed * 1000:>6.0f} ms"
-                )
-    print("frame = bytes of WebSocket frames the page received for the call; copies = (peak - before) / frame")
+                for side, ws in (("parts", in_parts), ("one frame", whole)):
+                    await _row(f"{name}, {side}", pid, ws, tool, arguments, args.iterations)
+    print("result = characters of the frames the page received for the call; copies = (peak - before) / result")
     print(f"{load_average()} at the end of the run")
     return 0
+
+
+async def _row(label: str, pid: int, ws: RpcSocket, tool: str, arguments: dict[str, Any], iterations: int) -> None:
+    clear = Path(f"/proc/{pid}/clear_refs")
+    peaks: list[tuple[float, float, float, float]] = []
+    for i in range(iterations + 1):  # the first call warms up (buffers, imports)
+        before = status_kb(pid, "VmRSS")
+        clear.write_text("5")
+        received = ws.bytes_received
+        started = time.perf_counter()
+        result = await ws.request(
+            "tools/call", {"server": "basic", "name": tool, "arguments": arguments, "callId": f"{label}{i}"}
+        )
+        elapsed = time.perf_counter() - started
+        peak = status_kb(pid, "VmHWM")
+        if result.get("isError"):
+            raise RuntimeError(f"{tool} failed: {str(result)[:300]}")
+        result_mb = (ws.bytes_received - received) / 1e6
+        if i:
+            peaks.append((result_mb, before / 1000, peak / 1000, elapsed))
+    result_mb, before_mb, peak_mb, elapsed = max(peaks, key=lambda p: p[2] - p[1])
+    extra = peak_mb - before_mb
+    print(
+        f"{label:<20}{result_mb:>7.1f} MB{before_mb:>9.1f} MB{peak_mb:>7.1f} MB{extra:>12.1f} MB"
+        f"{extra / result_mb:>7.1f}x{elapsed * 1000:>6.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ from webhost.upstream.oauth import OAuthDeps, RefreshLocks
 from webhost.upstream.oauth_callback import callback_endpoint
 from webhost.upstream.sign_ins import ServerSignIns
 from webhost.workspace import HostDeps, Workspace
-from webhost.ws import Tabs, serve_websocket
+from webhost.ws import REDACT_SCOPE_KEY, Tabs, serve_websocket
 
 logger = logging.getLogger(__name__)
 
@@ -470,6 +470,13 @@ class RedactWebSocket:
         if scope["type"] != "websocket":
             await self.app(scope, receive, send)
             return
+
+        def redact_value(value: object) -> object:
+            masked = self.redactor.value(value) if self.redactor else value
+            person = self.person_redactor(scope)
+            return person.value(masked) if person else masked
+
+        scope = {**scope, REDACT_SCOPE_KEY: redact_value}  # for a response in parts (webhost/ws.py)
 
         async def send_redacted(message: Message) -> None:
             if message["type"] == "websocket.send" and isinstance(message.get("text"), str):

@@ -15,6 +15,7 @@ are free once its lease has run out.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import secrets
 import time
@@ -66,6 +67,9 @@ class CallJournal:
     ) -> None:
         self.store = store
         self.replica_id = replica_id or "r-" + secrets.token_urlsafe(9)
+        # A call's row id: random once per journal, counted after (a random draw per call is a system call).
+        self._row_prefix = "lc-" + secrets.token_urlsafe(9) + "-"
+        self._row_numbers = itertools.count(1)
         self.heartbeat = heartbeat
         self.lease = lease
         self.settle = settle
@@ -117,7 +121,7 @@ class CallJournal:
 
     @contextmanager
     def running(self, person_id: str, tab: str | None, origin: dict[str, Any]) -> Iterator[None]:
-        entry = Entry("lc-" + secrets.token_urlsafe(12), person_id, tab, str(origin.get("callId", "")))
+        entry = Entry(self._row_prefix + str(next(self._row_numbers)), person_id, tab, str(origin.get("callId", "")))
         self._post(
             Write(
                 "insert",

@@ -8,9 +8,10 @@ When even the must-keep frames exceed the budget, the tab is closed with a reaso
 holding the memory: nobody else's session waits on a slow tab.
 
 Activity entries are coalesced: each is encoded when it is posted, held for at most `BATCH_WINDOW`,
-and sent as one `activity` notification carrying a list (`{"entries": [...]}`). Any other frame
-posted meanwhile sends the held entries first, so the order the page sees is the order of posting:
-a tool call's request and response entries travel together just before its result.
+and sent as one `activity` notification carrying a list (`{"entries": [...]}`). A notification
+posted meanwhile sends the held entries first, so notifications keep their order of posting. A
+response goes ahead of them and they follow it in the same writer turn: a tool call's request and
+response entries travel together just after its result, which the page shows one frame sooner.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
 
 import anyio
 
@@ -30,10 +32,18 @@ BATCH_WINDOW = 0.02  # seconds an activity entry may wait for company
 BATCH_MAX = 64  # entries per frame
 
 
+@dataclass(eq=False)
+class _Stream:
+    """A response sent as several frames, each made when the writer gets to it (webhost/response_parts.py)."""
+
+    frames: Iterator[str]
+    chars: int  # counted against the budget until the last frame is sent
+
+
 class Outbox:
     def __init__(self, *, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._queue: deque[str] = deque()
+        self._queue: deque[str | _Stream] = deque()
         self._bytes = 0
         self._ready = anyio.Event()
         self._dropped: Counter[str] = Counter()
@@ -45,14 +55,19 @@ class Outbox:
         # The held entries' deadline, as a timer of the loop: the writer is not woken to learn it (most
         # batches leave with the result they precede, before the deadline, and the timer is cancelled).
         self._batch_timer: asyncio.TimerHandle | None = None
+        # Held while a frame is being sent, by the writer or by `send_response`: one frame at a time on the socket.
+        # asyncio's lock, because it takes no loop turn when it is free (anyio's yields on every acquire).
+        self._sending = asyncio.Lock()
+        self._send: Callable[[str], Awaitable[None]] | None = None  # the writer's, once it runs
 
     def post_entry(self, entry: str) -> None:
         """Hold one encoded activity entry for the next `activity` frame (sent within `BATCH_WINDOW`)."""
         if self.closed:
             return
         if not self._batch:
-            self._batch_due = anyio.current_time() + BATCH_WINDOW
-            self._batch_timer = asyncio.get_running_loop().call_at(self._batch_due, self._batch_expired)
+            loop = asyncio.get_running_loop()
+            self._batch_due = loop.time() + BATCH_WINDOW
+            self._batch_timer = loop.call_at(self._batch_due, self._batch_expired)
         self._batch.append(entry)
         self._batch_bytes += len(entry)
         if len(self._batch) >= BATCH_MAX or self._batch_bytes >= self.max_bytes * SOFT_SHARE / 4:
@@ -76,11 +91,38 @@ class Outbox:
         """Queue one encoded frame (`method` names a notification; None for a response)."""
         if self.closed:
             return
-        self._flush_batch()  # entries posted before this frame go before it
+        if method is None:
+            # A response goes ahead of the entries held for the log (its own request's among them): the
+            # page shows the result one frame sooner, and the log follows in the same writer turn.
+            self._queue_frame(text, method, 1)
+            self._flush_batch()
+            return
+        self._flush_batch()  # entries posted before a notification go before it
         self._queue_frame(text, method, 1)
 
-    def _queue_frame(self, text: str, method: str | None, count: int) -> None:
-        size = len(text)
+    async def send_response(self, text: str) -> None:
+        """A response, sent from its request's own task when nothing is queued or being sent (most are): the
+        writer task is not woken for it. Otherwise it is queued as `post` queues it."""
+        send = self._send
+        if send is None or self.closed or self._queue or self._sending.locked():
+            self.post(text)
+            return
+        async with self._sending:
+            try:
+                await send(text)
+            except Exception:  # the tab went away; the read loop ends the session
+                return
+        self._flush_batch()  # the entries held for the log follow it, as after a queued response
+
+    def post_stream(self, frames: Iterator[str], chars: int) -> None:
+        """Queue a response made of several frames (`chars` characters in all), sent back to back as a response is."""
+        if self.closed:
+            return
+        self._queue_frame(_Stream(frames, chars), None, 1)
+        self._flush_batch()
+
+    def _queue_frame(self, text: str | _Stream, method: str | None, count: int) -> None:
+        size = text.chars if isinstance(text, _Stream) else len(text)
         if method in DROPPABLE and self._bytes + size > self.max_bytes * SOFT_SHARE:
             self._dropped[method] += count
             return
@@ -102,22 +144,27 @@ class Outbox:
 
     async def drain(self, send: Callable[[str], Awaitable[None]]) -> None:
         """The writer loop: send frames in order until closed; report drops once the backlog is gone."""
+        self._send = send
         while True:
             while self._queue:
-                text = self._queue.popleft()
-                self._bytes -= len(text)
-                await send(text)
+                async with self._sending:
+                    if not self._queue:  # overflowed while waiting for a response being sent
+                        break
+                    item = self._queue.popleft()
+                    if isinstance(item, _Stream):
+                        for text in item.frames:  # the next part is made only once the last one is sent
+                            if self.overflowed.is_set():
+                                break  # the tab is being closed; the queue was dropped
+                            await send(text)
+                        self._bytes = max(0, self._bytes - item.chars)
+                    else:
+                        self._bytes -= len(item)
+                        await send(item)
             if self._dropped:
                 dropped, self._dropped = self._dropped, Counter()
-                await send(
-                    json.dumps(
-                        {
-                            "jsonrpc": "2.0",
-                            "method": "outbox/dropped",
-                            "params": {"count": sum(dropped.values()), "methods": dict(dropped)},
-                        }
-                    )
-                )
+                report = {"count": sum(dropped.values()), "methods": dict(dropped)}
+                async with self._sending:
+                    await send(json.dumps({"jsonrpc": "2.0", "method": "outbox/dropped", "params": report}))
                 continue
             if self.closed:
                 return

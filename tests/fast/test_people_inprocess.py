@@ -122,6 +122,7 @@ async def test_a_calls_activity_goes_to_its_own_tab_and_the_servers_news_to_ever
                 if n["method"] == "activity" and n["params"]["entry"]["method"] == "tools/call"
             ]
 
+        await caller.request("session/info")  # the call's entries follow its result (webhost/outbox.py)
         assert {e["kind"] for e in calls(caller)} == {"request", "response"}
         await other.request("session/info")  # a round trip: anything sent to `other` before it has arrived
         assert calls(other) == []

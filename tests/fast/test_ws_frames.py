@@ -14,6 +14,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
+from webhost import response_parts
 
 # Server logging is deprecated in 2026-07-28 but still what a noisy server sends.
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")]
@@ -174,3 +175,71 @@ async def test_a_result_over_the_limit_is_refused_with_the_sizes(tmp_path: Path)
             "tools/call", {"server": "chatty", "name": "blob", "callId": "small", "arguments": {"size": 30_000}}
         )
         assert len(small["content"][0]["text"]) == 30_000
+
+
+@chatty.tool()
+def around(text: str, before: int, after: int) -> str:
+    """`text` with `before` x's before it and `after` y's after it."""
+    return "x" * before + text + "y" * after
+
+
+def _joined_parts(tab: AsgiWsClient, request_id: int) -> dict[str, Any]:
+    """The response sent in parts for `request_id`, joined as the page joins it (static/js/rpc.js)."""
+    parts = [
+        json.loads(text)["params"]
+        for text in tab.received
+        if '"response/part"' in text[:60] and json.loads(text)["params"]["id"] == request_id
+    ]
+    assert [part["index"] for part in parts] == list(range(len(parts)))
+    assert parts[-1].get("last") is True and not any(part.get("last") for part in parts[:-1])
+    whole: dict[str, Any] = json.loads("".join(part["text"] for part in parts))
+    assert parts[0]["chars"] == len("".join(part["text"] for part in parts))
+    return whole
+
+
+async def _wait_last_part(tab: AsgiWsClient, request_id: int) -> None:
+    await tab.wait_notification("response/part", lambda p: p["id"] == request_id and p.get("last"), timeout=60)
+
+
+async def test_a_very_large_result_comes_in_parts_to_a_tab_that_asked_and_whole_to_one_that_did_not(
+    tmp_path: Path,
+) -> None:
+    size = response_parts.STREAM_OVER + 1000
+    params = {"server": "chatty", "name": "blob", "arguments": {"size": size}}
+    async with host(tmp_path) as running, running.tab(query="parts=1") as in_parts, running.tab() as whole:
+        await in_parts.wait_connected("chatty")
+        request_id = in_parts.start_request("tools/call", {**params, "callId": "p"})
+        await _wait_last_part(in_parts, request_id)
+        result = _joined_parts(in_parts, request_id)["result"]
+        assert result["content"][0]["text"] == "x" * size
+        assert sum('"response/part"' in text[:60] for text in in_parts.received) >= size // response_parts.PIECE_CHARS
+        assert all(len(text) < 2 * response_parts.PIECE_CHARS + 1000 for text in in_parts.received)
+        # A small result on the same tab is one frame, as before.
+        small = await in_parts.request("tools/call", {**params, "arguments": {"size": 10}, "callId": "s"})
+        assert small["content"][0]["text"] == "x" * 10
+
+        one = await whole.request("tools/call", {**params, "callId": "w"})
+        assert one == result
+        assert not any('"response/part"' in text[:60] for text in whole.received)
+
+
+async def test_a_secret_that_a_part_boundary_would_cut_is_masked_in_a_result_sent_in_parts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "the-SECRET-value-77"
+    monkeypatch.setenv("WH_PARTS_SECRET", secret)
+    entries = {"chatty": {"command": "in-process", "env": {"API_KEY": "${WH_PARTS_SECRET}"}}}
+    before = response_parts.PIECE_CHARS - 5  # the first piece would end inside the secret
+    arguments = {"text": secret, "before": before, "after": response_parts.STREAM_OVER}
+    async with (
+        in_process_host(tmp_path, {"chatty": chatty}, entries=entries) as running,
+        running.tab(query="parts=1") as tab,
+    ):
+        await tab.wait_connected("chatty")
+        request_id = tab.start_request(
+            "tools/call", {"server": "chatty", "name": "around", "arguments": arguments, "callId": "c"}
+        )
+        await _wait_last_part(tab, request_id)
+        text = _joined_parts(tab, request_id)["result"]["content"][0]["text"]
+    assert text == "x" * before + "***" + "y" * response_parts.STREAM_OVER
+    assert not any(secret in frame for frame in tab.received)

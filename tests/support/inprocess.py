@@ -137,8 +137,10 @@ class AsgiWsClient(WsClient):
         headers: Mapping[str, str | None] | None = None,
         buffer: float = math.inf,
         client: tuple[str, int] = ("127.0.0.1", 50000),
+        query: str = "",
     ) -> None:
         super().__init__(url="ws://" + HOST + "/ws", token=TOKEN, origin=ORIGIN)
+        self._query = query
         base = {"host": HOST, "origin": ORIGIN, "authorization": f"Bearer {TOKEN}"}
         self._headers = {**base, **(headers or {})}
         self._app = app
@@ -165,7 +167,7 @@ class AsgiWsClient(WsClient):
             "scheme": "ws",
             "path": "/ws",
             "raw_path": b"/ws",
-            "query_string": b"",
+            "query_string": self._query.encode(),
             "root_path": "",
             "client": self._client,
             "server": ("127.0.0.1", 8700),
@@ -275,12 +277,13 @@ class InProcessHost:
         buffer: float = math.inf,
         person: Person | None = None,
         client: tuple[str, int] = ("127.0.0.1", 50000),
+        query: str = "",
         **headers: str | None,
     ) -> AsgiWsClient:
         """A page's WebSocket; `person` (with `people=True`) makes it that person's; a header given as None is
-        left out (e.g. `authorization=None`)."""
+        left out (e.g. `authorization=None`); `query` is the URL's query (`parts=1`, as the page opens it)."""
         chosen: dict[str, str | None] = dict(person_header(person)) if person else {}
-        return AsgiWsClient(self.app, headers={**chosen, **headers}, buffer=buffer, client=client)
+        return AsgiWsClient(self.app, headers={**chosen, **headers}, buffer=buffer, client=client, query=query)
 
 
 @asynccontextmanager

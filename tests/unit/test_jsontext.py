@@ -36,6 +36,8 @@ def test_the_same_text_as_json_dumps(value: object) -> None:
 def test_nan_and_infinities_are_refused_as_before(bad: float) -> None:
     with pytest.raises(ValueError):
         dumps({"result": {"x": bad}})
+    with pytest.raises(ValueError):  # beside a real null, deep in a list
+        dumps({"result": {"a": None, "b": [[1.5, (2, bad)]]}})
 
 
 def test_nesting_too_deep_is_a_recursion_error_as_before() -> None:

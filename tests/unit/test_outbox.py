@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator
 
 import anyio
 import pytest
@@ -12,7 +14,7 @@ from webhost.outbox import BATCH_WINDOW, Outbox
 pytestmark = pytest.mark.anyio
 
 
-async def test_entries_go_in_one_frame_just_before_the_frame_posted_after_them() -> None:
+async def _sent_for(post: str, method: str | None) -> list[str]:
     outbox = Outbox(max_bytes=1 << 20)
     sent: list[str] = []
 
@@ -23,11 +25,22 @@ async def test_entries_go_in_one_frame_just_before_the_frame_posted_after_them()
         tg.start_soon(outbox.drain, send)
         outbox.post_entry('{"n":1}')
         outbox.post_entry('{"n":2}')
-        outbox.post('{"jsonrpc":"2.0","id":1,"result":{}}')
+        outbox.post(post, method=method)
         await anyio.sleep(BATCH_WINDOW * 3)  # the batch's timer was cancelled: nothing else comes
         outbox.close()
-    assert [json.loads(t).get("method", "response") for t in sent] == ["activity", "response"]
+    return sent
+
+
+async def test_held_entries_go_in_one_frame_just_before_a_notification_posted_after_them() -> None:
+    sent = await _sent_for('{"jsonrpc":"2.0","method":"list/changed","params":{}}', "list/changed")
+    assert [json.loads(t).get("method") for t in sent] == ["activity", "list/changed"]
     assert json.loads(sent[0])["params"]["entries"] == [{"n": 1}, {"n": 2}]
+
+
+async def test_a_response_goes_ahead_of_the_held_entries_and_they_follow_it_at_once() -> None:
+    sent = await _sent_for('{"jsonrpc":"2.0","id":1,"result":{}}', None)
+    assert [json.loads(t).get("method", "response") for t in sent] == ["response", "activity"]
+    assert json.loads(sent[1])["params"]["entries"] == [{"n": 1}, {"n": 2}]
 
 
 async def test_an_entry_with_nothing_after_it_is_sent_once_its_window_is_over() -> None:
@@ -49,3 +62,60 @@ async def test_an_entry_with_nothing_after_it_is_sent_once_its_window_is_over() 
     at, text = sent[0]
     assert json.loads(text)["params"]["entries"] == [{"n": 1}]
     assert at - posted >= BATCH_WINDOW * 0.9  # held for company, then sent by the timer
+
+
+async def test_a_response_in_parts_is_sent_back_to_back_each_part_made_when_its_turn_comes() -> None:
+    outbox = Outbox(max_bytes=1 << 20)
+    sent: list[str] = []
+    made: list[str] = []
+
+    def parts() -> Iterator[str]:
+        for n in range(3):
+            made.append(f"part{n}")
+            yield f'{{"n":{n}}}'
+
+    async def send(text: str) -> None:
+        if text.startswith('{"n"'):
+            assert len(made) == len(sent) + 1  # part n is made only once part n-1 is sent
+        sent.append(text)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(outbox.drain, send)
+        outbox.post_entry('{"entry":1}')
+        outbox.post_stream(parts(), chars=100_000)
+        assert made == []  # nothing is made when it is posted
+        assert outbox._bytes >= 100_000  # it counts against the budget until it is sent (the entry too)
+        outbox.post('{"jsonrpc":"2.0","method":"list/changed","params":{}}', method="list/changed")
+        await anyio.sleep(BATCH_WINDOW * 2)
+        assert outbox._bytes == 0
+        outbox.close()
+    assert [json.loads(t).get("n", json.loads(t).get("method")) for t in sent] == [0, 1, 2, "activity", "list/changed"]
+
+
+async def test_a_response_is_sent_from_its_own_task_when_nothing_waits_and_queued_behind_what_does() -> None:
+    outbox = Outbox(max_bytes=1 << 20)
+    sent: list[tuple[str, str]] = []
+    release = anyio.Event()
+
+    async def send(text: str) -> None:
+        task = asyncio.current_task()
+        sent.append((json.loads(text).get("method") or str(json.loads(text)["id"]), task.get_name() if task else ""))
+        if '"slow"' in text:
+            await release.wait()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(outbox.drain, send, name="writer")
+        await anyio.sleep(0)
+        outbox.post_entry('{"entry":1}')
+        asyncio.current_task().set_name("request")  # type: ignore[union-attr]
+        await outbox.send_response('{"jsonrpc":"2.0","id":1,"result":{}}')
+        await anyio.sleep(BATCH_WINDOW / 4)
+        # While the writer is sending a notification, a response waits for it, in order.
+        outbox.post('{"jsonrpc":"2.0","method":"slow","params":{}}', method="slow")
+        await anyio.sleep(0)
+        tg.start_soon(outbox.send_response, '{"jsonrpc":"2.0","id":2,"result":{}}')
+        await anyio.sleep(0.01)
+        release.set()
+        await anyio.sleep(BATCH_WINDOW / 4)
+        outbox.close()
+    assert sent == [("1", "request"), ("activity", "writer"), ("slow", "writer"), ("2", "writer")]

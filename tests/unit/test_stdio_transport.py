@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from mcp.shared.message import SessionMessage
@@ -77,3 +78,33 @@ def test_parse_errors_are_values() -> None:
     assert isinstance(_parse_line('{"jsonrpc":"2.0","id":1,"result":{}}'), SessionMessage)
     for garbage in ("this line is not JSON", "{not json", "[]", '{"hello": "world"}', ""):
         assert isinstance(_parse_line(garbage), ValueError)
+
+
+def test_a_big_line_parses_to_what_pydantic_parses_it_to() -> None:
+    from mcp.types import jsonrpc_message_adapter
+
+    from webhost.upstream.stdio import BIG_LINE
+
+    data = "QUJD" * (BIG_LINE // 4)
+    for result in (
+        {"content": [{"type": "image", "data": data, "mimeType": "image/png"}], "isError": False},
+        {"content": [{"type": "text", "text": data + "é😀\u2028"}], "structuredContent": {"n": 2**70, "f": 1.5}},
+    ):
+        line = json.dumps({"jsonrpc": "2.0", "id": 7, "result": result})
+        assert len(line) >= BIG_LINE
+        parsed = _parse_line(line)
+        assert isinstance(parsed, SessionMessage)
+        assert parsed.message == jsonrpc_message_adapter.validate_json(line, by_name=False)
+
+
+def test_a_big_line_pydantic_would_refuse_is_refused_as_it_would_be() -> None:
+    from webhost.upstream.stdio import BIG_LINE
+
+    padding = "x" * BIG_LINE
+    lone = '{"jsonrpc":"2.0","id":7,"result":{"text":"' + padding + '\\ud800"}}'
+    not_a_message = '{"jsonrpc":"2.0","id":7,"resultt":{"text":"' + padding + '"}}'
+    for line in (lone, not_a_message):
+        assert isinstance(_parse_line(line), ValueError)
+    paired = '{"jsonrpc":"2.0","id":7,"result":{"text":"' + padding + '\\ud83d\\ude00"}}'
+    parsed = _parse_line(paired)
+    assert isinstance(parsed, SessionMessage) and parsed.message.result["text"].endswith("😀")  # type: ignore[union-attr]

@@ -44,6 +44,8 @@ export class RpcClient {
   /** @type {ReturnType<typeof setTimeout> | null} */
   #retryTimer = null;
   #retryInMs = 0;
+  /** The parts received so far of responses sent in parts, by request id. @type {Map<unknown, string[]>} */
+  #parts = new Map();
   /** Why webhost ended this tab's session (sessions/end), or null; no automatic reconnect then. @type {string | null} */
   #endedReason = null;
   /** The reason the last socket was closed with ("webhost is stopping"), or "" (a crash gives none). */
@@ -52,7 +54,8 @@ export class RpcClient {
   /** @param {string} [url] */
   constructor(url) {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    this.#url = url ?? `${scheme}://${location.host}/ws`;
+    // parts=1: a very large result comes as `response/part` frames, which #onPart joins (docs/api.md).
+    this.#url = url ?? `${scheme}://${location.host}/ws?parts=1`;
   }
 
   get state() { return this.#state; }
@@ -165,6 +168,7 @@ export class RpcClient {
   #failPending() {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
+    this.#parts.clear();
     for (const p of pending) p.reject(new RpcError("Connection to webhost lost", CONNECTION_LOST));
   }
 
@@ -180,9 +184,33 @@ export class RpcClient {
     for (const m of Array.isArray(msg) ? msg : [msg]) this.#dispatch(m);
   }
 
+  /**
+   * One part of a response sent in parts: its JSON text, joined and read as one frame after the last.
+   * @param {any} params
+   */
+  #onPart(params) {
+    const texts = this.#parts.get(params.id) ?? [];
+    if (params.index !== texts.length) {  // never happens on one socket; fail the request rather than misjoin
+      this.#parts.delete(params.id);
+      this.#dispatch({ id: params.id, error: { code: ERRORS.INTERNAL_ERROR, message: "a part of the response was lost" } });
+      return;
+    }
+    texts.push(String(params.text));
+    if (!params.last) {
+      this.#parts.set(params.id, texts);
+      return;
+    }
+    this.#parts.delete(params.id);
+    this.#onMessage(texts.join(""));
+  }
+
   /** @param {any} msg */
   #dispatch(msg) {
     if (!msg || typeof msg !== "object") return;
+    if (msg.method === "response/part" && msg.params) {
+      this.#onPart(msg.params);
+      return;
+    }
     if ("id" in msg && msg.id !== null && !("method" in msg)) {
       const p = this.#pending.get(msg.id);
       if (!p) return;
