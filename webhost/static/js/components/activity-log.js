@@ -21,8 +21,6 @@ const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", l
 const FOLLOW_SLACK = 80;
 /** A scroll this soon (ms) after the person's wheel, key, touch or pointer is theirs, not the page's. */
 const USER_SCROLL_MS = 1200;
-/** The most frames a following list is pinned again while late rows get their height. */
-const PIN_FRAMES = 10;
 const SOURCES = /** @type {const} */ ([["protocol", "Protocol"], ["logs", "Server logs"], ["stderr", "stderr"]]);
 const STORE = "webhost:log";
 const MIN_HEIGHT = 96;
@@ -66,7 +64,18 @@ export class ActivityLog {
   #scheduled = false;
   #stick = true;
   #userAt = -Infinity;
-  #pinGen = 0;
+  /**
+   * While following, a row that gets its real height late (content-visibility lays out a row only once
+   * it is near the view) moves the bottom after the list was pinned there: pin again when any row, or
+   * the list itself, changes size. Not within USER_SCROLL_MS of the person's own input: opening a row's
+   * data must not jump the list.
+   */
+  #resized = new ResizeObserver(() => {
+    if (!this.#stick || this.el.classList.contains("collapsed")) return;
+    if (performance.now() - this.#userAt < USER_SCROLL_MS) return;
+    const l = this.#list;
+    if (l.scrollHeight - l.scrollTop - l.clientHeight > 1) l.scrollTop = l.scrollHeight;
+  });
   #follow = h("button", { type: "button", class: "small", text: "Follow", hidden: true,
     title: "Scroll to the newest entry and follow new ones", dataset: { action: "follow-log" } });
   #collapseBtn = h("button", { type: "button", class: "small ghost", "aria-expanded": "true", text: "Hide",
@@ -88,6 +97,7 @@ export class ActivityLog {
     for (const f of [this.#serverFilter, this.#kindFilter]) f.addEventListener("change", () => this.#applyFilters());
     this.#textFilter.addEventListener("input", () => this.#applyFilters());
     this.#list.append(this.#older, this.#empty);
+    this.#resized.observe(this.#list); // the dock resized: the bottom moved too
     this.#olderBtn.addEventListener("click", () => this.#showOlder());
     // Only the person's own scrolling stops the following: rows laid out late (content-visibility)
     // or the page's own scrollTop also fire scroll events, and must not.
@@ -101,6 +111,7 @@ export class ActivityLog {
       else if (performance.now() - this.#userAt < USER_SCROLL_MS) this.#setStick(false);
     });
     this.#follow.addEventListener("click", () => {
+      this.#userAt = -Infinity; // they asked to follow: rows laid out from now on are followed at once
       this.#setStick(true);
       this.#pin();
     });
@@ -228,31 +239,22 @@ export class ActivityLog {
     this.#empty.remove();
     this.#list.append(frag);
     let extra = this.#rowCount() - this.#roomFor();
-    while (extra-- > 0) this.#older.nextElementSibling?.remove();
+    while (extra-- > 0) {
+      const row = this.#older.nextElementSibling;
+      if (!row) break;
+      this.#resized.unobserve(row);
+      row.remove();
+    }
     this.#count.textContent = String(this.#kept.length);
     this.#describeOlder();
     // Only while the person follows the tail (and the log is shown): reading scrollHeight forces layout.
     if (this.#stick && !this.el.classList.contains("collapsed")) this.#pin();
   }
 
-  /**
-   * Scroll to the newest entry. Rows skipped by content-visibility get their real height only once
-   * shown, which moves the bottom again on the next frame: pin again then, and stop at the first
-   * frame that finds the list still at the bottom (a loop kept for a second made every frame of the
-   * page do work, and each call wait behind it). One read of the positions per frame.
-   */
+  /** Scroll to the newest entry; rows that get their height later are followed by #resized. */
   #pin() {
     const l = this.#list;
     l.scrollTop = l.scrollHeight;
-    const gen = ++this.#pinGen;
-    let frames = PIN_FRAMES;
-    const again = () => {
-      if (gen !== this.#pinGen || !this.#stick || frames-- <= 0) return;
-      if (l.scrollHeight - l.scrollTop - l.clientHeight <= 1) return;
-      l.scrollTop = l.scrollHeight;
-      requestAnimationFrame(again);
-    };
-    requestAnimationFrame(again);
   }
 
   /** @param {any} entry */
@@ -287,6 +289,7 @@ export class ActivityLog {
     });
     const row = h("li", { class: "log-row" }, details);
     row.hidden = !this.#matches(details);
+    this.#resized.observe(row);
     return row;
   }
 
@@ -294,6 +297,8 @@ export class ActivityLog {
     this.#pending = [];
     this.#kept = [];
     this.#cap = DOM_CAP;
+    this.#resized.disconnect();
+    this.#resized.observe(this.#list);
     this.#list.replaceChildren(this.#older, this.#empty);
     this.#count.textContent = "0";
     this.#describeOlder();
