@@ -378,6 +378,8 @@ class Workspace:
         if connection.status != "connected":
             self.inputs.release(lambda p: p.server == connection.name)
             self.app_prefetch.invalidate(connection.name)
+        if connection.status == "connecting":
+            self.catalogue.forget(connection.name)  # connecting again by itself (upstream/connection.py): lists anew
         self._tell_all("servers/status", {"server": connection.state()})
 
     def activity(self, server: str, **entry: Any) -> None:

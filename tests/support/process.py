@@ -323,10 +323,17 @@ class WsClient:
 
 @contextlib.contextmanager
 def http_process(
-    args: list[str], *, env: dict[str, str] | None = None, cwd: Path | None = None, log_path: Path, path: str = "/mcp"
+    args: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    log_path: Path,
+    path: str = "/mcp",
+    port: int | None = None,
 ) -> Iterator[str]:
-    """Run an HTTP MCP server subprocess on a free port (given as PORT and {port} in args); yield its URL."""
-    port = free_port()
+    """Run an HTTP MCP server subprocess on a free port, or on `port` (given as PORT and {port} in args); yield
+    its URL."""
+    port = port or free_port()
     argv = [a.replace("{port}", str(port)) for a in args]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

@@ -21,6 +21,7 @@ import anyio.abc
 from mcp import Client, MCPError
 from mcp.client import ClientRequestContext
 from mcp.types import (
+    CONNECTION_CLOSED,
     CreateMessageRequestParams,
     CreateMessageResult,
     ElicitRequestParams,
@@ -54,6 +55,12 @@ ElicitMode = Literal["form", "url"]
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+# A remote server's connection that was up and then dropped is tried again after each of these (seconds), while
+# the attempts fail; past the last it stays in `error` for the person to reconnect. A stdio server that exits is
+# not restarted: that is the server failing, and the person is told.
+RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+LISTEN_AGAIN_SECONDS = 1.0  # a 2026-07-28 listen stream the server closed is opened again after this
+PING_TIMEOUT_SECONDS = 10.0
 
 
 class ConnectionEvents(Protocol):
@@ -128,6 +135,8 @@ class Connection:
         self.sign_in_url: str | None = None  # the authorization URL while the flow waits for the person
         self.sign_in_changed = anyio.Event()  # set (and replaced) whenever the sign-in state moves
         self._deadline_lifted = False
+        self._reconnects = 0  # attempts since the connection was last up (RECONNECT_DELAYS)
+        self._retry_in: float | None = None  # the wait before the next attempt, once a run ended in an error
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -228,9 +237,41 @@ class Connection:
             return
         self._stop = anyio.Event()
         self._done = anyio.Event()
+        self._reconnects = 0
         self.waiting_for = []
         self._set_status("connecting")
-        task_group.start_soon(self._own, name=f"mcp-connection:{self.name}")
+        task_group.start_soon(self._run, name=f"mcp-connection:{self.name}")
+
+    async def _run(self) -> None:
+        """Connect, serve, and connect again after a remote server's connection drops (`RECONNECT_DELAYS`)."""
+        assert self._stop is not None and self._done is not None
+        try:
+            while True:
+                self._retry_in = None
+                await self._own()
+                if self._retry_in is None or self._stop.is_set():
+                    return
+                with anyio.move_on_after(self._retry_in):
+                    await self._stop.wait()
+                if self._stop.is_set():
+                    return
+                self._set_status("connecting")
+        finally:
+            self._done.set()
+
+    def _retry_delay(self, was_up: bool) -> float | None:
+        """How long to wait before connecting again after this run's error; None: not again by itself."""
+        if self.config.transport not in ("http", "sse") or (self._stop is not None and self._stop.is_set()):
+            return None
+        if was_up:
+            self._reconnects = 0
+        elif self._reconnects == 0:
+            return None  # it never connected: a wrong URL or a server that is down says so and waits
+        if self._reconnects >= len(RECONNECT_DELAYS):
+            return None
+        delay = RECONNECT_DELAYS[self._reconnects]
+        self._reconnects += 1
+        return delay
 
     async def stop(self) -> None:
         """Close the connection and wait (bounded) until its process, if any, is gone."""
@@ -262,6 +303,7 @@ class Connection:
         )
         failure: str | None = None
         exit_codes: list[int] = []
+        was_up = False
         oauth = self._provider()
         if oauth is not None:
             oauth.failure = None
@@ -290,6 +332,7 @@ class Connection:
                         self._client = client
                         self._record_info(client)
                         self._set_status("connected")
+                        was_up = True
                         await self._serve_until_stopped(client, ended)
                         self._client = None
             if scope.cancelled_caught and not self._stop.is_set():
@@ -324,8 +367,9 @@ class Connection:
                 )
                 failure = reason + _tail_suffix(stderr.tail())
             if failure is not None:
-                self._set_status("error", self.config.redactor().text(failure))
-            self._done.set()
+                self._retry_in = self._retry_delay(was_up)
+                retry = f" (connecting again in {self._retry_in:g} s)" if self._retry_in is not None else ""
+                self._set_status("error", self.config.redactor().text(failure) + retry)
 
     async def _serve_until_stopped(self, client: Client, ended: anyio.Event) -> None:
         """Hold the client open until asked to stop, the process exits, or the transport closes."""
@@ -333,7 +377,7 @@ class Connection:
         stop = self._stop
         async with anyio.create_task_group() as tg:
             if self.era == "modern":
-                tg.start_soon(self._listen, client)
+                tg.start_soon(self._listen, client, ended)
 
             async def wake_on(event: anyio.Event) -> None:
                 await event.wait()
@@ -342,7 +386,7 @@ class Connection:
             tg.start_soon(wake_on, stop)
             tg.start_soon(wake_on, ended)
 
-    async def _listen(self, client: Client) -> None:
+    async def _listen(self, client: Client, lost: anyio.Event) -> None:
         """2026-07-28 servers push list changes and resource updates only on a subscriptions/listen stream.
 
         The SDK tees each event to the message handler, so draining the stream is all it takes. The
@@ -357,6 +401,7 @@ class Connection:
         while True:
             changed = self._relisten = anyio.Event()
             resources = sorted(self._resource_subscriptions)
+            opened = False
             if any(wants(kind) for kind in ("tools", "resources", "prompts")) or resources:
                 try:
                     async with anyio.create_task_group() as tg:
@@ -367,17 +412,28 @@ class Connection:
                             resources_list_changed=wants("resources"),
                             resource_subscriptions=resources,
                         ) as subscription:
+                            opened = True
                             async for _event in subscription:
                                 pass
                         tg.cancel_scope.cancel()
                 except Exception as exc:  # a server without listen support still works, just without live updates
-                    self.events.activity(
-                        self.name,
-                        direction="in",
-                        kind="error",
-                        method="subscriptions/listen",
-                        summary=f"no live updates: {exc}",
-                    )
+                    if not opened:
+                        self.events.activity(
+                            self.name,
+                            direction="in",
+                            kind="error",
+                            method="subscriptions/listen",
+                            summary=f"no live updates: {exc}",
+                        )
+            if opened and not changed.is_set():
+                # The stream ended by itself: the server went away (the connection is over, and a remote one
+                # is connected again), or it closed the stream (listen again, not in a tight loop).
+                if not await _answers_ping(client):
+                    lost.set()
+                    return
+                with anyio.move_on_after(LISTEN_AGAIN_SECONDS):
+                    await changed.wait()
+                continue
             await changed.wait()
 
     def _record_info(self, client: Client) -> None:
@@ -681,6 +737,20 @@ class Connection:
 async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:
     """The awaited SDK result as a wire dict, dumped once (the activity entry and the caller share it)."""
     return to_wire(await pending)
+
+
+async def _answers_ping(client: Client) -> bool:
+    """Whether the server still answers at all: an error it sends back counts (it may not know `ping`); the SDK's
+    own "Connection closed", a transport error or silence does not."""
+    with anyio.move_on_after(PING_TIMEOUT_SECONDS):
+        try:
+            await client.send_ping()
+        except MCPError as exc:
+            return exc.code != CONNECTION_CLOSED
+        except Exception:
+            return False
+        return True
+    return False
 
 
 async def _cancel_when(event: anyio.Event, scope: anyio.CancelScope) -> None:

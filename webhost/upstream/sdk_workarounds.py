@@ -5,7 +5,8 @@
 2. `Client` has no public "the transport has closed" signal (the dispatcher keeps a private
    `_closed`). `watched_transport` wraps any transport's read stream and sets an event when the
    dispatcher's receive loop leaves it, which it does exactly when the connection is over (end of
-   stream, a broken transport, or our own close). No polling, no private fields.
+   stream, a broken transport, or our own close), and its write stream, for a transport that can no
+   longer send while its read stream stays open. No polling, no private fields.
 3. The SDK drops a line that is not a valid JSON-RPC message, so a server→client request whose
    `params` are not an object (`"params": "garbage"`) was never answered and the server waited
    forever. Our stdio transport answers such a request itself (INVALID_PARAMS, `stdio.py:
@@ -105,11 +106,15 @@ def _take_raw(item: Any, registry: dict[Any, RawResult]) -> None:
 
 
 class _CapturingWriteStream:
-    """Forwards every write; a list request sent under `capture_raw` is noted so its answer is kept (4.)."""
+    """Forwards every write; a list request sent under `capture_raw` is noted so its answer is kept (4.). A write
+    the transport can no longer take sets `closed` (2.): the SDK's Streamable HTTP client can lose its sending
+    task (a POST to a server that went away) while its read stream stays open, and every request then fails
+    with "Connection closed" on a connection that still looked connected."""
 
-    def __init__(self, inner: Any, registry: dict[Any, RawResult]) -> None:
+    def __init__(self, inner: Any, registry: dict[Any, RawResult], closed: anyio.Event | None = None) -> None:
         self._inner = inner
         self._registry = registry
+        self._closed = closed
 
     async def send(self, item: Any) -> None:
         holder = capture_raw.get()
@@ -121,7 +126,12 @@ class _CapturingWriteStream:
         ):
             holder._registry, holder._request_id = self._registry, item.message.id
             self._registry[item.message.id] = holder
-        await self._inner.send(item)
+        try:
+            await self._inner.send(item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            if self._closed is not None:
+                self._closed.set()
+            raise
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -195,6 +205,10 @@ async def watched_transport(
     registry: dict[Any, RawResult] = {}
     async with transport as (read_stream, write_stream):
         try:
-            yield _WatchedReadStream(read_stream, closed, registry), _CapturingWriteStream(write_stream, registry)
+            read, write = (
+                _WatchedReadStream(read_stream, closed, registry),
+                _CapturingWriteStream(write_stream, registry, closed),
+            )
+            yield read, write
         finally:
             closed.set()
