@@ -36,6 +36,8 @@ from tests.support.process import ROOT, Webhost, free_port, run_webhost
 TEMPLATE = ROOT / "deploy" / "webhost.conf.template"
 _PLACEHOLDER = re.compile(r"\$\{(WEBHOST_[A-Z_]+)\}")
 
+ACCEPTED_SOCKET = re.compile(r'"WebSocket /ws(?:\?[^"]*)?" \[accepted\]')
+
 
 class NginxMissing(RuntimeError):
     """Debian's nginx is not installed."""
@@ -178,8 +180,9 @@ class Team:
         return dataclasses.replace(self.replicas[0], port=self.nginx.port, sandbox_port=self.nginx.port)
 
     def accepted_sockets(self) -> list[int]:
-        """How many WebSockets each replica has accepted (uvicorn logs each one at info level)."""
-        return [replica.log().count('"WebSocket /ws" [accepted]') for replica in self.replicas]
+        """How many WebSockets each replica has accepted (uvicorn logs each one at info level, with its query:
+        the page opens `/ws?parts=1`)."""
+        return [len(ACCEPTED_SOCKET.findall(replica.log())) for replica in self.replicas]
 
     def alive(self) -> list[Webhost]:
         return [replica for replica in self.replicas if replica.proc.poll() is None]
