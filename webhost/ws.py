@@ -167,9 +167,11 @@ async def serve_websocket(
             try:
                 await _read_loop(websocket, tab, limits)
             finally:
-                await session.close()
-                await tab.end_requests()
-                tg.cancel_scope.cancel()
+                try:
+                    await session.close()
+                finally:
+                    await tab.end_requests()  # the requests' tasks are not the group's: ended here, always
+                    tg.cancel_scope.cancel()
     finally:
         end_session(session)
         if tab is not None:

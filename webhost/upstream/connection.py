@@ -60,6 +60,7 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 # not restarted: that is the server failing, and the person is told.
 RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 LISTEN_AGAIN_SECONDS = 1.0  # a 2026-07-28 listen stream the server closed is opened again after this
+BRIEF_LISTEN_SECONDS = 10.0  # three in a row that end sooner than this after opening: given up until a change
 PING_TIMEOUT_SECONDS = 10.0
 
 
@@ -398,10 +399,11 @@ class Connection:
             value = caps.get(kind)
             return isinstance(value, dict) and bool(value.get("listChanged"))
 
+        brief = 0  # streams in a row that ended by themselves soon after opening
         while True:
             changed = self._relisten = anyio.Event()
             resources = sorted(self._resource_subscriptions)
-            opened = False
+            opened: float | None = None  # when the stream opened
             if any(wants(kind) for kind in ("tools", "resources", "prompts")) or resources:
                 try:
                     async with anyio.create_task_group() as tg:
@@ -412,12 +414,12 @@ class Connection:
                             resources_list_changed=wants("resources"),
                             resource_subscriptions=resources,
                         ) as subscription:
-                            opened = True
+                            opened = anyio.current_time()
                             async for _event in subscription:
                                 pass
                         tg.cancel_scope.cancel()
                 except Exception as exc:  # a server without listen support still works, just without live updates
-                    if not opened:
+                    if opened is None:
                         self.events.activity(
                             self.name,
                             direction="in",
@@ -425,15 +427,25 @@ class Connection:
                             method="subscriptions/listen",
                             summary=f"no live updates: {exc}",
                         )
-            if opened and not changed.is_set():
+            if opened is not None and not changed.is_set():
                 # The stream ended by itself: the server went away (the connection is over, and a remote one
                 # is connected again), or it closed the stream (listen again, not in a tight loop).
                 if not await _answers_ping(client):
                     lost.set()
                     return
-                with anyio.move_on_after(LISTEN_AGAIN_SECONDS):
-                    await changed.wait()
-                continue
+                brief = brief + 1 if anyio.current_time() - opened < BRIEF_LISTEN_SECONDS else 0
+                if brief < 3:
+                    with anyio.move_on_after(LISTEN_AGAIN_SECONDS):
+                        await changed.wait()
+                    continue
+                self.events.activity(
+                    self.name,
+                    direction="in",
+                    kind="error",
+                    method="subscriptions/listen",
+                    summary="no live updates: the server keeps closing the listen stream",
+                )
+            brief = 0
             await changed.wait()
 
     def _record_info(self, client: Client) -> None:
