@@ -62,6 +62,7 @@ RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 LISTEN_AGAIN_SECONDS = 1.0  # a 2026-07-28 listen stream the server closed is opened again after this
 BRIEF_LISTEN_SECONDS = 10.0  # three in a row that end sooner than this after opening: given up until a change
 PING_TIMEOUT_SECONDS = 10.0
+KEEP_ALIVE_SECONDS = 30.0  # a remote connection pings its server this often
 
 
 class ConnectionEvents(Protocol):
@@ -379,6 +380,8 @@ class Connection:
         async with anyio.create_task_group() as tg:
             if self.era == "modern":
                 tg.start_soon(self._listen, client, ended)
+            if self.config.transport in ("http", "sse"):
+                tg.start_soon(_keep_alive, client, ended)
 
             async def wake_on(event: anyio.Event) -> None:
                 await event.wait()
@@ -749,6 +752,16 @@ class Connection:
 async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:
     """The awaited SDK result as a wire dict, dumped once (the activity entry and the caller share it)."""
     return to_wire(await pending)
+
+
+async def _keep_alive(client: Client, lost: anyio.Event) -> None:
+    """A remote server that went away while nothing was asked of it is noticed within `KEEP_ALIVE_SECONDS`
+    (and connected again), not at the person's next call, which would fail."""
+    while True:
+        await anyio.sleep(KEEP_ALIVE_SECONDS)
+        if not await _answers_ping(client):
+            lost.set()
+            return
 
 
 async def _answers_ping(client: Client) -> bool:
