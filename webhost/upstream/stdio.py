@@ -448,10 +448,11 @@ def _parse_line(line: str) -> SessionMessage | Exception | _Unreadable:
 
 def _parse_big(line: str) -> JSONRPCMessage | None:
     """A big line, parsed with the standard library and then validated: pydantic's own JSON parser holds about three
-    more copies of a long string while it reads it (a 10 MB image: 49 MB at the peak, 29 MB with orjson, 10 MB this
-    way; bench/README.md), and is slower at it. None where the two could differ (the caller then parses it as
-    before): what the standard library accepts and pydantic refuses (a lone UTF-16 surrogate, an integer past
-    the interpreter's digit limit), or a line that is not a valid message (pydantic's own error then names it)."""
+    more copies of a long string while it reads it (over one 10 MB image line: +39 MB while parsing, +19 MB with
+    orjson, +10 MB this way, the string itself; bench/README.md), and is slower at it. None where the two could
+    differ (the caller then parses it as before): what the standard library accepts and pydantic refuses (a lone
+    UTF-16 surrogate, an integer past the interpreter's digit limit), or a line that is not a valid message
+    (pydantic's own error then names it)."""
     try:
         value = json.loads(line)
     except (ValueError, RecursionError):
