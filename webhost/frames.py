@@ -20,6 +20,7 @@ Request = tuple[Any, str, dict[str, Any]]
 # An escaped surrogate in the text; only then is the parsed value walked for a lone one.
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _LONG_DIGITS = re.compile(r"[0-9]{19}")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class _NotJson(ValueError):
@@ -54,7 +55,7 @@ def parse(text: str) -> Request | dict[str, Any]:
     except ValueError as exc:  # e.g. an integer longer than the interpreter's digit limit
         return error(None, PARSE_ERROR, f"parse error: {exc}")
     request = _as_request(frame)
-    if isinstance(request, tuple) and _ESCAPED_SURROGATE.search(text) and _has_lone_surrogate(request[2]):
+    if isinstance(request, tuple) and _ESCAPED_SURROGATE.search(text) and has_lone_surrogate(request[2]):
         return error(request[0], INVALID_PARAMS, "params contain a lone UTF-16 surrogate (not valid Unicode text)")
     return request
 
@@ -76,14 +77,14 @@ def _as_request(frame: object) -> Request | dict[str, Any]:
     return request_id, method, params
 
 
-def _has_lone_surrogate(value: object) -> bool:
+def has_lone_surrogate(value: object) -> bool:
+    """Whether any string in a parsed value (keys too) holds a surrogate code point: only a lone one survives a
+    JSON parser, and no UTF-8 text can carry it. An ASCII string (a long base64 one) is passed over unread."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
+            if not item.isascii() and _SURROGATE.search(item):
                 return True
         elif isinstance(item, dict):
             stack.extend(item.keys())

@@ -3,16 +3,15 @@ connected again once it is back (upstream/connection.py); here on the legacy era
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
-import uvicorn
 from mcp.server import MCPServer
 
 from tests.servers._support import _refuse_discover
+from tests.support.asgi_server import serving
 from tests.support.inprocess import in_process_host
 from tests.support.process import free_port
 from webhost.upstream import connection
@@ -31,20 +30,8 @@ def legacy_server() -> MCPServer:
     return server
 
 
-@asynccontextmanager
-async def serving(port: int) -> AsyncIterator[None]:
-    app = legacy_server().streamable_http_app()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve)
-        with anyio.fail_after(10):
-            while not server.started:
-                await anyio.sleep(0.02)
-        try:
-            yield
-        finally:
-            server.should_exit = True
+def remote_app() -> Any:
+    return legacy_server().streamable_http_app()
 
 
 async def test_an_idle_remote_connection_notices_its_server_went_away_and_connects_again(
@@ -56,7 +43,7 @@ async def test_an_idle_remote_connection_notices_its_server_went_away_and_connec
     up, stop, gone = anyio.Event(), anyio.Event(), anyio.Event()
 
     async def first_server() -> None:
-        async with serving(port):
+        async with serving(remote_app(), port, timeout_graceful_shutdown=1):
             up.set()
             await stop.wait()
         gone.set()
@@ -70,7 +57,7 @@ async def test_an_idle_remote_connection_notices_its_server_went_away_and_connec
             await gone.wait()
             state = await tab.wait_status("remote", "error", timeout=15)
             assert "connecting again in" in state["error"]
-            async with serving(port):
+            async with serving(remote_app(), port, timeout_graceful_shutdown=1):
                 await tab.wait_status("remote", "connected", timeout=15)
                 result = await tab.request(
                     "tools/call", {"server": "remote", "name": "echo", "arguments": {"text": "back"}, "callId": "c"}

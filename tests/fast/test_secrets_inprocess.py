@@ -13,8 +13,8 @@ from typing import Any
 
 import anyio
 import pytest
-import uvicorn
 
+from tests.support.asgi_server import serving
 from tests.support.inprocess import SECRET, in_process_host, sdk_server
 from tests.support.oauth_as import approve, run_auth_server, run_protected_server
 from tests.support.process import free_port
@@ -53,16 +53,8 @@ async def _refuse_all(scope: dict[str, Any], receive: Any, send: Any) -> None:
 @asynccontextmanager
 async def refusing_server() -> AsyncIterator[int]:
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(_refuse_all, host="127.0.0.1", port=port, log_level="error", lifespan="off"))
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(server.serve)
-        with anyio.fail_after(10):
-            while not server.started:
-                await anyio.sleep(0.02)
-        try:
-            yield port
-        finally:
-            server.should_exit = True
+    async with serving(_refuse_all, port, lifespan="off"):
+        yield port
 
 
 def _leaks(text: str) -> list[str]:

@@ -423,13 +423,7 @@ class Connection:
                         tg.cancel_scope.cancel()
                 except Exception as exc:  # a server without listen support still works, just without live updates
                     if opened is None:
-                        self.events.activity(
-                            self.name,
-                            direction="in",
-                            kind="error",
-                            method="subscriptions/listen",
-                            summary=f"no live updates: {exc}",
-                        )
+                        self._no_live_updates(str(exc))
             if opened is not None and not changed.is_set():
                 # The stream ended by itself: the server went away (the connection is over, and a remote one
                 # is connected again), or it closed the stream (listen again, not in a tight loop).
@@ -441,15 +435,14 @@ class Connection:
                     with anyio.move_on_after(LISTEN_AGAIN_SECONDS):
                         await changed.wait()
                     continue
-                self.events.activity(
-                    self.name,
-                    direction="in",
-                    kind="error",
-                    method="subscriptions/listen",
-                    summary="no live updates: the server keeps closing the listen stream",
-                )
+                self._no_live_updates("the server keeps closing the listen stream")
             brief = 0
             await changed.wait()
+
+    def _no_live_updates(self, reason: str) -> None:
+        self.events.activity(
+            self.name, direction="in", kind="error", method="subscriptions/listen", summary=f"no live updates: {reason}"
+        )
 
     def _record_info(self, client: Client) -> None:
         server_info = client.server_info

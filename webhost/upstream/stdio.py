@@ -16,7 +16,6 @@ import codecs
 import json
 import logging
 import os
-import re
 import select
 import signal
 import sys
@@ -45,6 +44,8 @@ from mcp.types import (
 )
 from pydantic_core import PydanticSerializationError
 
+from webhost.frames import has_lone_surrogate
+
 __all__ = [
     "ExitCallback",
     "LineSplitter",
@@ -68,7 +69,6 @@ _SHUTDOWN_POLL_INTERVAL = 0.01
 # Only where there is no pidfd (not Linux, or a seccomp profile that forbids pidfd_open).
 _WATCH_POLL_INTERVAL = 0.1
 BIG_LINE = 1024 * 1024  # characters; longer lines are parsed by `_parse_big`
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 ExitCallback = Callable[[int], None]
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
@@ -457,29 +457,12 @@ def _parse_big(line: str) -> JSONRPCMessage | None:
         value = json.loads(line)
     except (ValueError, RecursionError):
         return None
-    if _has_lone_surrogate(value):
+    if has_lone_surrogate(value):
         return None
     try:
         return jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValueError:
         return None
-
-
-def _has_lone_surrogate(value: object) -> bool:
-    """Whether any string in a parsed value holds a surrogate code point (only a lone one survives `json.loads`);
-    an ASCII string, which a long base64 one is, is passed over without looking at its characters."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if not item.isascii() and _SURROGATE.search(item):
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False
 
 
 def _unreadable_request(line: str, exc: ValueError) -> _Unreadable | None:
