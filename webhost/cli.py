@@ -23,6 +23,7 @@ from webhost import __version__, gctuning
 from webhost.app import Server, create_app, deployment_secret
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
+from webhost.event_loop import LoopUnavailable, event_loop_factory
 from webhost.settings import Settings, env_for, flag_for
 from webhost.storage.db import Storage, StorageUnavailable
 from webhost.storage.urls import database_url
@@ -141,8 +142,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     settings = with_config_defaults(settings, config)
     try:
+        loop_factory = event_loop_factory(settings.event_loop)
+    except LoopUnavailable as exc:
+        print(f"webhost: bad setting --event-loop / {env_for('event_loop')}: {exc}", file=sys.stderr)
+        return 2
+    try:
         check_data_dir(settings.data_dir)
-        return asyncio.run(serve(settings, config, log_level=settings.log_level))
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            return runner.run(serve(settings, config, log_level=settings.log_level))
     except DataDirProblem as exc:
         print(f"webhost: data directory {settings.data_dir}: {exc}", file=sys.stderr)
         return 2

@@ -77,6 +77,11 @@ class Settings(BaseSettings):
         default=False, description="Confirm listening on a non-loopback interface (e.g. --host 0.0.0.0)."
     )
     log_level: Literal["debug", "info", "warning", "error"] = Field(default="warning", description="Log level.")
+    event_loop: Literal["auto", "uvloop", "asyncio"] = Field(
+        default="auto",
+        description="The event loop: uvloop (faster: bench/README.md) or Python's own asyncio. auto takes uvloop "
+        "when it is installed (it is, with webhost, except on Windows).",
+    )
     token: str = Field(
         default_factory=lambda: secrets.token_urlsafe(24),
         description="The access token. Without it, one "

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import uvloop
 
 from webhost import __version__, cli
 from webhost.config import Config
@@ -23,7 +26,14 @@ def one_line(capsys: pytest.CaptureFixture[str]) -> str:
 
 @pytest.fixture(autouse=True)
 def no_webhost_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("WEBHOST_PORT", "WEBHOST_HOST", "WEBHOST_CONFIG", "WEBHOST_DATA_DIR", "WEBHOST_TOKEN"):
+    for name in (
+        "WEBHOST_PORT",
+        "WEBHOST_HOST",
+        "WEBHOST_CONFIG",
+        "WEBHOST_DATA_DIR",
+        "WEBHOST_TOKEN",
+        "WEBHOST_EVENT_LOOP",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -136,3 +146,38 @@ def test_the_configurations_data_dir_applies_unless_a_flag_gives_one(
 def test_without_a_configuration_the_demo_is_served(served: list[tuple[Settings, Config]]) -> None:
     assert cli.main(["serve"]) == 0
     assert list(served[-1][1].servers) == ["demo"]
+
+
+def test_serve_runs_on_uvloop_by_default_and_on_asyncio_when_asked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def fake_serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+        loops.append(asyncio.get_running_loop())
+        return 0
+
+    monkeypatch.setattr(cli, "serve", fake_serve)
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert cli.main(["serve", *data]) == 0
+    assert cli.main(["serve", "--event-loop", "asyncio", *data]) == 0
+    monkeypatch.setenv("WEBHOST_EVENT_LOOP", "uvloop")
+    assert cli.main(["serve", *data]) == 0
+    assert [isinstance(loop, uvloop.Loop) for loop in loops] == [True, False, True]
+
+
+def test_without_uvloop_auto_falls_back_and_uvloop_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+    served: list[tuple[Settings, Config]],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # `import uvloop` raises ImportError
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert cli.main(["serve", *data]) == 0 and len(served) == 1
+    assert cli.main(["serve", "--event-loop", "uvloop", *data]) == 2
+    assert one_line(capsys) == (
+        "webhost: bad setting --event-loop / WEBHOST_EVENT_LOOP: "
+        "uvloop is not installed (pip install uvloop; it does not run on Windows)"
+    )
+    assert len(served) == 1

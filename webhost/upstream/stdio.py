@@ -172,9 +172,12 @@ async def _spawn(server: StdioServerParameters, errlog: IO[str]) -> Process:
     """Starts the server in a new session; on Linux under the supervisor, which reports whether the exec worked."""
     env = get_default_environment() | (server.env or {})
     if not _supervised():
-        return await anyio.open_process(
-            [server.command, *server.args], env=env, stderr=errlog, cwd=server.cwd, start_new_session=True
-        )
+        try:
+            return await anyio.open_process(
+                [server.command, *server.args], env=env, stderr=errlog, cwd=server.cwd, start_new_session=True
+            )
+        except OSError as exc:
+            raise _named(exc, server.cwd, server.command) from None
     status_read, status_write = os.pipe()
     try:
         grace = f"{FORCE_KILL_TIMEOUT / 2:g}"
@@ -196,6 +199,9 @@ async def _spawn(server: StdioServerParameters, errlog: IO[str]) -> Process:
             start_new_session=True,
             pass_fds=(status_write,),
         )
+    except OSError as exc:
+        os.close(status_read)
+        raise _named(exc, server.cwd, None) from None
     except BaseException:
         os.close(status_read)
         raise
@@ -213,6 +219,20 @@ async def _spawn(server: StdioServerParameters, errlog: IO[str]) -> Process:
     finally:
         os.close(status_read)
     return process
+
+
+def _named(exc: OSError, cwd: str | Path | None, command: str | None) -> OSError:
+    """The spawn's error naming what failed, as asyncio's loop names it (the working directory, else the command):
+    uvloop's name nothing, and the page says which of the two was wrong (upstream/connection.py)."""
+    if exc.filename is not None or exc.errno is None:
+        return exc
+    if cwd is not None and not (os.path.isdir(cwd) and os.access(cwd, os.X_OK)):
+        filename: str | None = str(cwd)
+    else:
+        filename = command
+    if filename is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, filename)
 
 
 async def _spawn_status(status_read: int) -> None:
