@@ -238,7 +238,8 @@ async def main() -> int:
     with tempfile.TemporaryDirectory(prefix="call-phases-") as tmp:
         work = Path(tmp)
         (work / "sitecustomize.py").write_text(STAMPS, encoding="utf-8")
-        site = {"PYTHONPATH": os.pathsep.join([str(work), os.environ.get("PYTHONPATH", "")])}
+        # This checkout first: the launcher imports webhost before `-m webhost` would put the working folder first.
+        site = {"PYTHONPATH": os.pathsep.join([str(work), str(ROOT), os.environ.get("PYTHONPATH", "")])}
         relay_out, webhost_out = work / "relay.json", work / "webhost.json"
         port = _free_port()
         relay_code = RELAY
