@@ -53,3 +53,35 @@ def test_without_uvloop_auto_is_asyncio_and_uvloop_is_refused(monkeypatch: pytes
     assert event_loop_factory("auto") is None
     with pytest.raises(LoopUnavailable, match="uvloop is not installed"):
         event_loop_factory("uvloop")
+
+
+def test_a_connection_by_name_resolves_it_so_and_one_by_address_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+    real = socket.getaddrinfo
+
+    def recording(*args: Any) -> Any:
+        seen.append(args[0])
+        return real(*args)
+
+    async def connect_twice() -> list[bytes]:
+        async def greet(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            writer.write(b"hi")
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(greet, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        monkeypatch.setattr(socket, "getaddrinfo", recording)
+        got = []
+        async with server:
+            for host in ("localhost", "127.0.0.1"):
+                reader, writer = await asyncio.open_connection(host, port)  # the loop's create_connection
+                got.append(await reader.read())
+                writer.close()
+        return got
+
+    factory = event_loop_factory("uvloop")
+    assert factory is not None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        assert runner.run(connect_twice()) == [b"hi", b"hi"]
+    assert seen == ["localhost"]
