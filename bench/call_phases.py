@@ -41,7 +41,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import anyio
-import websockets
 from _common import (
     PYTHON,
     ROOT,
@@ -57,7 +56,7 @@ from _common import (
     stdio_entry,
 )
 from mcp import Client, StdioServerParameters
-from relay_floor import RELAY
+from relay_floor import RELAY, open_relay
 from websockets.asyncio.client import ClientConnection
 
 TEXT = "hello, webhost"
@@ -178,15 +177,6 @@ def phases(path: Path, spec: list[tuple[str, str, str]]) -> dict[str, float]:
 
 def event_loop_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--event-loop", default="auto", choices=("auto", "asyncio"), help="both servers' loop")
-
-
-async def open_relay(port: int) -> ClientConnection:
-    for _ in range(100):
-        try:
-            return await websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None, compression=None)
-        except OSError:
-            await anyio.sleep(0.1)
-    raise SystemExit("call_phases: the bare relay did not start")
 
 
 async def timed_sides(

@@ -44,6 +44,7 @@ from _common import (
     stdio_entry,
 )
 from mcp import Client, StdioServerParameters
+from websockets.asyncio.client import ClientConnection
 
 TEXT = "hello, webhost"
 
@@ -82,6 +83,16 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", w
 """
 
 
+async def open_relay(port: int) -> ClientConnection:
+    """A socket to the bare relay started on `port`, once it listens (it imports the SDK first: about a second)."""
+    for _ in range(100):
+        try:
+            return await websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None, compression=None)
+        except OSError:
+            await anyio.sleep(0.1)
+    raise SystemExit("the bare relay did not start")
+
+
 async def main() -> int:
     args = parse_args(__doc__.splitlines()[0] if __doc__ else "relay_floor")
     n = iterations_for(args, 1500, 300)
@@ -93,14 +104,7 @@ async def main() -> int:
         with run_webhost({"basic": stdio_entry("basic")}) as host:
             async with Client(params) as direct, connect(host, compression=False) as wh:
                 await wh.wait_connected("basic")
-                for _ in range(100):
-                    try:
-                        bare = await websockets.connect(f"ws://127.0.0.1:{port}/ws", max_size=None, compression=None)
-                        break
-                    except OSError:
-                        await anyio.sleep(0.1)
-                else:
-                    raise SystemExit("relay_floor: the bare relay did not start")
+                bare = await open_relay(port)
                 calls = 0
 
                 async def via_direct() -> None:
