@@ -50,6 +50,7 @@ from webhost.people import Person, person_of, sign_in_key, sign_in_of
 from webhost.redact import Redactor
 from webhost.session import BrowserSession
 from webhost.settings import Settings
+from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
 from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
@@ -217,6 +218,7 @@ def create_app(
             oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
             public_origin=next((o for o in settings.public_origins), None),
             history=history,
+            conversations=ConversationStore(storage, ChatSeal(derive_key(secret, "chat/v1"))),
         ),
     )
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))

@@ -26,8 +26,10 @@ import anyio.abc
 from webhost.apps.instances import Sandbox
 from webhost.apps.prefetch import AppPrefetch
 from webhost.audit import AuditLog
+from webhost.call_record import Recorder
 from webhost.calls import CallHook, CallRegistry, current_origin, current_tab
 from webhost.catalogue import Catalogue
+from webhost.chat.runner import Chat, ChatDeps
 from webhost.config import Config, ServerConfig
 from webhost.elicitation.broker import InputBroker
 from webhost.elicitation.requests import InputRequests
@@ -37,6 +39,7 @@ from webhost.jsonsize import size_at_most
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.resume import Takeover
+from webhost.storage.conversations import ConversationStore
 from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
@@ -47,6 +50,7 @@ logger = logging.getLogger(__name__)
 
 MAX_ACTIVITY_DATA = 64 * 1024
 USER_FIELDS = ("user.id", "user.email", "user.name")
+CHAT_TAB = "chat"  # the "tab" the model's calls run in (current_tab), so their input requests find the chat
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class HostDeps:
     oauth: OAuthDeps | None = None  # sign-in to remote servers (None: remote servers get no OAuth)
     public_origin: str | None = None  # the page's configured public origin (the OAuth callback's), if any
     history: CallHistory | None = None  # each person's calls, in the database (None: not kept)
+    conversations: ConversationStore | None = None  # each person's chat (None: the chat is unavailable)
 
 
 class Tab(Protocol):
@@ -140,10 +145,58 @@ class Workspace:
         self._inputs_loaded = anyio.Event()
         self._values_seen: set[str] = set()  # every value given in this workspace's life (masked even once forgotten)
         self.input_redactor = Redactor()
+        self.chat = self._chat(task_group)
         for connection in self.connections.values():
             if not deps.config.servers[connection.name].input_ids:
                 connection.start(task_group)
         task_group.start_soon(self._load_inputs)
+
+    def _chat(self, task_group: anyio.abc.TaskGroup) -> Chat:
+        """The person's chat: the model's calls run in a registry of their own, and what those calls ask of the
+        person goes to every tab of the person, shown in the conversation (contract §8)."""
+        self.chat_calls = CallRegistry(on_end=self._chat_call_ended, tab=CHAT_TAB)
+        self.chat_requests = InputRequests(
+            broker=self.inputs,
+            apps=None,
+            calls=self.chat_calls,
+            options=self.options,
+            activity=self.activity,
+            route=self.route_to(None),
+        )
+        deps = self.deps
+        return Chat(
+            ChatDeps(
+                options=self.options,
+                person=self.person,
+                store=deps.conversations,
+                audit=deps.audit,
+                connections=self.connections,
+                catalogue=self.catalogue,
+                notify_all=self._tell_all,
+                task_group=task_group,
+                calls=self.chat_calls,
+                requests=self.chat_requests,
+                recorder=Recorder(
+                    history=deps.history,
+                    person_id=self.person.id,
+                    tab=CHAT_TAB,
+                    redactor=lambda: self.input_redactor,
+                    on_stored=lambda summary: self._tell_all("history/added", {"entry": summary}),
+                ),
+                input_values=lambda: self.input_values,
+                redactor=lambda: deps.config.redactor().with_values(self.input_redactor.values),
+                replica_id=deps.journal.replica_id if deps.journal is not None else None,
+            )
+        )
+
+    def _chat_call_ended(self, call_id: str) -> None:
+        self.inputs.release(
+            lambda p: (
+                self._routes.get(p.id) is None
+                and (p.origin or {}).get("callId") == call_id
+                and bool((p.origin or {}).get("conversationId"))
+            )
+        )
 
     # -- tabs -----------------------------------------------------------------------------------
 
@@ -155,6 +208,8 @@ class Workspace:
         self._leave_app_of[tab.id] = leave_app
         for view in self.pending_for(tab.id):  # asked of every tab before this one opened: it may answer too
             tab.notify("elicitation/request", view)
+        for view in self.chat.approvals.pending():  # the chat's decisions wait for any tab of the person
+            tab.notify("approval/request", view)
         if self.takeover is not None:
             self.takeover.tab_attached()  # calls a stopped replica left behind: resumed or reported here
 
@@ -185,6 +240,7 @@ class Workspace:
         self.closed = True
         self.inputs.release(outcome="released")
         with anyio.CancelScope(shield=True):
+            await self.chat.close()
             async with anyio.create_task_group() as tg:
                 for connection in self.connections.values():
                     tg.start_soon(connection.stop)
@@ -359,13 +415,17 @@ class Workspace:
     def _requests_for(self, server: str) -> InputRequests:
         """Whose tab a server's request belongs to: the call's own tab, the one tab busy with that server, or all."""
         tab_id = current_tab.get()
+        if tab_id == CHAT_TAB:
+            return self.chat_requests
         if tab_id is not None and tab_id in self.tabs:
             return self.tabs[tab_id].requests
         if (current_origin.get() or {}).get("resumed"):
             return self._any_tab  # a call resumed from a stopped replica belongs to no tab: ask every tab
-        busy = [tab for tab in self.tabs.values() if tab.calls.busy_on(server)]
+        busy = [tab.requests for tab in self.tabs.values() if tab.calls.busy_on(server)]
+        if self.chat_calls.busy_on(server):
+            busy.append(self.chat_requests)
         if len(busy) == 1:
-            return busy[0].requests
+            return busy[0]
         if not busy and len(self.tabs) == 1:
             return next(iter(self.tabs.values())).requests
         return self._any_tab
