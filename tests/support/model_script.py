@@ -14,6 +14,7 @@ a fallback) and that is not used up (`times`). A rule's `events`, in order:
 - `{"status": 429, "retryAfter": 2, "message": "..."}`: as the first event, an HTTP error answer
   (`{key}` in the message becomes the API key the request carried); later, an error inside the stream;
 - `{"cut": true}`: drop the connection mid-answer; `{"cut": "clean"}`: end the body properly, unfinished;
+- `{"raw": "data: not json\n\n"}`: these characters as they are, in the body;
 - `{"pause": 0.01}`: wait between chunks (streaming realism); as the first event, before answering at
   all (a server that does not answer, for timeouts).
 """

@@ -71,6 +71,8 @@ def openai_steps(events: list[dict[str, Any]], *, model: str, key: str, include_
             return steps
         if "quirk" in event:
             quirk = event["quirk"]
+        elif "raw" in event:
+            steps.append(str(event["raw"]).encode())
         elif "text" in event:
             steps.append(chunk({"content": event["text"]}))
         elif "tool" in event:
@@ -196,6 +198,8 @@ def anthropic_steps(events: list[dict[str, Any]], *, model: str, key: str) -> li
             return steps
         if "quirk" in event:
             quirk = event["quirk"]
+        elif "raw" in event:
+            steps.append(str(event["raw"]).encode())
         elif "text" in event:
             if open_block is None or open_block["kind"] != "text":
                 steps += close()

@@ -43,6 +43,12 @@ async def test_an_http_error_is_one_line_of_its_kind(wire: Wire, status: int, ki
         assert repr(wire.model) in error.message, "names the model it asked for"
 
 
+async def test_a_401_without_a_configured_key_says_to_set_one(wire: Wire) -> None:
+    wire.answer({"status": 401})
+    _, error = await wire.fail(endpoint=wire.endpoint(key=None))
+    assert one_line(error).endswith("refused the API key (401): set apiKey for 'scripted'.")
+
+
 async def test_a_rate_limit_says_when_to_try_again(wire: Wire) -> None:
     wire.answer({"status": 429, "retryAfter": 2})
     _, error = await wire.fail()
@@ -128,6 +134,15 @@ async def test_an_error_inside_the_stream_is_a_server_error(wire: Wire) -> None:
     assert events == [TextDelta("Hel")]
     assert error.kind == "server"
     assert "reported an error mid-answer: Overloaded." in one_line(error)
+
+
+async def test_a_data_line_that_is_not_json_is_one_line_too(wire: Wire) -> None:
+    event = "" if wire.api == "openai" else "event: content_block_delta\n"
+    wire.answer({"text": "Hel"}, {"raw": f"{event}data: <html>oops\n\n"}, {"text": "lo"})
+    events, error = await wire.fail()
+    assert events == [TextDelta("Hel")]
+    assert error.kind == "other"
+    assert "a data line that is not JSON" in one_line(error)
 
 
 @pytest.mark.parametrize(

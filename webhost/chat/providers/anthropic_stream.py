@@ -149,7 +149,9 @@ class EventTranslator:
         if self._usage:
             prompt = sum(self._usage.get(name, 0) for name in USAGE_FIELDS[:3])
             events.append(Usage(prompt, self._usage.get("output_tokens", 0)))
-        reason = self.reason or ("tool_calls" if self._tools else "end")
+        reason = self.reason or "end"
+        if reason == "end" and self._tools:  # a proxy that says end_turn after tool_use blocks: the calls still run
+            reason = "tool_calls"
         return [*events, Stop(reason)]
 
 

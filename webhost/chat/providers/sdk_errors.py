@@ -8,6 +8,7 @@ request is "unreachable", the same transport error after the answer began is "in
 from __future__ import annotations
 
 import errno
+import json
 import re
 import socket
 import ssl
@@ -25,7 +26,13 @@ TIMEOUTS = (openai.APITimeoutError, anthropic.APITimeoutError, httpx2.TimeoutExc
 CONNECTION_ERRORS = (openai.APIConnectionError, anthropic.APIConnectionError, httpx2.TransportError)
 API_ERRORS = (openai.APIError, anthropic.APIError)
 # Everything `provider_error` turns into a line; anything else is a bug and keeps its traceback.
-SDK_ERRORS: tuple[type[Exception], ...] = (openai.OpenAIError, anthropic.AnthropicError, httpx2.HTTPError)
+# (A `data:` line that is not JSON fails in the SDKs' stream decoding as a JSONDecodeError.)
+SDK_ERRORS: tuple[type[Exception], ...] = (
+    openai.OpenAIError,
+    anthropic.AnthropicError,
+    httpx2.HTTPError,
+    json.JSONDecodeError,
+)
 
 # The `error.type` an Anthropic stream's `event: error` carries, for a failure after the answer began.
 STREAM_ERROR_KINDS: dict[str, ErrorKind] = {
@@ -59,9 +66,16 @@ def provider_error(exc: Exception, where: Where, *, streaming: bool, timeout: fl
         if streaming:
             return ProviderError(f"The model's answer from {url} was cut off mid-stream ({_cut(exc)}).", "interrupted")
         return ProviderError(f"Cannot reach the model endpoint at {url}: {where.redact(_cause(exc))}.", "unreachable")
-    if isinstance(exc, API_ERRORS):
+    if isinstance(exc, json.JSONDecodeError):
+        return ProviderError(
+            f"The model endpoint at {url} sent a stream webhost cannot read (a data line that is not JSON): "
+            f"check the baseUrl of model {where.endpoint.id!r}.",
+            "other",
+        )
+    if isinstance(exc, API_ERRORS):  # an error object inside an OpenAI-style stream, or an unreadable answer
         detail = _detail(getattr(exc, "body", None), exc.message, where)
-        return ProviderError(f"The model endpoint at {url} reported an error mid-answer: {detail}", "server")
+        what = "reported an error mid-answer" if streaming else "gave an answer webhost cannot read"
+        return ProviderError(f"The model endpoint at {url} {what}: {detail}", "server" if streaming else "other")
     return ProviderError(f"The model endpoint at {url} failed: {where.redact(_one_line(str(exc)))}", "other")
 
 
@@ -150,6 +164,8 @@ def _cause(exc: BaseException) -> str:
             return "connection refused"
         if isinstance(seen, socket.gaierror):
             return "unknown host"
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return f"its TLS certificate is not trusted ({seen.verify_message})"
         if isinstance(seen, ssl.SSLError):
             return "TLS failed"
         text = str(seen)
