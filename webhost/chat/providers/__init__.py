@@ -1,0 +1,49 @@
+"""Model providers: one small adapter per wire format (`openai`, `anthropic`) behind one interface.
+
+`open_provider(endpoint)` gives a `Provider` whose `stream(request)` yields webhost's own events
+(events.py) and raises `ProviderError` (errors.py), before or during the stream, with one clear
+line; it never raises for a bad baseUrl itself (`stream` does, so the line lands in the
+conversation). `wire_body(request)` is the exact JSON body `stream` sends, without the key (which
+travels in a header). The official SDKs do the HTTP and SSE; no framework owns the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+from webhost.chat.providers.anthropic_stream import AnthropicProvider
+from webhost.chat.providers.endpoint import DEFAULT_BASE_URL, Api, ModelEndpoint, base_url_problem
+from webhost.chat.providers.errors import ErrorKind, ProviderError
+from webhost.chat.providers.events import StreamEvent
+from webhost.chat.providers.messages import ChatRequest
+from webhost.chat.providers.openai_stream import OpenAIProvider
+
+
+class Provider(Protocol):
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
+
+    def wire_body(self, request: ChatRequest) -> dict[str, Any]: ...
+
+    async def aclose(self) -> None: ...
+
+
+def open_provider(endpoint: ModelEndpoint, *, timeout: float = 120.0) -> Provider:
+    """The adapter for `endpoint.api`; `timeout`: seconds to connect, and between two pieces of the stream."""
+    if endpoint.api == "anthropic":
+        return AnthropicProvider(endpoint, timeout=timeout)
+    return OpenAIProvider(endpoint, timeout=timeout)
+
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "AnthropicProvider",
+    "Api",
+    "ErrorKind",
+    "ModelEndpoint",
+    "OpenAIProvider",
+    "Provider",
+    "ProviderError",
+    "base_url_problem",
+    "open_provider",
+]
