@@ -13,6 +13,8 @@ from typing import Any
 import orjson
 
 from webhost.chat.providers.messages import Block, ImageBlock, TextBlock
+from webhost.jsonsize import size_at_most
+from webhost.storage.bounded_json import shortened
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # base64 characters of one image given to the model
 MAX_BLOCKS = 100
@@ -77,3 +79,30 @@ def _as_text(item: dict[str, Any]) -> str | None:
 
 def error_content(message: str) -> tuple[Block, ...]:
     return (TextBlock(message),)
+
+
+STORED_RESULT_BYTES = 256 * 1024  # a tool result as a conversation keeps it (the page and the turn saw it whole)
+STORED_STRING_CHARS = 64 * 1024
+
+
+def stored_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A tool result as the conversation stores it: as it was when small, else with long text cut, big images
+    and audio replaced by a line saying what they were, and `webhost.cut` set (docs/chat.md)."""
+    if size_at_most(result, STORED_RESULT_BYTES):
+        return result
+    kept: list[Any] = []
+    items = result.get("content")
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        data = item.get("data")
+        if item.get("type") in ("image", "audio") and isinstance(data, str) and len(data) > STORED_STRING_CHARS:
+            kind = f"{item.get('type')} ({item.get('mimeType') or 'unknown type'}"
+            line = f"[{kind}, {len(data)} base64 characters) not kept]"
+            kept.append({"type": "text", "text": line})
+        else:
+            kept.append(shortened(item, STORED_STRING_CHARS)[0])
+    out: dict[str, Any] = {**result, "content": kept, "webhost": {**(result.get("webhost") or {}), "cut": True}}
+    if "structuredContent" in result:
+        out["structuredContent"] = shortened(result["structuredContent"], STORED_STRING_CHARS)[0]
+    return out

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from webhost.approvals import ApprovalBroker
 from webhost.chat.app_context import AppContext
+from webhost.chat.content import stored_result
 from webhost.chat.toolset import ToolSet
 from webhost.chat.transcript import Message, ToolCall
 from webhost.chat.turn import ProgressFn, Turn
@@ -53,6 +54,16 @@ def interrupted(message: Message) -> None:
     for call in message.calls():
         if call.status in ("streaming", "approval", "running"):
             call.finish("error", error="interrupted: webhost stopped while this call ran")
+
+
+def _stored(message: Message) -> dict[str, Any]:
+    """The message as stored: each tool result bounded (content.py `stored_result`)."""
+    data = message.to_json()
+    for part in data.get("parts", []):
+        call = part.get("call")
+        if isinstance(call, dict) and isinstance(call.get("result"), dict):
+            call["result"] = stored_result(call["result"])
+    return data
 
 
 class ActiveConversation:
@@ -118,7 +129,7 @@ class ActiveConversation:
         await self.chat.store.save_message(
             self._person,
             self.conversation_id,
-            message.to_json(),
+            _stored(message),
             seq=self._seq[message.id],
             replica_id=replica_id,
             now=now,

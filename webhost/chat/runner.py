@@ -21,16 +21,18 @@ from webhost.audit import AuditLog
 from webhost.call_record import Recorder, run_recorded
 from webhost.calls import CallRegistry
 from webhost.catalogue import Catalogue
+from webhost.chat import sampling
 from webhost.chat.app_context import AppContext, make_context
 from webhost.chat.conversation import ActiveConversation, interrupted
 from webhost.chat.endpoints import Providers
+from webhost.chat.providers.errors import ProviderError
 from webhost.chat.toolset import ToolSet, offered_tools
 from webhost.chat.transcript import Message, ToolCall, new_id
 from webhost.chat.turn import ProgressFn, Turn, TurnModel
 from webhost.config import WebhostOptions
 from webhost.config_chat import ChatModel
 from webhost.elicitation.requests import InputRequests
-from webhost.errors import ChatUnavailable, InvalidParams, PolicyRefused, WebhostError
+from webhost.errors import ChatUnavailable, InvalidParams, PolicyRefused, UpstreamError, WebhostError
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.storage.conversations import ConversationStore
@@ -257,6 +259,23 @@ class Chat:
                 f"this app sent more than {self.options.chat.app_messages_per_minute} messages in a minute"
             )
         self._app_message_times[instance] = [*recent, now]
+
+    async def sample(self, model_id: str | None, params: dict[str, Any]) -> dict[str, Any]:
+        """A sampling request's reply written by the person's chosen model (after they chose it, as shown)."""
+        model = self._model(model_id)
+        refusal = await self.budget_left()
+        if refusal is not None:
+            raise PolicyRefused(refusal)
+        provider = self.providers.get(model, self.deps.input_values())
+        request = sampling.sampling_request(model.model, model.max_tokens, params)
+        try:
+            text, used_in, used_out = await sampling.answer(provider, request)
+        except ProviderError as exc:
+            raise UpstreamError(exc.message, {"model": model.id}) from None
+        await self.use_tokens("sampling", model.id, used_in, used_out)
+        if not text.strip():
+            raise UpstreamError(f"{model.label or model.id} answered with no text", {"model": model.id})
+        return {"text": text, "model": model.model}
 
     # -- turns ---------------------------------------------------------------------------------------------
 

@@ -95,7 +95,7 @@ class Message:
         return "".join(part.text or "" for part in self.parts)
 
     def to_json(self) -> dict[str, Any]:
-        """The message as the page and the store have it."""
+        """The message as the page has it (the store keeps `stored_json`)."""
         data = asdict(self)
         data["parts"] = [
             {"type": "text", "text": p.text, "step": p.step}

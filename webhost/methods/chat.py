@@ -77,6 +77,18 @@ async def remove_context(session: BrowserSession, params: dict[str, Any]) -> dic
     return {}
 
 
+async def sample(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Write the reply to a sampling request this tab was asked with the person's chosen model; the page then
+    sends it as the person's answer (`elicitation/respond`), so the server gets it as any reply."""
+    request_id = _params.string(params, "id", max_length=200)
+    pending = session.inputs.get(request_id) if session.asked_here(request_id) else None
+    view = pending.view if pending is not None else None
+    if view is None or view.get("kind") != "sampling":
+        raise InvalidParams("this sampling request is unknown or was already answered", {"id": request_id})
+    request = view.get("request")
+    return await session.workspace.chat.sample(_optional(params, "model"), request if isinstance(request, dict) else {})
+
+
 async def usage(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     """Tokens per person and model over the last 30 days: an admin sees everyone's, a member their own."""
     since = time.strftime("%Y-%m-%d", time.gmtime(time.time() - USAGE_DAYS * 86400))
@@ -100,4 +112,5 @@ METHODS = {
     "chat/requests": requests,
     "chat/context/remove": remove_context,
     "chat/usage": usage,
+    "chat/sample": sample,
 }
