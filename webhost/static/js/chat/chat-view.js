@@ -13,6 +13,7 @@ import { ContextChips } from "./context-chips.js";
 import { MessageView } from "./message-view.js";
 import { showRequests } from "./request-dialog.js";
 import { keyForm, setupNote } from "./chat-setup.js";
+import { usagePanel } from "./usage-panel.js";
 
 /**
  * @typedef {object} ChatContext
@@ -83,6 +84,7 @@ export class ChatView {
     const main = h("section", { class: "chat-main" },
       h("header", { class: "chat-head" }, this.#title),
       this.#setup, this.#chips.el, this.#log, this.pending, this.#notice, composer);
+    this.#list.el.append(usagePanel(ctx.rpc));
     this.el = h("div", { class: "view chat-view", dataset: { testid: "chat" } }, this.#list.el, main);
     this.el.addEventListener("keydown", (ev) => {
       if (ev.key === "Escape" && this.#running && !ev.defaultPrevented) {
