@@ -2,9 +2,10 @@
 
 The workspace is where a person's servers talk back (`ConnectionEvents`). What concerns the
 person as a whole (server status, list changes, logs, activity) reaches every one of their tabs;
-a server's request for input reaches the tab whose call caused it (exactly, through the call's
-context; by elimination for legacy server→client requests), and when no single tab can be named,
-every tab of that person, where the first answer wins. Two people never share a workspace.
+a server's request for input reaches the tab whose call caused it (`routes.py`), and when no single
+tab can be named, every tab of that person, where the first answer wins. Two people never share a
+workspace. It composes the owners of the person's state: the input routes, the `${input:ID}` values
+(`values.py`), the sign-in to remote servers (`sign_in.py`), the catalogue and the app prefetch.
 
 It opens when the person's first tab does, and closes `webhost.timeouts.idle` seconds after their
 last tab closed (so a reload keeps the servers and their state); then every process is reaped.
@@ -12,66 +13,28 @@ last tab closed (so a reload keeps the servers and their state); then every proc
 
 from __future__ import annotations
 
-import itertools
-import logging
-import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import anyio.abc
 
-from webhost.apps.instances import Sandbox
 from webhost.apps.prefetch import AppPrefetch
-from webhost.audit import AuditLog
-from webhost.calls import CallHook, CallRegistry, current_origin, current_tab
+from webhost.calls import CallHook, current_tab
 from webhost.catalogue import Catalogue
-from webhost.config import Config, ServerConfig
-from webhost.elicitation.broker import InputBroker
 from webhost.elicitation.requests import InputRequests
-from webhost.errors import NotConnected
-from webhost.journal import CallJournal
-from webhost.jsonsize import size_at_most
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.resume import Takeover
-from webhost.storage.history import CallHistory
-from webhost.storage.inputs import InputVault
-from webhost.upstream.client_factory import TransportFactory, default_transport
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
-from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding, OAuthDeps
+from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
 
-logger = logging.getLogger(__name__)
-
-MAX_ACTIVITY_DATA = 64 * 1024
-USER_FIELDS = ("user.id", "user.email", "user.name")
-
-
-@dataclass(frozen=True)
-class HostDeps:
-    """What every workspace and tab of one host shares (built once by the composition root)."""
-
-    config: Config
-    audit: AuditLog
-    sandbox: Sandbox
-    transport_factory: TransportFactory = default_transport
-    vault: InputVault | None = None  # where each person's `${input:ID}` values are kept (None: in memory only)
-    journal: CallJournal | None = None  # the replica's record of its running calls (None: nothing survives it)
-    oauth: OAuthDeps | None = None  # sign-in to remote servers (None: remote servers get no OAuth)
-    public_origin: str | None = None  # the page's configured public origin (the OAuth callback's), if any
-    history: CallHistory | None = None  # each person's calls, in the database (None: not kept)
-
-
-class Tab(Protocol):
-    """What the workspace needs of a tab: to tell it things, and to let it answer its own requests."""
-
-    id: str
-    calls: CallRegistry
-    requests: InputRequests
-
-    def notify(self, method: str, params: dict[str, Any]) -> None: ...
+from .activity import ActivityEntries, short
+from .deps import HostDeps, Tab
+from .routes import InputRoutes
+from .sign_in import ServerSignIn
+from .values import InputValues, expand_for
 
 
 class Workspace:
@@ -87,17 +50,9 @@ class Workspace:
         self.catalogue = Catalogue()
         self.app_prefetch = AppPrefetch()  # app resources read ahead of apps/open (webhost/apps/prefetch.py)
         self.tabs: dict[str, Tab] = {}
-        self._routes: dict[str, str | None] = {}  # input request id → the tab it was asked in (None: every tab)
-        self.inputs = InputBroker(self._publish_input, human_timeout=options.human_timeout, leave_app=self._leave_app)
-        self._any_tab = InputRequests(
-            broker=self.inputs,
-            apps=None,
-            calls=None,
-            options=options,
-            activity=self.activity,
-            route=self.route_to(None),
-        )
         self._leave_app_of: dict[str, Callable[[str, str], None]] = {}
+        self.routes = InputRoutes(self.tabs, options, activity=self.activity, leave_app=self._leave_app)
+        self.inputs = self.routes.broker
         settings = ConnectionSettings(
             connect_timeout=options.connect_timeout,
             call_timeout=options.call_timeout,
@@ -115,7 +70,7 @@ class Workspace:
             )
             for name, cfg in deps.config.servers.items()
         }
-        self._activity_ids = itertools.count(1)
+        self._activity = ActivityEntries()
         self._task_group = task_group
         self._status_seen = anyio.Event()  # set (and replaced) on every status change of a connection
         self.takeover = (
@@ -123,7 +78,7 @@ class Workspace:
                 person_id=person.id,
                 journal=deps.journal,
                 connections=self.connections,
-                requests=self._any_tab,
+                requests=self.routes.any_tab,
                 notify_all=self._tell_all,
                 activity=self.activity,
                 has_tabs=lambda: bool(self.tabs),
@@ -135,11 +90,10 @@ class Workspace:
         )
         self._idle: anyio.CancelScope | None = None
         self.closed = False
-        # The person's `${input:ID}` values: read from the vault when the workspace opens, never sent to a tab.
-        self.input_values: dict[str, str] = {}
-        self._inputs_loaded = anyio.Event()
-        self._values_seen: set[str] = set()  # every value given in this workspace's life (masked even once forgotten)
-        self.input_redactor = Redactor()
+        self.values = InputValues(deps.config, deps.vault, person)
+        self.sign_ins = ServerSignIn(
+            connect_timeout=options.connect_timeout, reconnect=self.reconnect, restart=self._start, forget=self._forget
+        )
         for connection in self.connections.values():
             if not deps.config.servers[connection.name].input_ids:
                 connection.start(task_group)
@@ -167,7 +121,7 @@ class Workspace:
         """A tab closed: what it was asked is released; with no tab left, the idle countdown starts."""
         self.tabs.pop(tab.id, None)
         self._leave_app_of.pop(tab.id, None)
-        self.inputs.release(lambda p: self._routes.get(p.id) == tab.id or (not self.tabs and p.id in self._routes))
+        self.routes.release_tab(tab.id)
         if not self.tabs:
             self._task_group.start_soon(self._close_when_idle, on_idle)
 
@@ -190,29 +144,17 @@ class Workspace:
                     tg.start_soon(connection.stop)
 
     def route_to(self, tab_id: str | None) -> Callable[[str], None]:
-        def route(request_id: str) -> None:
-            self._routes[request_id] = tab_id
-
-        return route
+        return self.routes.route_to(tab_id)
 
     def routed_to(self, request_id: str) -> str | None:
-        return self._routes.get(request_id)
+        return self.routes.routed_to(request_id)
 
     def asked(self, request_id: str, tab_id: str) -> bool:
-        return request_id in self._routes and self._routes[request_id] in (tab_id, None)
+        return self.routes.asked(request_id, tab_id)
 
     def pending_for(self, tab_id: str) -> list[dict[str, Any]]:
         """The open input requests a tab should show: its own and those asked of every tab."""
-        return [view for view in self.inputs.pending() if self._routes.get(str(view.get("id"))) in (tab_id, None)]
-
-    def _publish_input(self, method: str, params: dict[str, Any]) -> None:
-        request_id = str(params.get("id"))
-        tab_id = self._routes.get(request_id)
-        targets = [self.tabs[tab_id]] if tab_id in self.tabs else list(self.tabs.values())
-        if method == "elicitation/resolved":
-            self._routes.pop(request_id, None)
-        for tab in targets:
-            tab.notify(method, params)
+        return self.routes.pending_for(tab_id)
 
     def _leave_app(self, frame_id: str, reason: str) -> None:
         for leave in list(self._leave_app_of.values()):
@@ -228,34 +170,18 @@ class Workspace:
 
     # -- values the person provides (${input:ID}) -------------------------------------------------
 
+    @property
+    def input_redactor(self) -> Redactor:
+        return self.values.redactor
+
     async def _load_inputs(self) -> None:
-        try:
-            await self._read_inputs()
-        finally:
-            self._inputs_loaded.set()
+        await self.values.load()
         for connection in self.connections.values():
             if connection.status == "disconnected" and self.deps.config.servers[connection.name].input_ids:
                 self._start(connection)
 
-    async def _read_inputs(self) -> None:
-        """The person's values as the database has them now (another webhost process may have changed them)."""
-        if self.deps.vault is None or not self.deps.config.inputs:
-            return
-        try:
-            values = await self.deps.vault.values(self.person.id)
-        except Exception as exc:  # the database is unreadable: the servers wait, as if nothing were stored
-            logger.warning("cannot read the stored input values of %s: %s", self.person.id, type(exc).__name__)
-            return
-        self.input_values = {}
-        self._remember(values)
-
-    def _remember(self, values: Mapping[str, str]) -> None:
-        self.input_values.update(values)
-        self._values_seen.update(values.values())
-        self.input_redactor = Redactor(self._values_seen)
-
     def missing_inputs(self, server: str) -> list[str]:
-        return [i for i in self.deps.config.servers[server].input_ids if i not in self.input_values]
+        return self.values.missing(server)
 
     def _start(self, connection: Connection) -> None:
         """Connect with the person's values filled in, or wait (`needs-input`) for the ones not given yet."""
@@ -263,22 +189,19 @@ class Workspace:
             return
         base = self.deps.config.servers[connection.name]
         if base.input_ids:
-            if not self._inputs_loaded.is_set():
+            if not self.values.loaded.is_set():
                 return  # `_load_inputs` starts it
-            missing = self.missing_inputs(connection.name)
+            missing = self.values.missing(connection.name)
             if missing:
                 specs = [self.deps.config.input_spec(i) for i in missing]
                 connection.wait_for_inputs([spec.public() for spec in specs if spec is not None])
                 return
-            connection.config = expand_for(base, self.person, self.input_values)
+            connection.config = expand_for(base, self.person, self.values.values)
         connection.start(self._task_group)
 
     async def set_inputs(self, values: Mapping[str, str]) -> list[Connection]:
         """Store the person's values and connect every server that was waiting only for values now given."""
-        await self._inputs_loaded.wait()
-        if self.deps.vault is not None:
-            await self.deps.vault.store(self.person.id, dict(values))
-        self._remember(values)
+        await self.values.store(values)
         started: list[Connection] = []
         for connection in self.connections.values():
             if connection.status == "needs-input":
@@ -289,22 +212,18 @@ class Workspace:
 
     async def forget_inputs(self, input_ids: list[str]) -> None:
         """Drop the person's values; a server using one keeps its connection and waits again after a reconnect."""
-        await self._inputs_loaded.wait()
-        if self.deps.vault is not None:
-            await self.deps.vault.forget(self.person.id, input_ids)
-        for input_id in input_ids:
-            self.input_values.pop(input_id, None)
+        await self.values.forget(input_ids)
 
     def stored_inputs(self) -> set[str]:
-        return set(self.input_values)
+        return set(self.values.values)
 
     # -- servers --------------------------------------------------------------------------------
 
     async def reconnect(self, connection: Connection) -> None:
         await connection.stop()
         self._forget(connection)
-        if self.deps.config.servers[connection.name].input_ids and self._inputs_loaded.is_set():
-            await self._read_inputs()
+        if self.deps.config.servers[connection.name].input_ids and self.values.loaded.is_set():
+            await self.values.read()
         self._start(connection)
 
     async def disconnect(self, connection: Connection) -> None:
@@ -312,63 +231,17 @@ class Workspace:
         await connection.stop()
 
     async def sign_in(self, connection: Connection) -> str | None:
-        """The authorization URL for the person to open (None: already signed in and connected).
-
-        When no sign-in is waiting (a failed or expired one, or a sign-out), the connection is started
-        again: the server's 401 begins a new flow, whose URL comes back here (bounded by the connect timeout).
-        """
-        if not connection.uses_oauth():
-            raise NotConnected(f"server {connection.name!r} does not use sign-in", {"server": connection.name})
-        if connection.sign_in_url is not None:
-            return connection.sign_in_url
-        if connection.status == "connected":
-            return None
-        changed = connection.sign_in_changed
-        if connection.status != "connecting":
-            await self.reconnect(connection)
-        with anyio.move_on_after(self.options.connect_timeout):
-            while connection.sign_in_url is None and connection.status == "connecting":
-                await changed.wait()
-                changed = connection.sign_in_changed
-        if connection.sign_in_url is not None:
-            return connection.sign_in_url
-        status: str = connection.status  # moved while we waited
-        if status == "connected":
-            return None
-        raise NotConnected(
-            f"{connection.name}: {connection.error or 'the sign-in could not start'}",
-            {"server": connection.name, "status": connection.status, "reason": connection.error},
-        )
+        """The authorization URL for the person to open (None: already signed in and connected)."""
+        return await self.sign_ins.sign_in(connection)
 
     async def sign_out_of(self, connection: Connection) -> str | None:
         """Forget the person's tokens for this server (revoked where supported); it then asks for sign-in again."""
-        provider = connection.oauth
-        if provider is None:
-            raise NotConnected(f"server {connection.name!r} does not use sign-in", {"server": connection.name})
-        await connection.stop()
-        note = await provider.sign_out()
-        self._forget(connection)
-        self._start(connection)
-        return note
+        return await self.sign_ins.sign_out(connection)
 
     def _forget(self, connection: Connection) -> None:
         self.inputs.release(lambda p: p.server == connection.name)
         self.catalogue.forget(connection.name)
         self.app_prefetch.invalidate(connection.name)
-
-    def _requests_for(self, server: str) -> InputRequests:
-        """Whose tab a server's request belongs to: the call's own tab, the one tab busy with that server, or all."""
-        tab_id = current_tab.get()
-        if tab_id is not None and tab_id in self.tabs:
-            return self.tabs[tab_id].requests
-        if (current_origin.get() or {}).get("resumed"):
-            return self._any_tab  # a call resumed from a stopped replica belongs to no tab: ask every tab
-        busy = [tab for tab in self.tabs.values() if tab.calls.busy_on(server)]
-        if len(busy) == 1:
-            return busy[0].requests
-        if not busy and len(self.tabs) == 1:
-            return next(iter(self.tabs.values())).requests
-        return self._any_tab
 
     # -- ConnectionEvents ---------------------------------------------------------------------
 
@@ -379,20 +252,11 @@ class Workspace:
             self.inputs.release(lambda p: p.server == connection.name)
             self.app_prefetch.invalidate(connection.name)
         if connection.status == "connecting":
-            self.catalogue.forget(connection.name)  # connecting again by itself (upstream/connection.py): lists anew
+            self.catalogue.forget(connection.name)  # connecting again by itself (upstream/link.py): lists anew
         self._tell_all("servers/status", {"server": connection.state()})
 
     def activity(self, server: str, **entry: Any) -> None:
-        duration = entry.pop("duration_ms", None)
-        data = entry.pop("data", None)
-        record = {
-            "id": next(self._activity_ids),
-            "ts": time.time(),
-            "server": server,
-            **entry,
-            "durationMs": None if duration is None else round(duration, 2),
-            "data": _clip(data),
-        }
+        record = self._activity.record(server, entry)
         # What a tab's own request caused goes to that tab; the servers' own news to every tab of the person.
         tab = self.tabs.get(current_tab.get() or "")
         if tab is not None:
@@ -405,7 +269,7 @@ class Workspace:
         summary = method
         if method == "notifications/message":
             self._tell_all("server/log", {"server": name, **params})
-            summary = f"[{params.get('level')}] {_short(params.get('data'))}"
+            summary = f"[{params.get('level')}] {short(params.get('data'))}"
         elif method.endswith("/list_changed"):
             kind = method.split("/")[1]
             self.catalogue.changed(name, kind)
@@ -427,12 +291,12 @@ class Workspace:
         await self._status_seen.wait()
 
     async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
-        requests = self._requests_for(connection.name)
+        requests = self.routes.requests_for(connection.name)
         with self._legacy_question(connection, requests):
             return await requests.elicit(connection, mode, params)
 
     async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
-        requests = self._requests_for(connection.name)
+        requests = self.routes.requests_for(connection.name)
         with self._legacy_question(connection, requests):
             return await requests.sample(connection, params)
 
@@ -446,64 +310,4 @@ class Workspace:
         return journal.question(self.person.id, requests.calls.tab, origin.get("callId"))
 
     async def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
-        return self._any_tab.list_roots(connection)
-
-
-def expand_for(config: ServerConfig, person: Person, inputs: Mapping[str, str] | None = None) -> ServerConfig:
-    """The entry as this person's connection uses it: `${user.id}`, `${user.email}`, `${user.name}` and the
-    person's `${input:ID}` values filled in (an input without a value is left as written)."""
-    values = person.expansions() | {f"input:{key}": value for key, value in (inputs or {}).items()}
-
-    def fill(text: str) -> str:
-        for key in (*USER_FIELDS, *(f"input:{i}" for i in config.input_ids)):
-            if key in values:
-                text = text.replace("${" + key + "}", values[key])
-        return text
-
-    if not any(
-        "${user." in text or "${input:" in text
-        for text in (config.url or "", *config.env.values(), *config.headers.values())
-    ):
-        return config
-    expanded = config.model_copy(
-        update={
-            "url": fill(config.url) if config.url else config.url,
-            "env": {k: fill(v) for k, v in config.env.items()},
-            "headers": {k: fill(v) for k, v in config.headers.items()},
-        }
-    )
-    # The person's values are secrets of this connection too (masked in its errors and its description).
-    expanded._expanded = config._expanded | {values[f"input:{i}"] for i in config.input_ids if f"input:{i}" in values}
-    return expanded
-
-
-def _short(value: object, limit: int = 200) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _clip(data: object) -> object:
-    """Small data as is; large data as a preview, without encoding a multi-megabyte result twice."""
-    if data is None:
-        return None
-    if size_at_most(data, MAX_ACTIVITY_DATA):
-        return data
-    return {"truncated": True, "preview": _trimmed(data)}
-
-
-def _trimmed(value: object, depth: int = 0) -> object:
-    """A small copy for display: long strings cut, long lists and deep nesting elided."""
-    if isinstance(value, str):
-        return value if len(value) <= 300 else value[:300] + f"… ({len(value)} characters)"
-    if depth > 6:
-        return "…"
-    if isinstance(value, dict):
-        items = list(value.items())
-        trimmed = {str(k): _trimmed(v, depth + 1) for k, v in items[:50]}
-        if len(items) > 50:
-            trimmed["…"] = f"{len(items) - 50} more keys"
-        return trimmed
-    if isinstance(value, list | tuple):
-        head = [_trimmed(v, depth + 1) for v in value[:20]]
-        return head + ([f"… {len(value) - 20} more items"] if len(value) > 20 else [])
-    return value
+        return self.routes.any_tab.list_roots(connection)
