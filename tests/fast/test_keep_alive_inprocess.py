@@ -1,5 +1,5 @@
 """A remote server that goes away while nothing is asked of it is noticed by the connection's keep-alive ping and
-connected again once it is back (upstream/connection.py); here on the legacy era, which has no listen stream."""
+connected again once it is back (upstream/liveness.py); here on the legacy era, which has no listen stream."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.servers._support import _refuse_discover
 from tests.support.asgi_server import serving
 from tests.support.inprocess import in_process_host
 from tests.support.process import free_port
-from webhost.upstream import connection
+from webhost.upstream import liveness
 
 pytestmark = pytest.mark.anyio
 
@@ -37,7 +37,7 @@ def remote_app() -> Any:
 async def test_an_idle_remote_connection_notices_its_server_went_away_and_connects_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(connection, "KEEP_ALIVE_SECONDS", 0.3)
+    monkeypatch.setattr(liveness, "KEEP_ALIVE_SECONDS", 0.3)
     port = free_port()
     entries = {"remote": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}
     up, stop, gone = anyio.Event(), anyio.Event(), anyio.Event()

@@ -1,4 +1,4 @@
-"""When a connection is tried again by itself (`Connection._retry_delay`, upstream/connection.py)."""
+"""When a connection is tried again by itself (`Connection._retry_delay`, upstream/link.py)."""
 
 from __future__ import annotations
 

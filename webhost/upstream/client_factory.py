@@ -10,7 +10,6 @@ from typing import Any, Protocol
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client import advertise
-from mcp.client._transport import TransportStreams
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -19,7 +18,7 @@ from mcp.types import Implementation
 from webhost import __version__
 from webhost.config import ServerConfig
 
-from .rounds import RoundWatchingClient
+from .sdk import RoundObservingClient, TransportStreams
 from .stderr import StderrPipe
 from .stdio import stdio_transport
 
@@ -51,7 +50,7 @@ class ClientCallbacks:
 
 def build_client(transport: Transport, callbacks: ClientCallbacks, *, max_input_rounds: int) -> Client:
     """A not-yet-entered Client; entering it spawns the process or opens the HTTP session."""
-    return RoundWatchingClient(
+    return RoundObservingClient(
         transport,
         mode="auto",
         client_info=CLIENT_INFO,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -29,9 +29,13 @@ class HumanClock:
     A request's timeout is a cancel scope (`deadline`): nothing polls. While a person is being asked,
     every open deadline is suspended (set to infinity); when the last answer ends, each is set again
     to what is left of its machine-time budget.
+
+    `now` is the clock the human time is measured on (monotonic seconds); tests pass one they move by
+    hand. The deadlines themselves are the event loop's (`anyio.current_time()`), re-armed from it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self._now = now
         self._waiting = 0
         self._busy_since: float | None = None
         self._finished = 0.0
@@ -39,7 +43,7 @@ class HumanClock:
 
     def begin(self) -> None:
         if self._waiting == 0:
-            self._busy_since = time.monotonic()
+            self._busy_since = self._now()
             for entry in self._deadlines:
                 entry.scope.deadline = math.inf
         self._waiting += 1
@@ -47,7 +51,7 @@ class HumanClock:
     def end(self) -> None:
         self._waiting = max(0, self._waiting - 1)
         if self._waiting == 0 and self._busy_since is not None:
-            self._finished += time.monotonic() - self._busy_since
+            self._finished += self._now() - self._busy_since
             self._busy_since = None
             for entry in self._deadlines:
                 self._arm(entry)
@@ -57,12 +61,12 @@ class HumanClock:
         return self._waiting > 0
 
     def total(self, now: float | None = None) -> float:
-        now = time.monotonic() if now is None else now
+        now = self._now() if now is None else now
         return self._finished + (now - self._busy_since if self._busy_since is not None else 0.0)
 
     def machine_time_since(self, start: float, mark: float) -> float:
         """Wall time since `start` minus the human time since `mark` (`total()` taken at `start`)."""
-        now = time.monotonic()
+        now = self._now()
         return (now - start) - (self.total(now) - mark)
 
     def _arm(self, entry: _Deadline) -> None:
@@ -75,7 +79,7 @@ class HumanClock:
 
         Its `cancelled_caught` tells a timeout from a result.
         """
-        entry = _Deadline(anyio.CancelScope(), budget, time.monotonic(), self.total())
+        entry = _Deadline(anyio.CancelScope(), budget, self._now(), self.total())
         if self.waiting:
             entry.scope.deadline = math.inf
         else:

@@ -16,6 +16,7 @@ from mcp.client import Client
 from pydantic import BaseModel, ValidationError
 
 from .results import to_wire
+from .sdk import absorb_tool_listing
 from .sdk_workarounds import RawResult, capture_raw
 
 MAX_ERROR = 300
@@ -76,7 +77,7 @@ def _item_by_item(
     if method == "tools/list":
         # The output schemas of the good tools, as a normal listing records them (sdk_workarounds.py, 5.).
         listing = types.ListToolsResult(tools=[t for t in kept if isinstance(t, types.Tool)], next_cursor=next_cursor)
-        client.session._absorb_tool_listing(listing, complete=cursor is None and next_cursor is None)
+        absorb_tool_listing(client, listing, complete=cursor is None and next_cursor is None)
     return items, next_cursor
 
 

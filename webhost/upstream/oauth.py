@@ -22,6 +22,10 @@ webhost keeps that flow whole and supplies what a server-side host must:
   used (which an authorization server may answer by revoking the whole grant). A refresh refused
   because another replica rotated the token in the meantime takes the stored one too, rather than
   forgetting it. Two replicas refreshing in the same instant can still both try; one then asks again.
+
+The rows, locks and expiry are `oauth_store.py`'s, webhost's own client-credentials providers
+`oauth_machine.py`'s, the reasons in words `oauth_failures.py`'s. The SDK provider's private steps are
+reached only through the seam (`sdk/oauth.py: ProviderHooks`; sdk_workarounds.py, items 8 to 11).
 """
 
 from __future__ import annotations
@@ -29,18 +33,11 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 from urllib.parse import parse_qs, urlsplit
-from weakref import WeakValueDictionary
 
-import anyio
 import httpx2
-from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
-from mcp.client.auth.extensions.client_credentials import (
-    ClientCredentialsOAuthProvider,
-    PrivateKeyJWTOAuthProvider,
-    SignedJWTParameters,
-)
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.client.auth.utils import extract_field_from_www_auth, extract_scope_from_www_auth
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -54,62 +51,35 @@ from pydantic import ValidationError
 
 from webhost.auth.gate import SERVER_CALLBACK_PATH
 from webhost.config import ServerConfig
-from webhost.storage.oauth_tokens import Kind
 
-from .sign_ins import PendingSignIn, ServerSignIns, SignInFailed
+from .oauth_failures import NOT_OAUTH, describe_oauth_failure
+from .oauth_machine import ClientCredentialsOAuth, PrivateKeyJWTOAuth, machine_oauth
+from .oauth_store import EXPIRY_MARGIN_S, GrantStore, MemoryGrants, OAuthDeps, RefreshLocks, TokenRows, expiry_after
+from .sdk import ProviderHooks, keep_time, share_lock
+from .sign_ins import PendingSignIn
+
+__all__ = [
+    "CALLBACK_PATH",
+    "EXPIRY_MARGIN_S",
+    "NOT_OAUTH",
+    "ClientCredentialsOAuth",
+    "GrantStore",
+    "MemoryGrants",
+    "OAuthBinding",
+    "OAuthDeps",
+    "PersonOAuth",
+    "PrivateKeyJWTOAuth",
+    "RefreshLocks",
+    "ServerOAuth",
+    "SignInView",
+    "describe_oauth_failure",
+    "expiry_after",
+    "machine_oauth",
+]
 
 logger = logging.getLogger(__name__)
 
 CALLBACK_PATH = SERVER_CALLBACK_PATH
-EXPIRY_MARGIN_S = 5.0  # refresh a little before the token ends, so a request never carries a dying one
-
-
-class GrantStore(Protocol):
-    """Where one person's sealed OAuth rows live (storage/oauth_tokens.py's `OAuthVault`, or memory)."""
-
-    async def get(self, person_id: str, server: str, kind: Kind) -> dict[str, Any] | None: ...
-    async def put(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> None: ...
-    async def forget(self, person_id: str, server: str, kinds: tuple[Kind, ...] = ("tokens",)) -> None: ...
-
-
-class MemoryGrants:
-    """A GrantStore without a database (tests, and a host started without storage)."""
-
-    def __init__(self) -> None:
-        self.rows: dict[tuple[str, str, str], dict[str, Any]] = {}
-
-    async def get(self, person_id: str, server: str, kind: Kind) -> dict[str, Any] | None:
-        return self.rows.get((person_id, server, kind))
-
-    async def put(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> None:
-        self.rows[(person_id, server, kind)] = value
-
-    async def forget(self, person_id: str, server: str, kinds: tuple[Kind, ...] = ("tokens",)) -> None:
-        for kind in kinds:
-            self.rows.pop((person_id, server, kind), None)
-
-
-class RefreshLocks:
-    """One lock per (person, server) for the whole host: the SDK's flow (and its refresh) runs under it."""
-
-    def __init__(self) -> None:
-        self._locks: WeakValueDictionary[tuple[str, str], anyio.Lock] = WeakValueDictionary()
-
-    def get(self, person_id: str, server: str) -> anyio.Lock:
-        lock = self._locks.get((person_id, server))
-        if lock is None:
-            lock = anyio.Lock()
-            self._locks[(person_id, server)] = lock
-        return lock
-
-
-@dataclass(frozen=True)
-class OAuthDeps:
-    """What every person's OAuth shares (built once by the composition root)."""
-
-    grants: GrantStore
-    sign_ins: ServerSignIns
-    locks: RefreshLocks
 
 
 class SignInView(Protocol):
@@ -129,62 +99,7 @@ class OAuthBinding:
     redirect_uri: Callable[[], str]
 
 
-class _Store:
-    """The SDK's `TokenStorage` on the person's sealed rows, plus what the SDK does not persist."""
-
-    def __init__(self, grants: GrantStore, person_id: str, server: str) -> None:
-        self.grants, self.person_id, self.server = grants, person_id, server
-        self.provider: OAuthClientProvider | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        row = await self.grants.get(self.person_id, self.server, "tokens")
-        try:
-            return OAuthToken.model_validate(row["token"]) if row else None
-        except (ValidationError, KeyError):
-            return None
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        provider = self.provider
-        assert provider is not None
-        context = provider.context
-        if context.token_expiry_time is not None and tokens.expires_in:
-            # The SDK just set the expiry from expires_in: make it a little earlier, so its own check
-            # refreshes before the token dies (for short-lived tokens, at half their life).
-            context.token_expiry_time -= min(EXPIRY_MARGIN_S, int(tokens.expires_in) / 2)
-        row: dict[str, Any] = {
-            "token": tokens.model_dump(mode="json", exclude_none=True),
-            "expiresAt": context.token_expiry_time,
-            "authServer": context.auth_server_url,
-            "oauthMetadata": _dump(context.oauth_metadata),
-            "resourceMetadata": _dump(context.protected_resource_metadata),
-        }
-        await self.grants.put(self.person_id, self.server, "tokens", row)
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        row = await self.grants.get(self.person_id, self.server, "client")
-        try:
-            return OAuthClientInformationFull.model_validate(row) if row else None
-        except ValidationError:
-            return None
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        await self.grants.put(self.person_id, self.server, "client", client_info.model_dump(mode="json"))
-
-    async def extras(self) -> dict[str, Any]:
-        return await self.grants.get(self.person_id, self.server, "tokens") or {}
-
-    async def stored(self) -> tuple[OAuthToken | None, float | None]:
-        """The tokens in the database now (another replica may have stored newer ones), with their expiry."""
-        row = await self.grants.get(self.person_id, self.server, "tokens")
-        try:
-            tokens = OAuthToken.model_validate(row["token"]) if row else None
-        except (ValidationError, KeyError):
-            return None, None
-        expires = row.get("expiresAt") if row else None
-        return tokens, float(expires) if isinstance(expires, int | float) else None
-
-
-class PersonOAuth(OAuthClientProvider):
+class PersonOAuth(ProviderHooks, OAuthClientProvider):
     """The SDK's provider for one (person, server), with webhost's fast path, persistence and reasons."""
 
     def __init__(
@@ -209,7 +124,7 @@ class PersonOAuth(OAuthClientProvider):
             else "none",
             application_type="web" if https else "native",
         )
-        self._store = _Store(deps.grants, person_id, config.name)
+        self._store = TokenRows(deps.grants, person_id, config.name)
         cimd = settings.client_metadata_url if settings else None
         super().__init__(
             config.url,
@@ -220,7 +135,8 @@ class PersonOAuth(OAuthClientProvider):
             client_metadata_url=cimd,
         )
         self._store.provider = self
-        self.context.lock = deps.locks.get(person_id, config.name)
+        keep_time(self, deps.clock, lambda expires_in: expiry_after(expires_in, deps.clock))
+        share_lock(self, deps.locks.get(person_id, config.name))
         self.person_id = person_id
         self.server = config.name
         self.redirect_uri = redirect_uri
@@ -266,8 +182,8 @@ class PersonOAuth(OAuthClientProvider):
 
     # -- persistence the SDK leaves out ---------------------------------------------------------
 
-    async def _initialize(self) -> None:
-        await super()._initialize()
+    async def load_stored(self) -> None:
+        await super().load_stored()
         if self.preregistered is not None:
             self.context.client_info = self.preregistered
         elif self.context.client_info is not None and [
@@ -290,15 +206,15 @@ class PersonOAuth(OAuthClientProvider):
         except ValidationError:
             self.context.oauth_metadata = None
 
-    async def _refresh_token(self) -> httpx2.Request:
+    async def refresh_request(self) -> httpx2.Request:
         self.refreshes += 1
         tokens = self.context.current_tokens
         self._spent = tokens.refresh_token if tokens else None
-        return await super()._refresh_token()
+        return await super().refresh_request()
 
-    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+    async def refresh_answered(self, response: httpx2.Response) -> bool:
         spent = self._spent
-        ok = await super()._handle_refresh_response(response)
+        ok = await super().refresh_answered(response)
         if not ok:
             stored, expires = await self._store.stored()
             if stored is not None and stored.refresh_token and stored.refresh_token != spent:
@@ -326,11 +242,11 @@ class PersonOAuth(OAuthClientProvider):
 
     # -- the flow ---------------------------------------------------------------------------------
 
-    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        if not self._initialized:
+    async def run_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if not self.loaded:
             async with self.context.lock:
-                if not self._initialized:
-                    await self._initialize()
+                if not self.loaded:
+                    await self.load_stored()
         refused: httpx2.Response | None = None  # the answer to `request` as sent without a token
         if self.context.current_tokens is None and not self._asked:
             refused = yield request
@@ -340,7 +256,7 @@ class PersonOAuth(OAuthClientProvider):
         if self.context.is_token_valid():
             tokens = self.context.current_tokens
             assert tokens is not None
-            self._add_auth_header(request)
+            self.add_bearer(request)
             response = yield request
             insufficient = _insufficient_scope(response)
             if response.status_code != 401 and not insufficient:
@@ -358,7 +274,7 @@ class PersonOAuth(OAuthClientProvider):
             await self._take_stored()
             if self.context.current_tokens is None:
                 self.reason = f"{self.server} asks you to sign in"
-        flow = super()._auth_flow(request)
+        flow = super().run_flow(request)
         try:
             outgoing = await flow.__anext__()
             if refused is not None and outgoing is request and self.context.current_tokens is None:
@@ -389,8 +305,8 @@ class PersonOAuth(OAuthClientProvider):
         """Forget this person's tokens for the server and revoke them where the server supports it
         (RFC 7009). Returns a note for the page when revocation did not happen."""
         async with self.context.lock:
-            if not self._initialized:
-                await self._initialize()
+            if not self.loaded:
+                await self.load_stored()
             tokens = self.context.current_tokens
             metadata = self.context.oauth_metadata
             self.context.clear_tokens()
@@ -424,72 +340,7 @@ class PersonOAuth(OAuthClientProvider):
         return info.client_id if info is not None else ""
 
 
-class _Tracked:
-    """The parts of `PersonOAuth` the connection uses, for webhost's own client-credentials providers."""
-
-    failure: BaseException | None = None
-    redirect_uri = ""
-    _store: _Store
-
-    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        flow = super()._auth_flow(request)  # type: ignore[misc]
-        try:
-            outgoing = await flow.__anext__()
-            while True:
-                response = yield outgoing
-                outgoing = await flow.asend(response)
-        except StopAsyncIteration:
-            return
-        except Exception as exc:
-            self.failure = exc
-            raise
-        finally:
-            await flow.aclose()
-
-    async def sign_out(self) -> str | None:
-        context = self.context  # type: ignore[attr-defined]
-        async with context.lock:
-            context.clear_tokens()
-            await self._store.grants.forget(self._store.person_id, self._store.server)
-        return "these are webhost's own client credentials: the token was forgotten, nothing else"
-
-
-class ClientCredentialsOAuth(_Tracked, ClientCredentialsOAuthProvider):
-    pass
-
-
-class PrivateKeyJWTOAuth(_Tracked, PrivateKeyJWTOAuthProvider):
-    pass
-
-
 ServerOAuth = PersonOAuth | ClientCredentialsOAuth | PrivateKeyJWTOAuth
-
-
-def machine_oauth(config: ServerConfig, person_id: str, deps: OAuthDeps) -> ClientCredentialsOAuth | PrivateKeyJWTOAuth:
-    """The client-credentials grant (`"grantType": "client_credentials"`): webhost is the client, nobody signs in."""
-    settings = config.oauth
-    assert config.url is not None and settings is not None and settings.client_id
-    store = _Store(deps.grants, person_id, config.name)
-    scope = " ".join(settings.scopes) or None
-    provider: ClientCredentialsOAuth | PrivateKeyJWTOAuth
-    if settings.private_key:
-        signer = SignedJWTParameters(
-            issuer=settings.client_id,
-            subject=settings.client_id,
-            signing_key=settings.private_key,
-            signing_algorithm=settings.signing_algorithm,
-        )
-        provider = PrivateKeyJWTOAuth(
-            config.url, store, settings.client_id, signer.create_assertion_provider(), scope=scope
-        )
-    else:
-        provider = ClientCredentialsOAuth(
-            config.url, store, settings.client_id, settings.client_secret or "", scope=scope
-        )
-    provider._store = store
-    store.provider = provider
-    provider.context.lock = deps.locks.get(person_id, config.name)
-    return provider
 
 
 def _unsupported_type(response: httpx2.Response) -> bool:
@@ -501,56 +352,3 @@ def _unsupported_type(response: httpx2.Response) -> bool:
 
 def _insufficient_scope(response: httpx2.Response) -> bool:
     return response.status_code == 403 and extract_field_from_www_auth(response, "error") == "insufficient_scope"
-
-
-def _dump(model: Any) -> dict[str, Any] | None:
-    return None if model is None else dict(model.model_dump(mode="json", exclude_none=True))
-
-
-def describe_oauth_failure(exc: BaseException, provider: OAuthClientProvider | None) -> str | None:
-    """The reason in words when a connection failed in its sign-in, else None (not an OAuth failure)."""
-    leaf = exc
-    while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
-        leaf = leaf.exceptions[0]
-    seen: set[int] = set()
-    cause: BaseException | None = leaf
-    while cause is not None and id(cause) not in seen:
-        seen.add(id(cause))
-        found = _reason_of(cause, provider)
-        if found is not None:
-            return found
-        cause = cause.__cause__ or cause.__context__
-    return None
-
-
-NOT_OAUTH = "answered HTTP 401 and offers no sign-in (no OAuth metadata): check the entry's headers"
-
-
-def _reason_of(exc: BaseException, provider: OAuthClientProvider | None) -> str | None:
-    no_metadata = provider is not None and provider.context.oauth_metadata is None
-    if isinstance(exc, SignInFailed):
-        return exc.message
-    if isinstance(exc, OAuthRegistrationError):
-        if no_metadata and provider is not None and provider.context.protected_resource_metadata is None:
-            return NOT_OAUTH  # neither resource nor authorization metadata: not an OAuth server, a wrong key
-        if no_metadata:
-            return (
-                "the server's authorization server publishes no metadata (RFC 8414 or OpenID discovery) "
-                f"and refused registration at the fallback endpoint: {_short(str(exc))}"
-            )
-        return f"the authorization server refused to register webhost as a client: {_short(str(exc))}"
-    if isinstance(exc, OAuthTokenError):
-        return f"the authorization server's token endpoint refused: {_short(str(exc))}"
-    if isinstance(exc, OAuthFlowError):
-        text = str(exc)
-        if text.startswith("could not reach"):
-            return f"the sign-in failed: webhost {text} (the authorization server)"
-        if "metadata" in text.lower():
-            return f"no usable authorization metadata: {_short(text)}"
-        return f"the sign-in failed: {_short(text)}"
-    return None
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -2,29 +2,27 @@
 
 The SDK's MRTR driver answers rounds through the elicitation/sampling/roots callbacks and never shows
 the `requestState` it echoes. To let another replica resume a call whose replica stopped, webhost must
-write down each round as it arrives: `RoundWatchingClient` tells the listener in `round_listener` (a
-context variable, set by whoever runs the call) about every `InputRequiredResult` of the request running
-in this task, and again when the round's answers go back to the server. It overrides the SDK's private
-`Client._drive_input_required` (2.3.0), the one place every round of tools/call, prompts/get and
-resources/read passes (sdk_workarounds.py, item 4).
+write down each round as it arrives: `watching` tells the listener in `round_listener` (a context
+variable, set by whoever runs the call) about every `InputRequiredResult` of the request running in this
+task, and again when the round's answers go back to the server. The rounds reach it through the seam's
+`RoundObservingClient` (`upstream/sdk/client.py`; sdk_workarounds.py, item 4).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from mcp import Client
 from mcp.types import CreateMessageResult, ElicitResult, InputRequiredResult, InputResponse, ListRootsResult
 
 from .results import to_wire
+from .sdk import round_observer
 
 # (the request as {"method", "params"}, the round as {"inputRequests", "requestState"}; None once it was answered)
 RoundListener = Callable[[dict[str, Any], dict[str, Any] | None], None]
 round_listener: ContextVar[RoundListener | None] = ContextVar("round_listener", default=None)
-_watch: ContextVar[Callable[[InputRequiredResult | None], None] | None] = ContextVar("round_watch", default=None)
 
 RESPONSE_TYPES: dict[str, type[ElicitResult] | type[CreateMessageResult] | type[ListRootsResult]] = {
     "elicitation/create": ElicitResult,
@@ -48,11 +46,11 @@ def watching(request: dict[str, Any]) -> Iterator[None]:
         wire = to_wire(result)
         listener(request, {"inputRequests": wire.get("inputRequests") or {}, "requestState": result.request_state})
 
-    token = _watch.set(seen)
+    token = round_observer.set(seen)
     try:
         yield
     finally:
-        _watch.reset(token)
+        round_observer.reset(token)
 
 
 def input_responses(requests: dict[str, Any], answers: dict[str, dict[str, Any]]) -> dict[str, InputResponse]:
@@ -65,26 +63,3 @@ def input_responses(requests: dict[str, Any], answers: dict[str, dict[str, Any]]
         if model is not None:
             typed[key] = model.model_validate(answer)
     return typed
-
-
-class RoundWatchingClient(Client):
-    """`Client` that reports each input round of a watched request (see the module docstring)."""
-
-    async def _drive_input_required(
-        self,
-        first: Any,
-        retry: Callable[[Any, str | None], Awaitable[Any]],
-    ) -> Any:
-        seen = _watch.get()
-        if seen is None or not isinstance(first, InputRequiredResult):
-            return await super()._drive_input_required(first, retry)
-        seen(first)
-
-        async def watched_retry(responses: Any, state: str | None) -> Any:
-            seen(None)  # answered: the round is no longer waiting for anyone
-            result = await retry(responses, state)
-            if isinstance(result, InputRequiredResult):
-                seen(result)
-            return result
-
-        return await super()._drive_input_required(first, watched_retry)

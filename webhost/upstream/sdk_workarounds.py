@@ -1,34 +1,57 @@
-"""Where webhost works around the `mcp` SDK (2.3.0) on the client side, each named with the behaviour it avoids.
+"""Every place webhost works around the `mcp` SDK (2.3) on the client side, each named with the behaviour it avoids.
+
+Those that name a private SDK member do it in the seam, `upstream/sdk/` (and only there: a test and an
+import-linter contract say so); docs/architecture.md says which upstream change would let each one go.
+This module holds the transport wrappers of items 2 and 5 and the output-schema tolerance of item 6.
 
 1. The SDK's stdio client reads lines in quadratic time (a 10 MB result took 4–11 s) and leaks
-   grandchildren on a clean exit: `stdio.py` is our own POSIX transport, used instead on POSIX.
+   grandchildren on a clean exit: `stdio.py` is our own POSIX transport, used instead on POSIX. At
+   shutdown it closes the loop's subprocess transport, which nothing public reaches
+   (`sdk.close_subprocess_transport`: anyio's `Process._process._transport`).
 2. `Client` has no public "the transport has closed" signal (the dispatcher keeps a private
    `_closed`). `watched_transport` wraps any transport's read stream and sets an event when the
    dispatcher's receive loop leaves it, which it does exactly when the connection is over (end of
    stream, a broken transport, or our own close), and its write stream, for a transport that can no
-   longer send while its read stream stays open. No polling, no private fields.
+   longer send while its read stream stays open. No polling, no private fields. The streams' type
+   (`TransportStreams`) is only exported from the private `mcp.client._transport`: `sdk` re-exports it.
 3. The SDK drops a line that is not a valid JSON-RPC message, so a server→client request whose
    `params` are not an object (`"params": "garbage"`) was never answered and the server waited
    forever. Our stdio transport answers such a request itself (INVALID_PARAMS, `stdio.py:
    _unreadable_request`). A request that is valid JSON-RPC but whose params fail the method's
    schema is answered by the SDK (INVALID_PARAMS). The SDK's HTTP transports still drop them.
 4. The SDK's MRTR driver keeps each round's `requestState` to itself, so a round could not be written
-   down for another replica to resume. `rounds.RoundWatchingClient` overrides the private
-   `Client._drive_input_required` to report every round of a watched request (and its answering).
+   down for another replica to resume. `sdk.RoundObservingClient` overrides the private
+   `Client._drive_input_required` to report every round of a watched request (and its answering) to
+   `rounds.watching`.
 5. A listing with one malformed item (a tool whose `inputSchema` is a string, a resource without a
    `uri`) fails whole in the SDK (`ValidationError` for the result), so one bad tool hid every other.
    The transport wrappers below keep the raw result of a list request made under `capture_raw`
    (the request's id is taken from the write, in the caller's task, so concurrent requests never mix),
    and `upstream/lenient.py` validates that raw listing item by item. The valid tools are handed to
-   the session's private `_absorb_tool_listing`, so their output schemas are known as after a normal
-   listing.
+   the session's private `_absorb_tool_listing` (`sdk.absorb_tool_listing`), so their output schemas
+   are known as after a normal listing.
 6. A result whose `structuredContent` breaks the tool's `outputSchema` makes the SDK raise
    `RuntimeError` and drop the result. `tolerate_output_schema` replaces the session's
    `validate_tool_result` so the SDK's own message is collected in `output_schema_errors` (a context
    variable of the calling task) and the result is kept, shown with the error beside it.
-7. The SDK does not say which capabilities the client advertised; `client_capabilities` asks the
-   session's private `_build_capabilities` for the negotiated version (None if it is gone), so the
+7. The SDK does not say which capabilities the client advertised; `sdk.advertised_capabilities` asks
+   the session's private `_build_capabilities` for the negotiated version (None if it is gone), so the
    server view can show webhost's side beside the server's.
+8. The SDK's OAuth provider stores only tokens and client information, and a refresh is invisible to
+   its caller. `oauth.PersonOAuth` also restores the expiry, the discovered metadata and a
+   pre-registered client when it loads, counts refreshes and, when a refresh is refused because another
+   replica rotated the token, takes the stored one: through `sdk.ProviderHooks`, which routes the
+   private `_initialize`, `_refresh_token` and `_handle_refresh_response` (and reads `_initialized`).
+9. The SDK's flow holds its lock for the whole request (every call waits on every other) and the
+   transport swallows what the flow raised. `oauth.PersonOAuth` sends a request with a valid token
+   without the lock, and keeps the flow's failure for the connection (so do the client-credentials
+   providers, `oauth._Tracked`): `sdk.ProviderHooks` routes the private `_auth_flow` and
+   `_add_auth_header`.
+10. The SDK makes one lock per provider; webhost needs one per (person, server) for the host, so a
+    rotating refresh token is spent once: `sdk.share_lock` replaces the provider's `context.lock`.
+11. The SDK computes and checks token expiry on the wall clock, to the second: `sdk.keep_time` has the
+    provider's context use webhost's expiry (a little early, `oauth.expiry_after`) on an injected clock
+    (`OAuthDeps.clock`), so tests move time instead of waiting for a token to end.
 
 Server-side workarounds (for the demo and test servers, not webhost itself) live in
 `webhost/demo/sdk_fixes.py`.
@@ -43,16 +66,17 @@ from types import TracebackType
 from typing import Any
 
 import anyio
-from mcp.client._transport import TransportStreams
 from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, JSONRPCRequest, JSONRPCResponse
+
+from .sdk import TransportStreams
 
 LIST_METHODS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 
 
 class RawResult:
-    """The raw result of the one list request sent while this is `capture_raw` (4.)."""
+    """The raw result of the one list request sent while this is `capture_raw` (5.)."""
 
     def __init__(self) -> None:
         self.raw: dict[str, Any] | None = None
@@ -65,12 +89,12 @@ class RawResult:
 
 
 capture_raw: ContextVar[RawResult | None] = ContextVar("capture_raw", default=None)
-# The SDK's messages for results that broke their tool's output schema, in this task (5.).
+# The SDK's messages for results that broke their tool's output schema, in this task (6.).
 output_schema_errors: ContextVar[list[str] | None] = ContextVar("output_schema_errors", default=None)
 
 
 def tolerate_output_schema(session: ClientSession) -> None:
-    """Keep a result whose structured content fails the output schema; collect the SDK's message (5.)."""
+    """Keep a result whose structured content fails the output schema; collect the SDK's message (6.)."""
     validate = session.validate_tool_result
 
     async def collecting(name: str, result: CallToolResult) -> None:
@@ -85,19 +109,6 @@ def tolerate_output_schema(session: ClientSession) -> None:
     session.validate_tool_result = collecting  # type: ignore[method-assign]
 
 
-def client_capabilities(session: ClientSession, version: str | None) -> dict[str, Any] | None:
-    """What this client advertised for `version` (6.), as wire JSON."""
-    build = getattr(session, "_build_capabilities", None)
-    if build is None or version is None:
-        return None
-    try:
-        capabilities = build(version)
-    except Exception:  # a private method that changed shape: show nothing rather than fail the connection
-        return None
-    dumped: dict[str, Any] = capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
-    return dumped
-
-
 def _take_raw(item: Any, registry: dict[Any, RawResult]) -> None:
     if registry and isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCResponse):
         holder = registry.pop(item.message.id, None)
@@ -106,7 +117,7 @@ def _take_raw(item: Any, registry: dict[Any, RawResult]) -> None:
 
 
 class _CapturingWriteStream:
-    """Forwards every write; a list request sent under `capture_raw` is noted so its answer is kept (4.). A write
+    """Forwards every write; a list request sent under `capture_raw` is noted so its answer is kept (5.). A write
     the transport can no longer take sets `closed` (2.): the SDK's Streamable HTTP client can lose its sending
     task (a POST to a server that went away) while its read stream stays open, and every request then fails
     with "Connection closed" on a connection that still looked connected."""
@@ -201,7 +212,7 @@ async def watched_transport(
     transport: AbstractAsyncContextManager[TransportStreams], closed: anyio.Event
 ) -> AsyncIterator[Any]:
     """The same transport, with `closed` set when the connection's receive loop ends (2.) and the raw
-    results of list requests kept when asked (4.)."""
+    results of list requests kept when asked (5.)."""
     registry: dict[Any, RawResult] = {}
     async with transport as (read_stream, write_stream):
         try:

@@ -1,0 +1,269 @@
+"""The requests the rest of webhost makes of one server: typed, timed, audited, each returning MCP wire dicts.
+
+Every request runs over the link's connected SDK client (`link.py`) in the caller's task, with an
+activity entry out and one back, the SDK's errors mapped to domain errors (`results.py`), and a
+timeout that counts only machine time (`clock.py`: a person answering an input request is off the
+clock). Any task may call these: a tab's page action, the takeover of a stopped replica's call, or a
+caller on no tab at all.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from mcp import Client
+from mcp.types import PromptReference, ResourceTemplateReference
+from pydantic import BaseModel, ValidationError
+
+from webhost.errors import UpstreamTimeout
+
+from .lenient import lenient_listing
+from .link import Link
+from .results import map_exception, to_wire
+from .rounds import input_responses, watching
+from .sdk_workarounds import output_schema_errors
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+T = TypeVar("T")
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a paginated listing, as wire dicts."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+class ServerClient:
+    """The typed requests of one server, over its link."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+
+    async def list_tools(self, cursor: str | None = None) -> Page:
+        return await self._list("tools/list", cursor, lambda c: c.list_tools(cursor=cursor, cache_mode="refresh"))
+
+    async def list_resources(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
+        return await self._list(
+            "resources/list", cursor, lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"), timeout=timeout
+        )
+
+    async def list_resource_templates(self, cursor: str | None = None) -> Page:
+        return await self._list(
+            "resources/templates/list",
+            cursor,
+            lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh"),
+        )
+
+    async def list_prompts(self, cursor: str | None = None) -> Page:
+        return await self._list("prompts/list", cursor, lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh"))
+
+    async def _list(
+        self,
+        method: str,
+        cursor: str | None,
+        listing: Callable[[Client], Awaitable[Any]],
+        *,
+        timeout: float | None = None,
+    ) -> Page:
+        """One page; a malformed item is an error stub in it, not a failed list (upstream/lenient.py)."""
+        items, next_cursor = await self._request(
+            method, method, lambda c: lenient_listing(c, method, cursor, lambda: listing(c)), timeout=timeout
+        )
+        return Page(items, next_cursor)
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        on_progress: ProgressFn | None = None,
+        meta: dict[str, Any] | None = None,
+        summary: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        schema_errors: list[str] = []
+        token = output_schema_errors.set(schema_errors)
+        try:
+            with watching({"method": "tools/call", "params": {"name": name, "arguments": arguments}}):
+                result: dict[str, Any] = await self._request(
+                    "tools/call",
+                    summary or name,
+                    lambda c: _wire(
+                        c.call_tool(
+                            name,
+                            arguments,
+                            progress_callback=on_progress,  # type: ignore[arg-type]
+                            meta=meta,  # type: ignore[arg-type]
+                        )
+                    ),
+                    data={"arguments": arguments, **(data or {})},
+                )
+        finally:
+            output_schema_errors.reset(token)
+        if schema_errors:
+            # Kept and shown, with the SDK's message beside it (sdk_workarounds.py, 6.).
+            result = {**result, "webhost": {"outputSchemaError": schema_errors[-1]}}
+        return result
+
+    async def read_resource(self, uri: str, *, summary: str | None = None) -> dict[str, Any]:
+        with watching({"method": "resources/read", "params": {"uri": uri}}):
+            result = await self._request(
+                "resources/read", summary or uri, lambda c: _wire(c.read_resource(uri, cache_mode="bypass"))
+            )
+        return result
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        with watching({"method": "prompts/get", "params": {"name": name, "arguments": arguments}}):
+            result = await self._request(
+                "prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)), data={"arguments": arguments}
+            )
+        return result
+
+    async def resume(
+        self, request: dict[str, Any], round_: dict[str, Any], answers: dict[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Retry a request another replica left waiting on an input round: `answers` (wire dicts, by key) to
+        the round's `inputRequests`, its `requestState` echoed as stored. Later rounds go through the callbacks."""
+        method = str(request.get("method"))
+        params = request.get("params") or {}
+        requests = round_.get("inputRequests") or {}
+        state = round_.get("requestState")
+        responses = input_responses(requests if isinstance(requests, dict) else {}, answers)
+        state = state if isinstance(state, str) else None
+        name = str(params.get("name") or params.get("uri") or "")
+        arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+
+        def send(c: Client) -> Awaitable[BaseModel]:
+            if method == "tools/call":
+                return c.call_tool(name, arguments, input_responses=responses, request_state=state)
+            if method == "prompts/get":
+                return c.get_prompt(name, arguments, input_responses=responses, request_state=state)
+            if method == "resources/read":
+                return c.read_resource(name, input_responses=responses, request_state=state)
+            raise ValueError(f"{method} has no input rounds")
+
+        with watching({"method": method, "params": params}):
+            result = await self._request(
+                method, f"{name} (resumed)", lambda c: _wire(send(c)), data={"resumed": True, "arguments": arguments}
+            )
+        return result
+
+    async def complete(
+        self, ref: dict[str, Any], argument: dict[str, str], context_arguments: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        """`completion/complete` for a prompt (`{"type": "ref/prompt", "name"}`) or a template (`ref/resource`)."""
+        try:
+            reference: PromptReference | ResourceTemplateReference = (
+                PromptReference.model_validate(ref)
+                if ref.get("type") == "ref/prompt"
+                else ResourceTemplateReference.model_validate(ref)
+            )
+        except ValidationError as exc:
+            raise map_exception(exc, self.link.name, "completion/complete") or exc from None
+        result = await self._request(
+            "completion/complete",
+            str(ref.get("name") or ref.get("uri")),
+            lambda c: _wire(c.complete(reference, argument, context_arguments)),
+        )
+        return result
+
+    async def subscribe(self, uri: str) -> None:
+        """Updates of one resource: `resources/subscribe` before 2026-07-28, the listen stream's filter since."""
+        if self.link.era == "modern":
+            self.link.connected_client()  # raises NotConnected, as a request would
+            self.link.listen.add(uri)
+            self.link.log(
+                direction="local",
+                kind="notification",
+                method="subscriptions/listen",
+                summary=f"listening for updates of {uri}",
+            )
+            return
+        await self._request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
+
+    async def unsubscribe(self, uri: str) -> None:
+        if self.link.era == "modern":
+            self.link.listen.discard(uri)
+            return
+        await self._request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
+
+    async def set_log_level(self, level: str) -> None:
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}")
+        await self._request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
+
+    async def ping(self) -> float:
+        """Round-trip time in milliseconds."""
+        started = time.monotonic()
+        await self._request("ping", "ping", lambda c: c.send_ping())
+        return (time.monotonic() - started) * 1000
+
+    # -- the one place a request runs ---------------------------------------------------------
+
+    async def _request(
+        self,
+        method: str,
+        summary: str,
+        call: Callable[[Client], Awaitable[T]],
+        *,
+        timeout: float | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> T:
+        """Run one upstream request with activity entries, error mapping and a human-aware timeout."""
+        link = self.link
+        client = link.connected_client()
+        limit = link.settings.call_timeout if timeout is None else timeout
+        link.log(direction="out", kind="request", method=method, summary=summary, data=data)
+        started = time.monotonic()
+        try:
+            # One cancel scope whose deadline pauses while a person is asked (HumanClock): no task, no polling.
+            with link.human_clock.deadline(limit) as scope:
+                result = await call(client)
+            if scope.cancelled_caught:
+                raise UpstreamTimeout(
+                    f"{link.name}: {method} timed out after {limit:g} s",
+                    {"server": link.name, "timeoutSeconds": limit},
+                )
+        except BaseException as exc:
+            elapsed = (time.monotonic() - started) * 1000
+            mapped = map_exception(exc, link.name, method)
+            if mapped is None:
+                link.log(direction="local", kind="error", method=method, summary="cancelled", duration_ms=elapsed)
+                raise
+            link.log(
+                direction="in",
+                kind="error",
+                method=method,
+                summary=mapped.message,
+                duration_ms=elapsed,
+                data=mapped.data,
+            )
+            raise mapped from exc
+        elapsed = (time.monotonic() - started) * 1000
+        link.log(
+            direction="in",
+            kind="response",
+            method=method,
+            summary=summary,
+            duration_ms=elapsed,
+            data=result if isinstance(result, dict) else _loggable(result),
+        )
+        return result
+
+
+async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:
+    """The awaited SDK result as a wire dict, dumped once (the activity entry and the caller share it)."""
+    return to_wire(await pending)
+
+
+def _loggable(result: object) -> object:
+    """What the activity log shows of a response (the session clips large ones to a preview)."""
+    if isinstance(result, BaseModel):
+        return to_wire(result)
+    return None

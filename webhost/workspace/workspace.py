@@ -1,0 +1,327 @@
+"""One person's servers: a connection per configured server, shared by all of that person's tabs.
+
+The workspace is where a person's servers talk back (`ConnectionEvents`). What concerns the
+person as a whole (server status, list changes, logs, activity) reaches every one of their tabs;
+a server's request for input reaches the tab whose call caused it (`routes.py`), and when no single
+tab can be named, every tab of that person, where the first answer wins. Two people never share a
+workspace. It composes the owners of the person's state: the input routes, the `${input:ID}` values
+(`values.py`), the sign-in to remote servers (`sign_in.py`), the catalogue and the app prefetch.
+
+It opens when the person's first tab does, and closes `webhost.timeouts.idle` seconds after their
+last tab closed (so a reload keeps the servers and their state); then every process is reaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from webhost.apps.prefetch import AppPrefetch
+from webhost.calls import CallHook, current_tab
+from webhost.catalogue import Catalogue
+from webhost.elicitation.requests import InputRequests
+from webhost.people import Person
+from webhost.redact import Redactor
+from webhost.resume import Takeover
+from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
+from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
+
+from .activity import ActivityEntries, short
+from .chat import person_chat
+from .deps import HostDeps, Tab
+from .routes import InputRoutes
+from .sign_in import ServerSignIn
+from .values import InputValues, expand_for
+
+
+class Workspace:
+    """Implements ConnectionEvents for one person's connections."""
+
+    def __init__(
+        self, deps: HostDeps, person: Person, task_group: anyio.abc.TaskGroup, *, origin: str | None = None
+    ) -> None:
+        options = deps.config.options
+        self.person = person
+        self.deps = deps
+        self.options = options
+        self.catalogue = Catalogue()
+        self.app_prefetch = AppPrefetch()  # app resources read ahead of apps/open (webhost/apps/prefetch.py)
+        self.tabs: dict[str, Tab] = {}
+        self._leave_app_of: dict[str, Callable[[str, str], None]] = {}
+        self.routes = InputRoutes(self.tabs, options, activity=self.activity, leave_app=self._leave_app)
+        self.inputs = self.routes.broker
+        settings = ConnectionSettings(
+            connect_timeout=options.connect_timeout,
+            call_timeout=options.call_timeout,
+            max_input_rounds=options.max_input_rounds,
+        )
+        self.origin = origin or "http://127.0.0.1:8700"  # the page's origin of the first tab
+        oauth = (
+            OAuthBinding(deps.oauth, person.id, lambda: (self.deps.public_origin or self.origin) + CALLBACK_PATH)
+            if deps.oauth is not None
+            else None
+        )
+        self.connections: Mapping[str, Connection] = {
+            name: Connection(
+                expand_for(cfg, person), self, settings, transport_factory=deps.transport_factory, oauth=oauth
+            )
+            for name, cfg in deps.config.servers.items()
+        }
+        self._activity = ActivityEntries()
+        self._task_group = task_group
+        self._status_seen = anyio.Event()  # set (and replaced) on every status change of a connection
+        self.takeover = (
+            Takeover(
+                person_id=person.id,
+                journal=deps.journal,
+                connections=self.connections,
+                requests=self.routes.any_tab,
+                notify_all=self._tell_all,
+                activity=self.activity,
+                has_tabs=lambda: bool(self.tabs),
+                connected=self._status_change,
+                task_group=task_group,
+            )
+            if deps.journal is not None
+            else None
+        )
+        self._idle: anyio.CancelScope | None = None
+        self.closed = False
+        self.values = InputValues(deps.config, deps.vault, person)
+        self.sign_ins = ServerSignIn(
+            connect_timeout=options.connect_timeout, reconnect=self.reconnect, restart=self._start, forget=self._forget
+        )
+        self.chat = person_chat(
+            deps,
+            person,
+            connections=self.connections,
+            catalogue=self.catalogue,
+            routes=self.routes,
+            values=self.values,
+            tell_all=self._tell_all,
+            task_group=task_group,
+        )
+        for connection in self.connections.values():
+            if not deps.config.servers[connection.name].input_ids:
+                connection.start(task_group)
+        task_group.start_soon(self._load_inputs)
+
+    # -- tabs -----------------------------------------------------------------------------------
+
+    def attach(self, tab: Tab, leave_app: Callable[[str, str], None]) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        self.tabs[tab.id] = tab
+        self._leave_app_of[tab.id] = leave_app
+        for view in self.pending_for(tab.id):  # asked of every tab before this one opened: it may answer too
+            tab.notify("elicitation/request", view)
+        for view in self.chat.approvals.pending():  # the chat's decisions wait for any tab of the person
+            tab.notify("approval/request", view)
+        if self.takeover is not None:
+            self.takeover.tab_attached()  # calls a stopped replica left behind: resumed or reported here
+
+    @property
+    def call_hook(self) -> CallHook | None:
+        """What each tab's calls tell the replica's journal (None: not journalled)."""
+        return self.deps.journal.hook(self.person.id) if self.deps.journal is not None else None
+
+    def detach(self, tab: Tab, on_idle: Callable[[Workspace], None]) -> None:
+        """A tab closed: what it was asked is released; with no tab left, the idle countdown starts."""
+        self.tabs.pop(tab.id, None)
+        self._leave_app_of.pop(tab.id, None)
+        self.routes.release_tab(tab.id)
+        if not self.tabs:
+            self._task_group.start_soon(self._close_when_idle, on_idle)
+
+    async def _close_when_idle(self, on_idle: Callable[[Workspace], None]) -> None:
+        with anyio.CancelScope() as scope:
+            self._idle = scope
+            await anyio.sleep(self.options.idle_timeout)
+            if not self.tabs:
+                self._idle = None
+                on_idle(self)
+                await self.close()
+
+    async def close(self) -> None:
+        """Release every input request and stop every server process."""
+        self.closed = True
+        self.inputs.release(outcome="released")
+        with anyio.CancelScope(shield=True):
+            await self.chat.close()
+            async with anyio.create_task_group() as tg:
+                for connection in self.connections.values():
+                    tg.start_soon(connection.stop)
+
+    def route_to(self, tab_id: str | None) -> Callable[[str], None]:
+        return self.routes.route_to(tab_id)
+
+    def routed_to(self, request_id: str) -> str | None:
+        return self.routes.routed_to(request_id)
+
+    def asked(self, request_id: str, tab_id: str) -> bool:
+        return self.routes.asked(request_id, tab_id)
+
+    def pending_for(self, tab_id: str) -> list[dict[str, Any]]:
+        """The open input requests a tab should show: its own and those asked of every tab."""
+        return self.routes.pending_for(tab_id)
+
+    def _leave_app(self, frame_id: str, reason: str) -> None:
+        for leave in list(self._leave_app_of.values()):
+            leave(frame_id, reason)
+
+    def _tell_all(self, method: str, params: dict[str, Any]) -> None:
+        for tab in list(self.tabs.values()):
+            tab.notify(method, params)
+
+    def tell_tabs(self, method: str, params: dict[str, Any]) -> None:
+        """Something of the person's own (their history) for every one of their tabs."""
+        self._tell_all(method, params)
+
+    # -- values the person provides (${input:ID}) -------------------------------------------------
+
+    @property
+    def input_redactor(self) -> Redactor:
+        return self.values.redactor
+
+    async def _load_inputs(self) -> None:
+        await self.values.load()
+        for connection in self.connections.values():
+            if connection.status == "disconnected" and self.deps.config.servers[connection.name].input_ids:
+                self._start(connection)
+
+    def missing_inputs(self, server: str) -> list[str]:
+        return self.values.missing(server)
+
+    def _start(self, connection: Connection) -> None:
+        """Connect with the person's values filled in, or wait (`needs-input`) for the ones not given yet."""
+        if self.closed:
+            return
+        base = self.deps.config.servers[connection.name]
+        if base.input_ids:
+            if not self.values.loaded.is_set():
+                return  # `_load_inputs` starts it
+            missing = self.values.missing(connection.name)
+            if missing:
+                specs = [self.deps.config.input_spec(i) for i in missing]
+                connection.wait_for_inputs([spec.public() for spec in specs if spec is not None])
+                return
+            connection.config = expand_for(base, self.person, self.values.values)
+        connection.start(self._task_group)
+
+    async def set_inputs(self, values: Mapping[str, str]) -> list[Connection]:
+        """Store the person's values and connect every server that was waiting only for values now given."""
+        await self.values.store(values)
+        started: list[Connection] = []
+        for connection in self.connections.values():
+            if connection.status == "needs-input":
+                self._start(connection)
+                if connection.status != "needs-input":
+                    started.append(connection)
+        return started
+
+    async def forget_inputs(self, input_ids: list[str]) -> None:
+        """Drop the person's values; a server using one keeps its connection and waits again after a reconnect."""
+        await self.values.forget(input_ids)
+
+    def stored_inputs(self) -> set[str]:
+        return set(self.values.values)
+
+    # -- servers --------------------------------------------------------------------------------
+
+    async def reconnect(self, connection: Connection) -> None:
+        await connection.stop()
+        self._forget(connection)
+        if self.deps.config.servers[connection.name].input_ids and self.values.loaded.is_set():
+            await self.values.read()
+        self._start(connection)
+
+    async def disconnect(self, connection: Connection) -> None:
+        self._forget(connection)
+        await connection.stop()
+
+    async def sign_in(self, connection: Connection) -> str | None:
+        """The authorization URL for the person to open (None: already signed in and connected)."""
+        return await self.sign_ins.sign_in(connection)
+
+    async def sign_out_of(self, connection: Connection) -> str | None:
+        """Forget the person's tokens for this server (revoked where supported); it then asks for sign-in again."""
+        return await self.sign_ins.sign_out(connection)
+
+    def _forget(self, connection: Connection) -> None:
+        self.inputs.release(lambda p: p.server == connection.name)
+        self.catalogue.forget(connection.name)
+        self.app_prefetch.invalidate(connection.name)
+
+    # -- ConnectionEvents ---------------------------------------------------------------------
+
+    def status_changed(self, connection: Connection) -> None:
+        self._status_seen.set()
+        self._status_seen = anyio.Event()
+        if connection.status != "connected":
+            self.inputs.release(lambda p: p.server == connection.name)
+            self.app_prefetch.invalidate(connection.name)
+        if connection.status == "connecting":
+            self.catalogue.forget(connection.name)  # connecting again by itself (upstream/link.py): lists anew
+        self._tell_all("servers/status", {"server": connection.state()})
+
+    def activity(self, server: str, **entry: Any) -> None:
+        record = self._activity.record(server, entry)
+        # What a tab's own request caused goes to that tab; the servers' own news to every tab of the person.
+        tab = self.tabs.get(current_tab.get() or "")
+        if tab is not None:
+            tab.notify("activity", {"entry": record})
+        else:
+            self._tell_all("activity", {"entry": record})
+
+    async def server_notification(self, connection: Connection, method: str, params: dict[str, Any]) -> None:
+        name = connection.name
+        summary = method
+        if method == "notifications/message":
+            self._tell_all("server/log", {"server": name, **params})
+            summary = f"[{params.get('level')}] {short(params.get('data'))}"
+        elif method.endswith("/list_changed"):
+            kind = method.split("/")[1]
+            self.catalogue.changed(name, kind)
+            if kind == "resources":
+                self.app_prefetch.invalidate(name)
+            self._tell_all("list/changed", {"server": name, "list": kind})
+        elif method == "notifications/resources/updated":
+            self.app_prefetch.invalidate(name, str(params.get("uri")))
+            self._tell_all("resources/updated", {"server": name, "uri": params.get("uri")})
+        elif method == "notifications/elicitation/complete":
+            elicitation_id = str(params.get("elicitationId"))
+            for tab in list(self.tabs.values()):
+                if tab.requests.url_step_completed(name, elicitation_id):
+                    break
+        if method != "notifications/progress":  # progress is shown on the call itself
+            self.activity(name, direction="in", kind="notification", method=method, summary=summary, data=params)
+
+    async def _status_change(self, connection: Connection) -> None:
+        await self._status_seen.wait()
+
+    async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
+        requests = self.routes.requests_for(connection.name)
+        with self._legacy_question(connection, requests):
+            return await requests.elicit(connection, mode, params)
+
+    async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
+        requests = self.routes.requests_for(connection.name)
+        with self._legacy_question(connection, requests):
+            return await requests.sample(connection, params)
+
+    def _legacy_question(self, connection: Connection, requests: InputRequests) -> AbstractContextManager[None]:
+        """A legacy server's question lives in this replica's session with the server: the journal notes it
+        on the call, so that another replica can say it was lost if this one stops."""
+        journal = self.deps.journal
+        if journal is None or connection.era != "legacy" or requests.calls is None:
+            return nullcontext()
+        origin = requests.calls.origin_for(connection.name) or {}
+        return journal.question(self.person.id, requests.calls.tab, origin.get("callId"))
+
+    async def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
+        return self.routes.any_tab.list_roots(connection)
