@@ -30,8 +30,11 @@ def _for_page(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The server's tools: listed anew (the catalogue updated), or with `refresh: false` as the catalogue holds them."""
     connection = session.connection(params)
-    return {"tools": [_for_page(tool) for tool in await session.catalogue.listing(connection, "tools")]}
+    refresh = _params.optional_bool(params, "refresh", default=True)
+    tools = await session.catalogue.listing(connection, "tools", refresh=refresh)
+    return {"tools": [_for_page(tool) for tool in tools]}
 
 
 async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
