@@ -10,7 +10,7 @@ import { createAppIframe, decorateAppIframe, warmEligible } from "./frame.js";
 import { buildHostContext, contextDiff, themeContext } from "./host-context.js";
 import { MAX_IN_FLIGHT, MAX_MESSAGES_PER_SECOND, RateWindow, Reporter } from "./limits.js";
 import { onThemeChange } from "../theme.js";
-import { ERRORS } from "../constants.js";
+import { APP_RELAYED_METHODS, ERRORS } from "../constants.js";
 
 /** The MCP Apps protocol version webhost speaks (answered whatever the App sent). */
 export const PROTOCOL_VERSION = "2026-01-26";
@@ -19,9 +19,8 @@ const PROXY_READY = new Set(["ui/notifications/sandbox-proxy-ready", "ui/sandbox
 const SIZE_CHANGED = new Set(["ui/notifications/size-changed", "ui/size-change", "ui/notifications/size-change"]);
 const CSP_VIOLATION = "ui/notifications/sandbox-csp-violation";
 const DROPPED = "ui/notifications/sandbox-dropped";
-/** App requests answered by the backend (docs/api.md `apps/request`). */
-const RELAYED = new Set(["tools/call", "resources/read", "resources/list", "resources/templates/list",
-  "prompts/list", "ui/open-link", "ui/message", "ui/update-model-context", "ui/download-file"]);
+/** App requests answered by the backend (docs/api.md `apps/request`; the list is apps/policy.py's). */
+const RELAYED = new Set(APP_RELAYED_METHODS);
 /** App notifications that need nothing from the host. */
 const IGNORED_NOTIFICATIONS = new Set(["notifications/tools/list_changed",
   "notifications/progress", "notifications/roots/list_changed"]);
