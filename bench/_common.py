@@ -14,10 +14,7 @@ import json
 import math
 import os
 import platform
-import secrets
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,9 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
+
+from webhost.testing.host import Webhost as Webhost  # re-exported: the scripts type their hosts with it
+from webhost.testing.host import start_webhost
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
@@ -408,101 +407,35 @@ finally:
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class Webhost:
-    proc: subprocess.Popen[bytes]
-    port: int
-    token: str
-    log_path: Path
-    profile: Path | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-
 @contextlib.contextmanager
 def run_webhost(
     servers: dict[str, Any], *, profile: Path | None = None, env: dict[str, str] | None = None
 ) -> Iterator[Webhost]:
-    """`python -m webhost serve` on free ports with these servers (like tests/support/process.py, plus cProfile);
-    `env` adds to its environment."""
+    """`python -m webhost serve` on free ports with these servers (the testing kit's `start_webhost`, as
+    tests/support/process.py runs it), optionally under cProfile; `env` adds to its environment."""
     with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:
-        work = Path(tmp)
-        port, sandbox_port = _free_port(), _free_port()
-        token = "t-" + secrets.token_urlsafe(16)
-        config = work / "config.json"
-        config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
-        prefix = [PYTHON, "-c", PROFILE_LAUNCHER, str(profile.resolve())] if profile else [PYTHON, "-m", "webhost"]
-        args = [
-            *prefix,
-            "serve",
-            "--port",
-            str(port),
-            "--sandbox-port",
-            str(sandbox_port),
-            "--data-dir",
-            str(work / "data"),
-            "--log-level",
-            "warning",
-            "--config",
-            str(config),
-        ]
-        log_path = work / "webhost.log"
-        with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                args,
-                cwd=ROOT,
-                env={**os.environ, **(env or {}), "WEBHOST_TOKEN": token},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        host = Webhost(proc, port, token, log_path, profile)
-        try:
-            _wait_healthy(host)
+        launcher = (PYTHON, "-c", PROFILE_LAUNCHER, str(profile.resolve())) if profile else (PYTHON, "-m", "webhost")
+        with start_webhost(
+            {"mcpServers": servers},
+            directory=tmp,
+            args=["--log-level", "warning"],
+            env=env,
+            launcher=launcher,
+            cwd=ROOT,
+            # uvicorn re-raises the signal it caught once it has shut down: SIGTERM would then kill the
+            # process before cProfile writes its stats, while SIGINT ends as a KeyboardInterrupt that
+            # `webhost serve` turns into a normal exit.
+            stop_signal=signal.SIGINT if profile else signal.SIGTERM,
+            stop_timeout=30,
+        ) as host:
+            host.extra["profile"] = profile
             yield host
-        finally:
-            if proc.poll() is None:
-                # uvicorn re-raises the signal it caught once it has shut down: SIGTERM would then kill the
-                # process before cProfile writes its stats, while SIGINT ends as a KeyboardInterrupt that
-                # `webhost serve` turns into a normal exit.
-                proc.send_signal(signal.SIGINT if profile else signal.SIGTERM)
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(timeout=5)
 
 
 def reset_profile(host: Webhost) -> None:
     """When webhost runs under the profiler, drop what it has collected so far (call once set up)."""
-    if host.profile is not None and host.proc.poll() is None:
+    if host.extra.get("profile") is not None and host.proc.poll() is None:
         host.proc.send_signal(signal.SIGUSR1)
-
-
-def _wait_healthy(host: Webhost, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if host.proc.poll() is not None:
-            raise RuntimeError(f"webhost exited early ({host.proc.returncode}):\n{host.log_path.read_text()}")
-        try:
-            if httpx.get(f"{host.base_url}/healthz", timeout=0.5).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"webhost did not become healthy:\n{host.log_path.read_text()}")
 
 
 # ---- a lean WebSocket JSON-RPC client -------------------------------------------------------------------

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import os
 import sys
 import tempfile
@@ -192,7 +193,7 @@ async def main() -> int:
         with start_replicas(
             Path(tmp), postgres.new_database(), servers, port, webhost_options={"auth": PROXY_AUTH}, log_level="warning"
         ) as (replicas, token, _secret):
-            front = Webhost(replicas[0].proc, port, token, replicas[0].log_path)
+            front = dataclasses.replace(replicas[0], port=port, token=token)  # nginx's address
             pids = [replica.proc.pid for replica in replicas]
             for label, members in (("1 replica", replicas[:1]), ("2 replicas", replicas)):
                 pages = [r.port for r in members]

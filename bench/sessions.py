@@ -42,7 +42,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import random
 import secrets
 import signal
@@ -73,6 +72,8 @@ from _common import (
     process_cpu_seconds,
 )
 from websockets.asyncio.client import ClientConnection
+
+from webhost.testing.host import WebhostFailed, free_port, start_webhost
 
 ECHO_TEXT = "hello, webhost"
 PROBE_GAP = 0.05  # the probe sends one request every 50 ms
@@ -186,70 +187,25 @@ class Plan:
 # ---- processes: webhost, the HTTP server, /proc ------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class EarlyExit(Exception):
-    def __init__(self, code: int, log: str) -> None:
-        super().__init__(f"webhost exited early ({code}):\n{log}")
-        self.code, self.log = code, log
-
-
 @contextlib.contextmanager
 def run_webhost(
     servers: dict[str, Any], options: dict[str, Any], root: Path = ROOT, *, gc_tuning: bool = True
 ) -> Iterator[Webhost]:
-    """`webhost serve` on free ports with these servers and `webhost` options (like `_common.run_webhost`)."""
-    with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:
-        work = Path(tmp)
-        port, sandbox_port = free_port(), free_port()
-        token = "t-" + secrets.token_urlsafe(16)
-        config = work / "config.json"
-        config.write_text(json.dumps({"mcpServers": servers, "webhost": options}), encoding="utf-8")
-        args = [
-            PYTHON,
-            *(["-m", "webhost"] if gc_tuning else ["-c", UNTUNED_LAUNCHER]),
-            "serve",
-            "--port",
-            str(port),
-            "--sandbox-port",
-            str(sandbox_port),
-            "--data-dir",
-            str(work / "data"),
-            "--log-level",
-            "warning",
-            "--config",
-            str(config),
-        ]
-        log_path = work / "webhost.log"
-        with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                args, cwd=root, env={**os.environ, "WEBHOST_TOKEN": token}, stdout=log, stderr=subprocess.STDOUT
-            )
-        host = Webhost(proc, port, token, log_path)
-        try:
-            wait_healthy(host)
-            yield host
-        finally:
-            stop(proc)
-
-
-def wait_healthy(host: Webhost, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if host.proc.poll() is not None:
-            raise EarlyExit(host.proc.returncode, host.log_path.read_text(errors="replace"))
-        try:
-            if httpx.get(f"{host.base_url}/healthz", timeout=0.5).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"webhost did not become healthy:\n{host.log_path.read_text(errors='replace')}")
+    """`webhost serve` of the checkout at `root` on free ports, with these servers and `webhost` options (the
+    testing kit's `start_webhost`, as `_common.run_webhost`); `WebhostFailed` when it does not start."""
+    with (
+        tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp,
+        start_webhost(
+            {"mcpServers": servers, "webhost": options},
+            directory=tmp,
+            args=["--log-level", "warning"],
+            launcher=(PYTHON, "-m", "webhost") if gc_tuning else (PYTHON, "-c", UNTUNED_LAUNCHER),
+            cwd=root,
+            start_timeout=60,
+            stop_timeout=30,
+        ) as host,
+    ):
+        yield host
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -580,12 +536,13 @@ async def start(
             {server: server_entry(kind, url, person_env)}, options, plan.webhost_root, gc_tuning=gc_tuning
         )
         host = host_cm.__enter__()
-    except EarlyExit as exc:
-        if not person_env or (exc.code == 2 and "auth" in exc.log):
+    except WebhostFailed as exc:
+        if exc.returncode is None or not person_env or (exc.returncode == 2 and "auth" in exc.log):
             raise
         print(
-            f"*** webhost does not start with BENCH_PERSON=${{user.id}} in the stdio entry's env (exit {exc.code}: "
-            f"{last_line(exc.log)}): server processes are counted without grouping them by person ***"
+            "*** webhost does not start with BENCH_PERSON=${user.id} in the stdio entry's env "
+            f"(exit {exc.returncode}: {last_line(exc.log)}): "
+            "server processes are counted without grouping them by person ***"
         )
         choice.person_env = False
         host_cm = run_webhost({server: server_entry(kind, url, False)}, options, plan.webhost_root, gc_tuning=gc_tuning)
@@ -608,8 +565,8 @@ async def run_kind(kind: str, plan: Plan, choice: Choice, url: str | None, gc: s
                 why = await detect_proxy(host, plan)
                 if why is None:
                     return await measure(host, kind, server, plan, "proxy", gc)
-        except EarlyExit as exc:
-            if exc.code != 2:
+        except WebhostFailed as exc:
+            if exc.returncode != 2:
                 raise
             why = f'webhost exits 2 on "auth": {last_line(exc.log)}'
         if plan.mode == "proxy":

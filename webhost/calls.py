@@ -1,7 +1,7 @@
 """The page actions running in one session (tools/call, resources/read, prompts/get): the one owner of calls.
 
 Each call has an id chosen by the page, an origin (what it is: method, name, server), a cancel
-scope, and, for the legacy -32042 flow, the URL steps it is waiting on. Input requests a server
+scope, and, for the legacy URL_ELICITATION_REQUIRED flow, the URL steps it is waiting on. Input requests a server
 sends while a call runs are attributed to it: exactly, through a context variable, when the
 request arrives in the call's own task (2026-07-28 input rounds); by elimination when it arrives
 on the SDK's receive task (legacy server→client requests), which is exact only when one call is
@@ -96,7 +96,7 @@ class CallRegistry:
             if c.origin.get("server") == server and c.origin.get("method") == "tools/call"
         }
 
-    # -- legacy -32042: URL steps a call waits on, completed by notifications/elicitation/complete --
+    # -- legacy URL_ELICITATION_REQUIRED: URL steps a call waits on, completed by notifications/elicitation/complete --
 
     @contextmanager
     def url_step(self, server: str, elicitation_id: str, request_id: str) -> Iterator[None]:

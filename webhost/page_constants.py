@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from webhost import errors
-from webhost.apps import instances, permissions, proxy_token
+from webhost.apps import instances, permissions, policy, proxy_token
 from webhost.apps.instances import APP_RESOURCE_ERROR
 from webhost.config import WebhostOptions
 from webhost.directory import ENDED_CLOSE_CODE
@@ -56,6 +56,8 @@ def page_constants() -> dict[str, Any]:
         "SANDBOX_TOKENS": _sandbox_tokens(),
         "DEFAULT_SANDBOX": proxy_token.DEFAULT_INNER_SANDBOX,
         "APP_MAX_IN_FLIGHT": instances.MAX_IN_FLIGHT,
+        # The App requests the page relays to the backend (`apps/request`), which judges and answers each.
+        "APP_RELAYED_METHODS": list(policy.HANDLERS),
         "SESSION_ENDED_CLOSE_CODE": ENDED_CLOSE_CODE,
         "DEFAULT_LIMITS": {
             "humanTimeoutSeconds": defaults.human_timeout,

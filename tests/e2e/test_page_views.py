@@ -330,6 +330,33 @@ def test_switching_tools_keeps_the_app_running(demo_page: Page) -> None:
     no_console_errors(page)
 
 
+def test_what_arrives_in_a_parked_view_stays_out_of_the_contract_selectors(demo_page: Page) -> None:
+    page = demo_page
+    open_tool(page, "count_slowly")
+    page.locator('[name="steps"]').fill("2")
+    page.locator('[name="delay"]').fill("2")
+    page.locator('[data-testid="call-tool"]').click()
+    expect(page.locator('[data-testid="tool-result"]')).to_have_attribute("data-status", "pending")
+    open_tool(page, "show_dashboard")
+    page.locator('[data-testid="call-tool"]').click()
+    open_tool(page, "divide")  # both views parked: the count still running, the dashboard's app on its way
+
+    parked = page.locator(".tool-view[data-parked]")
+    expect(parked.locator('[data-hidden-testid="tool-result"][data-status="ok"]')).to_have_count(2, timeout=APP_MS)
+    expect(parked.locator('iframe[data-hidden-app-frame][data-app-status="ready"]')).to_have_count(1, timeout=APP_MS)
+    contract = "[data-testid], [name], [data-app-frame], [data-server], [data-field], [data-content-type]"
+    expect(parked.locator(contract)).to_have_count(0)
+    expect(page.locator("iframe[data-app-frame]")).to_have_count(0)
+    expect(page.locator('[data-testid="tool-result"]')).to_have_count(0)
+
+    # Shown again, they are the contract's.
+    open_tool(page, "count_slowly")
+    expect(page.locator('[data-testid="tool-result"] [data-content-type="text"]')).to_contain_text("Counted to 2.")
+    open_tool(page, "show_dashboard")
+    expect(app_frame(page)).to_have_attribute("data-app-status", "ready")
+    no_console_errors(page)
+
+
 def test_rerun_tears_the_previous_app_down_before_removing_it(demo_page: Page) -> None:
     page = demo_page
     first = call_dashboard(page)

@@ -76,6 +76,24 @@ async def test_reconnect_connects_again_and_forgets_the_cached_listing(tmp_path:
         assert {t["name"] for t in after["tools"]} >= before
 
 
+async def test_tools_list_refreshes_the_catalogue_unless_told_not_to(tmp_path: Path) -> None:
+    def listed_upstream(p: dict[str, Any]) -> bool:
+        return bool(p["entry"]["method"] == "tools/list" and p["entry"]["direction"] == "in")
+
+    async with connected_tab(tmp_path, basic()) as tab:
+        listed = await tab.request("tools/list", {"server": "basic"})
+        await tab.wait_notification("activity", listed_upstream)
+        tab.notifications.clear()
+        assert await tab.request("tools/list", {"server": "basic", "refresh": False}) == listed  # the catalogue's
+        assert await tab.request("tools/list", {"server": "basic", "refresh": True}) == listed  # the server's
+        await tab.wait_notification("activity", listed_upstream)
+        # One request went to the server, the refreshing one (its activity came after anything the first sent).
+        entries = [n["params"]["entry"] for n in tab.notifications if n["method"] == "activity"]
+        assert [e["direction"] for e in entries if e["method"] == "tools/list"] == ["out"]
+        with pytest.raises(RpcError, match="params.refresh must be a boolean"):
+            await tab.request("tools/list", {"server": "basic", "refresh": "yes"})
+
+
 async def test_server_params_are_checked(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, basic()) as tab:
         for params in ({}, {"server": 3}, {"server": "nope"}):

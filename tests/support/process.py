@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,9 @@ import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from webhost.testing.host import Webhost as KitWebhost
 from webhost.testing.host import free_port as free_port  # one copy, shared with the kit
+from webhost.testing.host import start_webhost
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "servers"
@@ -46,28 +49,14 @@ def peers_installed() -> bool:
 
 
 @dataclass
-class Webhost:
-    """A running `webhost serve` subprocess."""
+class Webhost(KitWebhost):
+    """A running `webhost serve` subprocess (the kit's), tagged with the marker its server processes carry."""
 
-    proc: subprocess.Popen[bytes]
-    port: int
-    sandbox_port: int
-    token: str
-    log_path: Path
-    marker: str
-    data_dir: Path
-    extra: dict[str, Any] = field(default_factory=dict)
+    marker: str = ""
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def log(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
+    @classmethod
+    def of(cls, host: KitWebhost, marker: str) -> Webhost:
+        return cls(**{f.name: getattr(host, f.name) for f in dataclasses.fields(host)}, marker=marker)
 
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, headers={"Authorization": f"Bearer {self.token}"})
@@ -125,70 +114,28 @@ def run_webhost(
     `inputs` is the configuration's top-level "inputs" list. Replicas share a `data_dir` (database and
     secret) and a `token`."""
     marker = secrets.token_hex(8)
-    port, sandbox_port = port or free_port(), free_port()
-    token = token or "t-" + secrets.token_urlsafe(16)
-    data_dir = data_dir or tmp_path / f"data-{marker}"
-    args = [
-        PYTHON,
-        "-m",
-        "webhost",
-        "serve",
-        "--port",
-        str(port),
-        "--sandbox-port",
-        str(sandbox_port),
-        "--data-dir",
-        str(data_dir),
-        "--log-level",
-        "info",
-        *(extra_args or []),
-    ]
+    document: dict[str, Any] | None = None
     if servers is not None:
         for entry in servers.values():
             if "command" in entry:
                 entry.setdefault("env", {}).update(marked_env(marker))
-        document: dict[str, Any] = {"mcpServers": servers}
+        document = {"mcpServers": servers}
         if webhost_options:
             document["webhost"] = webhost_options
         if inputs is not None:
             document["inputs"] = inputs
-        config_path = tmp_path / f"config-{marker}.json"
-        config_path.write_text(json.dumps(document), encoding="utf-8")
-        args += ["--config", str(config_path)]
-    log_path = tmp_path / f"webhost-{marker}.log"
-    child_env = {**os.environ, "WEBHOST_TOKEN": token, **(env or {})}
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(args, cwd=ROOT, env=child_env, stdout=log, stderr=subprocess.STDOUT)
-    host = Webhost(proc, port, sandbox_port, token, log_path, marker, data_dir)
-    try:
-        _wait_healthy(host)
-        yield host
-    finally:
-        stop_webhost(host)
-
-
-def _wait_healthy(host: Webhost, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if host.proc.poll() is not None:
-            raise RuntimeError(f"webhost exited early ({host.proc.returncode}):\n{host.log()}")
-        try:
-            if httpx.get(f"{host.base_url}/healthz", timeout=0.5).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"webhost did not become healthy:\n{host.log()}")
-
-
-def stop_webhost(host: Webhost) -> None:
-    if host.proc.poll() is None:
-        host.proc.terminate()
-        try:
-            host.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            host.proc.kill()
-            host.proc.wait(timeout=5)
+    with start_webhost(
+        document,
+        directory=tmp_path,
+        token=token,
+        args=["--log-level", "info", *(extra_args or [])],
+        env=env,
+        port=port,
+        data_dir=data_dir or tmp_path / f"data-{marker}",
+        cwd=ROOT,
+        stop_timeout=15,
+    ) as host:
+        yield Webhost.of(host, marker)
 
 
 def notifications_of(message: dict[str, Any]) -> list[dict[str, Any]]:

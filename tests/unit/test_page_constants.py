@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from webhost import errors, page_constants
-from webhost.apps import instances, permissions, proxy_token
+from webhost.apps import instances, permissions, policy, proxy_token
 
 
 def test_generated_files_match_the_python_constants() -> None:
@@ -20,6 +20,7 @@ def test_constants_come_from_the_backend_modules() -> None:
     assert values["PERMISSION_TOKENS"] == permissions.ALLOW_TOKENS
     assert set(values["SANDBOX_TOKENS"]) == proxy_token.INNER_SANDBOX_TOKENS
     assert values["APP_MAX_IN_FLIGHT"] == instances.MAX_IN_FLIGHT
+    assert values["APP_RELAYED_METHODS"] == list(policy.HANDLERS)
 
 
 def test_every_error_code_is_distinct() -> None:

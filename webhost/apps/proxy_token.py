@@ -1,21 +1,21 @@
 """Signed sandbox-proxy tokens: the backend's validated App policy, carried to the sandbox listener.
 
-A token is `base64url(JSON) "." base64url(HMAC-SHA256)`, keyed by a sub-key of the deployment
-secret. The browser only carries it (`/proxy?p=<token>`), so it cannot choose the policy; the token
-names the sandbox label it is for, so a token for server A is useless on server B's origin; and it
-expires, so a leaked URL is short-lived. The sandbox can run as its own process given the secret.
+A token is itsdangerous's URL-safe serialization (compact JSON, zlib-compressed when that is shorter,
+base64url, then "." and an HMAC-SHA256), keyed by a sub-key of the deployment secret, as the session
+cookies are (`webhost.auth.signin`). The browser only carries it (`/proxy?p=<token>`), so it cannot
+choose the policy; the token names the sandbox label it is for, so a token for server A is useless on
+server B's origin; and it expires, so a leaked URL is short-lived. The sandbox can run as its own
+process given the secret.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
-import hmac
-import json
 import re
 import time
 from dataclasses import dataclass
+
+from itsdangerous import BadData, BadSignature, URLSafeSerializer
 
 from webhost.apps.origins import derive_key, is_valid_label
 
@@ -60,22 +60,13 @@ class ProxyConfig:
             raise ProxyTokenError("invalid host origins")
 
 
-def _b64encode(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
-
-
-def _b64decode(text: str) -> bytes:
-    if not re.fullmatch(r"[A-Za-z0-9_-]*", text):
-        raise ProxyTokenError("malformed token")
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError):
-        raise ProxyTokenError("malformed token") from None
-
-
-def _signature(secret: bytes, payload: str) -> bytes:
-    key = derive_key(secret, "proxy-token/v1")
-    return hmac.new(key, payload.encode("ascii"), hashlib.sha256).digest()
+def _serializer(secret: bytes) -> URLSafeSerializer:
+    """Signs and verifies tokens under the deployment secret's proxy-token sub-key."""
+    return URLSafeSerializer(
+        derive_key(secret, "proxy-token/v1"),
+        salt="webhost/proxy-token",
+        signer_kwargs={"digest_method": hashlib.sha256},
+    )
 
 
 def sign_proxy_config(secret: bytes, config: ProxyConfig) -> str:
@@ -90,20 +81,18 @@ def sign_proxy_config(secret: bytes, config: ProxyConfig) -> str:
         "hosts": list(config.host_origins),
         "exp": config.exp,
     }
-    payload = _b64encode(json.dumps(body, separators=(",", ":"), sort_keys=True).encode("utf-8"))
-    return payload + "." + _b64encode(_signature(secret, payload))
+    return _serializer(secret).dumps(body)
 
 
 def verify_proxy_config(secret: bytes, token: str, *, now: float) -> ProxyConfig:
     """The config inside a token, or `ProxyTokenError` (bad signature, expired, malformed)."""
-    if not token or len(token) > MAX_TOKEN_CHARS or token.count(".") != 1:
+    if not token or len(token) > MAX_TOKEN_CHARS:
         raise ProxyTokenError("malformed token")
-    payload, sig = token.split(".")
-    if not hmac.compare_digest(_b64decode(sig), _signature(secret, payload)):
-        raise ProxyTokenError("bad signature")
     try:
-        body = json.loads(_b64decode(payload))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        body = _serializer(secret).loads(token)
+    except BadSignature:
+        raise ProxyTokenError("bad signature") from None
+    except BadData:  # signed with our key, yet not a payload we write
         raise ProxyTokenError("malformed token") from None
     if not isinstance(body, dict) or body.get("v") != TOKEN_VERSION:
         raise ProxyTokenError("unsupported token version")

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from collections.abc import Awaitable, Callable, Iterable
-from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
+from starlette.requests import HTTPConnection
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocketClose
 
 from webhost.auth.oidc import OidcError
 from webhost.auth.pages import page_html
@@ -35,6 +36,8 @@ SERVER_CALLBACK_PATH = "/oauth/callback"
 HOP = "webhost_hop"
 # oidc mode: the pages of signing in and out answer without a session (they are how one starts or ends).
 OIDC_PATHS = frozenset({SIGN_IN_PATH, CALLBACK_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH})
+# The gate's own pages and redirects are never cached, and never leak the address (it may hold the token).
+PRIVATE = {"cache-control": "no-store", "referrer-policy": "no-referrer"}
 
 
 class AccessPolicy:
@@ -76,26 +79,13 @@ def same_origin_path(path: str) -> str:
     return "/" + quote(path.lstrip("/\\"), safe="/!$&'()*+,;=:@-._~%")
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-
-
-def _cookie(headers: dict[str, str], name: str = COOKIE_NAME) -> str | None:
-    raw = headers.get("cookie")
-    if not raw:
-        return None
-    jar: SimpleCookie = SimpleCookie()
-    try:
-        jar.load(raw)
-    except Exception:  # a malformed Cookie header is simply no credential
-        return None
-    morsel = jar.get(name)
-    return morsel.value if morsel else None
-
-
 class AuthGate:
     """ASGI middleware enforcing AccessPolicy on every HTTP request and WebSocket handshake, and
     attaching the person of each admitted request (`webhost.people.attach`).
+
+    A pure ASGI middleware (not starlette's BaseHTTPMiddleware), so the WebSocket handshake passes
+    through it too; starlette's `HTTPConnection` reads the headers, cookies and query of either, and
+    its response classes write the refusals.
 
     `oidc` / `proxy` choose those modes (else token mode); `admin_token` lets a Bearer with the
     token in too (in oidc and proxy mode only when WEBHOST_TOKEN was set: an admin credential).
@@ -122,128 +112,125 @@ class AuthGate:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = _headers(scope)
-        if not self.policy.host_ok(headers.get("host")):
-            await self._refuse(scope, send, 421, "This host name is not served here (Host check).")
+        conn = HTTPConnection(scope)
+        if not self.policy.host_ok(conn.headers.get("host")):
+            await self._refuse(conn, receive, send, 421, "This host name is not served here (Host check).")
             return
-        if not self.policy.origin_ok(headers.get("origin")) and not self._sign_out_from_our_page(scope, headers):
-            await self._refuse(scope, send, 403, "Cross-origin request refused (Origin check).")
+        if not self.policy.origin_ok(conn.headers.get("origin")) and not self._sign_out_from_our_page(conn):
+            await self._refuse(conn, receive, send, 403, "Cross-origin request refused (Origin check).")
             return
         path = scope.get("path", "")
-        if scope["type"] == "http" and path == SERVER_CALLBACK_PATH and self._needs_hop(scope, headers):
-            await self._hop(scope, send)
+        http = scope["type"] == "http"
+        if http and path == SERVER_CALLBACK_PATH and self._needs_hop(conn):
+            await self._hop(conn, receive, send)
             return
-        if scope["type"] == "http" and (path in PUBLIC_PATHS or (self.oidc is not None and path in OIDC_PATHS)):
+        if http and (path in PUBLIC_PATHS or (self.oidc is not None and path in OIDC_PATHS)):
             await self.app(scope, receive, send)
             return
         if self.proxy is not None:
-            await self._proxy(scope, receive, send, headers)
+            await self._proxy(self.proxy, conn, receive, send)
             return
-        if self.admin_token and self._bearer_ok(headers):
-            await self._admit(TOKEN_PERSON, scope, receive, send)  # the token is the deployment's admin credential
+        if self.admin_token and self._bearer_ok(conn):
+            await self._admit(TOKEN_PERSON, conn, receive, send)  # the token is the deployment's admin credential
             return
         if self.oidc is not None:
-            await self._oidc(self.oidc, scope, receive, send, headers)
+            await self._oidc(self.oidc, conn, receive, send)
             return
-        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        if scope["type"] == "http" and "token" in query:
-            await self._login(scope, send, query)
+        if http and "token" in conn.query_params:
+            await self._login(conn, receive, send)
             return
-        if self._authenticated(headers):
+        if self._authenticated(conn):
             # token mode: whoever holds the token is the deployment's one person
-            await self._admit(TOKEN_PERSON, scope, receive, send)
+            await self._admit(TOKEN_PERSON, conn, receive, send)
             return
-        await self._refuse(scope, send, 401, "Authentication required: open the login URL webhost printed.")
+        await self._refuse(conn, receive, send, 401, "Authentication required: open the login URL webhost printed.")
 
-    def _needs_hop(self, scope: Scope, headers: dict[str, str]) -> bool:
+    def _needs_hop(self, conn: HTTPConnection) -> bool:
         """The authorization server's redirect back is a cross-site navigation, which carries no
         SameSite=Strict session cookie: without credentials, the callback first re-opens itself."""
-        if self.proxy is not None or "authorization" in headers:
+        if self.proxy is not None or "authorization" in conn.headers or COOKIE_NAME in conn.cookies:
             return False
-        if _cookie(headers) is not None:
-            return False
-        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        return HOP not in query
+        return HOP not in conn.query_params
 
-    async def _hop(self, scope: Scope, send: Send) -> None:
-        query = scope.get("query_string", b"").decode("latin-1")
+    async def _hop(self, conn: HTTPConnection, receive: Receive, send: Send) -> None:
+        query = conn.url.query
         target = f"{SERVER_CALLBACK_PATH}?{query}&{HOP}=1" if query else f"{SERVER_CALLBACK_PATH}?{HOP}=1"
         body = page_html(200, "Finishing sign-in", "Finishing the sign-in to the server…", next_url=target)
-        await _send_html(send, 200, body)
+        await HTMLResponse(body, headers=PRIVATE)(conn.scope, receive, send)
 
-    def _sign_out_from_our_page(self, scope: Scope, headers: dict[str, str]) -> bool:
+    def _sign_out_from_our_page(self, conn: HTTPConnection) -> bool:
         """The page's sign-out form: the page's `no-referrer` policy makes the browser send `Origin: null`
         with it, so the browser's own Sec-Fetch-Site says where it came from instead."""
         return (
             self.oidc is not None
-            and scope.get("path") == SIGN_OUT_PATH
-            and headers.get("origin") == "null"
-            and headers.get("sec-fetch-site") == "same-origin"
+            and conn.scope.get("path") == SIGN_OUT_PATH
+            and conn.headers.get("origin") == "null"
+            and conn.headers.get("sec-fetch-site") == "same-origin"
         )
 
     async def _admit(
-        self, person: Person, scope: Scope, receive: Receive, send: Send, *, sign_in: str | None = None
+        self, person: Person, conn: HTTPConnection, receive: Receive, send: Send, *, sign_in: str | None = None
     ) -> None:
-        attach(scope, person, sign_in=sign_in)
+        attach(conn.scope, person, sign_in=sign_in)
         if self.seen is not None:
             await self.seen(person)
-        await self.app(scope, receive, send)
+        await self.app(conn.scope, receive, send)
 
-    async def _proxy(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        proxy = self.proxy
-        assert proxy is not None
-        if proxy.carries_person(headers):
-            if not proxy.trusted(scope.get("client")):
+    async def _proxy(self, proxy: TrustedProxies, conn: HTTPConnection, receive: Receive, send: Send) -> None:
+        if proxy.carries_person(conn.headers):
+            if not proxy.trusted(conn.scope.get("client")):
                 await self._refuse(
-                    scope,
+                    conn,
+                    receive,
                     send,
                     403,
                     "The sign-in header is only accepted from the trusted "
                     "reverse proxy (trustedProxies); this request did not come through it.",
                 )
                 return
-            person = proxy.person(headers)
+            person = proxy.person(conn.headers)
             if person is not None:
-                await self._admit(person, scope, receive, send)
+                await self._admit(person, conn, receive, send)
                 return
-        if self.admin_token and self._bearer_ok(headers):
-            await self._admit(TOKEN_PERSON, scope, receive, send)
+        if self.admin_token and self._bearer_ok(conn):
+            await self._admit(TOKEN_PERSON, conn, receive, send)
             return
         await self._refuse(
-            scope,
+            conn,
+            receive,
             send,
             401,
             "Not signed in: webhost is reached through its sign-in proxy, which names the person in a header.",
         )
 
-    async def _oidc(
-        self, oidc: OidcSignIn, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]
-    ) -> None:
-        authorization = headers.get("authorization", "")
+    async def _oidc(self, oidc: OidcSignIn, conn: HTTPConnection, receive: Receive, send: Send) -> None:
+        authorization = conn.headers.get("authorization", "")
         if authorization[:7].lower() == "bearer ":  # a script with an access token from the provider
             try:
                 person = await oidc.person_for_access_token(authorization[7:].strip())
             except OidcError as exc:
-                await self._refuse(scope, send, exc.status, exc.message)
+                await self._refuse(conn, receive, send, exc.status, exc.message)
                 return
             if person is None:
                 await self._refuse(
-                    scope,
+                    conn,
+                    receive,
                     send,
                     401,
                     "The identity provider did not accept this access token "
                     "(expired, revoked or issued by another provider).",
                 )
                 return
-            await self._admit(person, scope, receive, send)
+            await self._admit(person, conn, receive, send)
             return
-        cookie = _cookie(headers)
+        cookie = conn.cookies.get(COOKIE_NAME)
         if cookie is not None:
             try:
                 person = await oidc.person(cookie)
             except Tampered:
                 await self._refuse(
-                    scope,
+                    conn,
+                    receive,
                     send,
                     401,
                     "Your session cookie is not one this webhost signed (it was "
@@ -252,63 +239,61 @@ class AuthGate:
                 )
                 return
             if person is not None:
-                await self._admit(person, scope, receive, send, sign_in=sign_in_key(cookie))
+                await self._admit(person, conn, receive, send, sign_in=sign_in_key(cookie))
                 return
         navigation = (
-            scope["type"] == "http" and scope.get("method") == "GET" and "text/html" in headers.get("accept", "")
+            conn.scope["type"] == "http"
+            and conn.scope.get("method") == "GET"
+            and "text/html" in conn.headers.get("accept", "")
         )
         if navigation:
-            query = scope.get("query_string", b"").decode("latin-1")
-            next_path = same_origin_path(scope.get("path", "/")) + (f"?{query}" if query else "")
-            response = await oidc.begin(self.policy.origin_for(headers.get("host")), next_path)
+            query = conn.url.query
+            next_path = same_origin_path(conn.scope.get("path", "/")) + (f"?{query}" if query else "")
+            response = await oidc.begin(self.policy.origin_for(conn.headers.get("host")), next_path)
             if cookie is not None:
                 response.headers.append("set-cookie", oidc.clear_session_cookie())
-            await response(scope, receive, send)
+            await response(conn.scope, receive, send)
             return
         message = (
             "Your session has ended (signed out or expired). Sign in again."
             if cookie is not None
             else "Not signed in: open webhost in a browser to sign in."
         )
-        await self._refuse(scope, send, 401, message)
+        await self._refuse(conn, receive, send, 401, message)
 
-    def _bearer_ok(self, headers: dict[str, str]) -> bool:
-        authorization = headers.get("authorization", "")
+    def _bearer_ok(self, conn: HTTPConnection) -> bool:
+        authorization = conn.headers.get("authorization", "")
         return authorization[:7].lower() == "bearer " and self.policy.token_ok(authorization[7:].strip())
 
-    def _authenticated(self, headers: dict[str, str]) -> bool:
-        if self._bearer_ok(headers):
+    def _authenticated(self, conn: HTTPConnection) -> bool:
+        if self._bearer_ok(conn):
             return True
-        cookie = _cookie(headers)
+        cookie = conn.cookies.get(COOKIE_NAME)
         return cookie is not None and self.policy.cookie_ok(cookie)
 
-    async def _login(self, scope: Scope, send: Send, query: dict[str, str]) -> None:
-        if not self.policy.token_ok(query["token"]):
-            await self._refuse(scope, send, 401, "Invalid token.")
+    async def _login(self, conn: HTTPConnection, receive: Receive, send: Send) -> None:
+        if not self.policy.token_ok(conn.query_params["token"]):
+            await self._refuse(conn, receive, send, 401, "Invalid token.")
             return
-        rest = {k: v for k, v in query.items() if k != "token"}
-        location = same_origin_path(scope.get("path", "/")) + (f"?{urlencode(rest)}" if rest else "")
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 303,
-                "headers": [
-                    (b"location", location.encode("latin-1")),
-                    (b"set-cookie", self.policy.session_cookie().encode("latin-1")),
-                    (b"cache-control", b"no-store"),
-                    (b"referrer-policy", b"no-referrer"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": b""})
+        rest = [(k, v) for k, v in conn.query_params.multi_items() if k != "token"]
+        location = same_origin_path(conn.scope.get("path", "/")) + (f"?{urlencode(rest)}" if rest else "")
+        headers = {**PRIVATE, "location": location, "set-cookie": self.policy.session_cookie()}
+        await Response(status_code=303, headers=headers)(conn.scope, receive, send)
 
-    async def _refuse(self, scope: Scope, send: Send, status: int, message: str, *, clear: str | None = None) -> None:
-        if scope["type"] == "websocket":
+    async def _refuse(
+        self, conn: HTTPConnection, receive: Receive, send: Send, status: int, message: str, *, clear: str | None = None
+    ) -> None:
+        if conn.scope["type"] == "websocket":
             # Closing before accept makes the server answer the handshake with 403.
-            await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+            await WebSocketClose(1008, message[:120])(conn.scope, receive, send)
             return
-        wants_html = "text/html" in _headers(scope).get("accept", "")
-        if wants_html:
+        headers = {"cache-control": "no-store"}
+        if status == 401:
+            headers["www-authenticate"] = 'Bearer realm="webhost"'
+        if clear is not None:
+            headers["set-cookie"] = clear
+        response: Response
+        if "text/html" in conn.headers.get("accept", ""):
             token_mode = self.oidc is None and self.proxy is None
             body = page_html(
                 status,
@@ -316,37 +301,14 @@ class AuthGate:
                 message,
                 sign_in=self.oidc is not None and status == 401,
                 token_form=token_mode and status == 401,
-            ).encode()
-            content_type = b"text/html; charset=utf-8"
+            )
+            response = HTMLResponse(body, status_code=status, headers=headers)
         else:
-            body = json.dumps({"error": message, "status": status}).encode()
-            content_type = b"application/json"
-        response_headers: list[tuple[bytes, bytes]] = [
-            (b"content-type", content_type),
-            (b"content-length", str(len(body)).encode()),
-            (b"cache-control", b"no-store"),
-        ]
-        if status == 401:
-            response_headers.append((b"www-authenticate", b'Bearer realm="webhost"'))
-        if clear is not None:
-            response_headers.append((b"set-cookie", clear.encode("latin-1")))
-        await send({"type": "http.response.start", "status": status, "headers": response_headers})
-        await send({"type": "http.response.body", "body": body})
+            response = JSONResponse({"error": message, "status": status}, status_code=status, headers=headers)
+        await response(conn.scope, receive, send)
 
 
 _TITLES = {401: "Not signed in", 403: "Refused", 421: "Wrong address"}
-
-
-async def _send_html(send: Send, status: int, html: str) -> None:
-    body = html.encode()
-    headers = [
-        (b"content-type", b"text/html; charset=utf-8"),
-        (b"content-length", str(len(body)).encode()),
-        (b"cache-control", b"no-store"),
-        (b"referrer-policy", b"no-referrer"),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 def describe(policy: AccessPolicy) -> dict[str, Any]:

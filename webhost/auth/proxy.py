@@ -11,6 +11,8 @@ import ipaddress
 from collections.abc import Iterable
 from typing import Any
 
+from starlette.datastructures import Headers
+
 from webhost.people import Person
 
 
@@ -51,15 +53,15 @@ class TrustedProxies:
             address = address.ipv4_mapped
         return any(address in network for network in self.networks)
 
-    def carries_person(self, headers: dict[str, str]) -> bool:
+    def carries_person(self, headers: Headers) -> bool:
         return self.user_header in headers
 
-    def person(self, headers: dict[str, str]) -> Person | None:
-        user = headers.get(self.user_header, "").strip()
+    def person(self, headers: Headers) -> Person | None:
+        user = _last(headers, self.user_header).strip()
         if not user:
             return None
         email = user if "@" in user else None
-        raw = headers.get(self.groups_header, "") if self.groups_header else ""
+        raw = _last(headers, self.groups_header) if self.groups_header else ""
         groups = tuple(g.strip() for g in raw.split(",") if g.strip())
         return Person(
             id=user,
@@ -68,3 +70,9 @@ class TrustedProxies:
             groups=groups,
             role=role_for(user, email, groups, self.admins, self.admin_groups),
         )
+
+
+def _last(headers: Headers, name: str) -> str:
+    """A header's last value: a proxy that adds its header after one the client sent names the person."""
+    values = headers.getlist(name)
+    return values[-1] if values else ""

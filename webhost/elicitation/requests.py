@@ -23,6 +23,8 @@ from .broker import InputBroker
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
 SAMPLING_DECLINED = -1
+# The error a legacy-era (2025-11-25) tools/call fails with when the server first needs URL steps done.
+URL_ELICITATION_REQUIRED = -32042
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 Check = tuple[dict[str, Any] | None, list[dict[str, str]]]
 Activity = Callable[..., None]
@@ -223,7 +225,7 @@ class InputRequests:
         raise RequestRefused(message, code=INVALID_PARAMS)
 
     async def complete_required_urls(self, connection: Connection, data: object, seen: set[str]) -> None:
-        """Legacy -32042: run each URL flow (consent, then wait for completion), so the call can be retried."""
+        """Legacy URL_ELICITATION_REQUIRED: run each URL flow (consent, then wait for completion) for a retry."""
         raw = data.get("elicitations") if isinstance(data, dict) else None
         if not isinstance(raw, list) or not raw:
             raise Cancelled(f"{connection.name} requires a URL step but named none")
@@ -250,7 +252,7 @@ class InputRequests:
                 phase="waiting",
             )
             request_id = self.broker.new_id()
-            assert self.calls is not None  # the -32042 flow runs inside one of this tab's calls
+            assert self.calls is not None  # the URL_ELICITATION_REQUIRED flow runs inside one of this tab's calls
             with self.calls.url_step(connection.name, key, request_id):
                 done = await self._ask(connection, waiting, _validate_action_only, request_id=request_id)
             if done.get("action") != "accept":
@@ -289,7 +291,7 @@ class InputRequests:
 
 
 def _url_step(server: str, item: object) -> tuple[str, str, str]:
-    """(url, message, key) of one entry of a -32042 error's `elicitations`, or Cancelled naming the problem."""
+    """(url, message, key) of one entry of a URL_ELICITATION_REQUIRED error's `elicitations`, or Cancelled."""
     if not isinstance(item, dict) or not isinstance(item.get("url"), str) or not isinstance(item.get("message"), str):
         raise Cancelled(f"{server} named a malformed URL step (each needs a url and a message)")
     elicitation_id = item.get("elicitationId")

@@ -21,3 +21,12 @@ def optional_object(params: dict[str, Any], key: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidParams(f"params.{key} must be an object")
     return value
+
+
+def optional_bool(params: dict[str, Any], key: str, *, default: bool) -> bool:
+    value = params.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise InvalidParams(f"params.{key} must be a boolean")
+    return value

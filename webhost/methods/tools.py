@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from webhost.apps.meta import tool_resource_uri, tool_visibility
+from webhost.elicitation.requests import URL_ELICITATION_REQUIRED
 from webhost.errors import UpstreamError
 from webhost.session import BrowserSession
 
 from . import _params
 from ._recorded import recorded
-
-URL_ELICITATION_REQUIRED = -32042
 
 
 def _for_page(tool: dict[str, Any]) -> dict[str, Any]:
@@ -30,8 +29,11 @@ def _for_page(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The server's tools: listed anew (the catalogue updated), or with `refresh: false` as the catalogue holds them."""
     connection = session.connection(params)
-    return {"tools": [_for_page(tool) for tool in await session.catalogue.listing(connection, "tools")]}
+    refresh = _params.optional_bool(params, "refresh", default=True)
+    tools = await session.catalogue.listing(connection, "tools", refresh=refresh)
+    return {"tools": [_for_page(tool) for tool in tools]}
 
 
 async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -52,7 +54,7 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
                 data = exc.data or {}
                 if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:
                     raise
-                # Legacy -32042: run the URL steps it names, then retry the call (with a loop guard).
+                # Legacy URL_ELICITATION_REQUIRED: run the URL steps it names, then retry the call (with a loop guard).
                 await session.requests.complete_required_urls(connection, data.get("upstreamData"), seen)
 
     origin = {"method": "tools/call", "name": name, "server": connection.name}

@@ -28,6 +28,17 @@ export const SANDBOX_TOKENS = Object.freeze([
 ]);
 export const DEFAULT_SANDBOX = "allow-scripts allow-same-origin allow-forms";
 export const APP_MAX_IN_FLIGHT = 32;
+export const APP_RELAYED_METHODS = Object.freeze([
+  "tools/call",
+  "resources/read",
+  "resources/list",
+  "resources/templates/list",
+  "prompts/list",
+  "ui/open-link",
+  "ui/message",
+  "ui/update-model-context",
+  "ui/download-file"
+]);
 export const SESSION_ENDED_CLOSE_CODE = 4001;
 export const DEFAULT_LIMITS = Object.freeze({
   "humanTimeoutSeconds": 1800.0,

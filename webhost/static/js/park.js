@@ -11,12 +11,14 @@
 //  - has its automation attributes renamed (data-testid → data-hidden-testid, name →
 //    data-hidden-name, data-app-frame → data-hidden-app-frame, …), so the contract's selectors
 //    ([data-testid="tool-result"], [name=ARG], iframe[data-app-frame], …) match only what the
-//    person sees, and Playwright's strict mode never trips on a parked copy. A MutationObserver
-//    keeps renaming what is added or set inside while parked (a call finishing, a frame being
-//    built); unpark() restores everything.
+//    person sees (contract §4), and Playwright's strict mode never trips on a parked copy. They are
+//    renamed once, by park(), and given back by unpark(). What a component puts inside a parked
+//    element later (a call's result, an app's frame) it passes to matchParking(), which renames
+//    its attributes the same way;
 //  - except a floating part ([data-floating]: an app shown picture-in-picture, stage.js): it stays
 //    visible, reachable and named, and keeps running on top of whatever is shown now. Only what is
-//    beside the path from the parked element to it is made inert, so nothing is moved.
+//    beside the path from the parked element to it is made inert, so nothing is moved. The stage
+//    tells floatingChanged() when a part starts or stops floating.
 
 /** Attributes renamed inside a parked element; contract selectors must not see them. */
 export const PARKED_ATTRS = Object.freeze([
@@ -25,14 +27,17 @@ export const PARKED_ATTRS = Object.freeze([
 
 const hiddenName = (/** @type {string} */ attr) => `data-hidden-${attr.startsWith("data-") ? attr.slice(5) : attr}`;
 
-/** @type {WeakMap<Element, {observer: MutationObserver, attrs: readonly string[], inert: HTMLElement[]}>} */
+/** @type {WeakMap<Element, {attrs: readonly string[], inert: HTMLElement[]}>} */
 const parked = new WeakMap();
 
-/** @param {Element} root @param {readonly string[]} attrs */
+/** `root` and everything inside it that has one of `selector`. @param {Element} root @param {string} selector */
+function within(root, selector) {
+  return root.matches(selector) ? [root, ...root.querySelectorAll(selector)] : [...root.querySelectorAll(selector)];
+}
+
+/** Rename `attrs` on `root` and inside it, floating parts excepted. @param {Element} root @param {readonly string[]} attrs */
 function strip(root, attrs) {
-  const selector = attrs.map((a) => `[${a}]`).join(",");
-  const els = root.matches(selector) ? [root, ...root.querySelectorAll(selector)] : [...root.querySelectorAll(selector)];
-  for (const el of els) {
+  for (const el of within(root, attrs.map((a) => `[${a}]`).join(","))) {
     if (el.closest("[data-floating]")) continue;
     for (const a of attrs) {
       const v = el.getAttribute(a);
@@ -43,16 +48,25 @@ function strip(root, attrs) {
   }
 }
 
-/** @param {Element} root @param {readonly string[]} attrs */
-function restore(root, attrs) {
+/**
+ * Give `attrs` back on `root` and inside it, except inside another parked element (it keeps its own
+ * renamed until it is unparked). @param {Element} root @param {readonly string[]} attrs @param {Element} owner
+ */
+function restore(root, attrs, owner) {
   for (const a of attrs) {
     const h = hiddenName(a);
-    const els = root.hasAttribute(h) ? [root, ...root.querySelectorAll(`[${h}]`)] : [...root.querySelectorAll(`[${h}]`)];
-    for (const el of els) {
+    for (const el of within(root, `[${h}]`)) {
+      if (el.closest("[data-parked]") !== owner) continue;
       el.setAttribute(a, /** @type {string} */ (el.getAttribute(h)));
       el.removeAttribute(h);
     }
   }
+}
+
+/** The parked element `node` is in, with what it renames, or null. @param {Element} node */
+function parkedAround(node) {
+  const root = node.closest("[data-parked]");
+  return root ? { root, attrs: parked.get(root)?.attrs ?? PARKED_ATTRS } : null;
 }
 
 /**
@@ -62,26 +76,33 @@ function restore(root, attrs) {
 export function park(el, extra = []) {
   if (parked.has(el)) return;
   const attrs = [...PARKED_ATTRS, ...extra];
+  parked.set(el, { attrs, inert: [] });
+  el.dataset.parked = "";
   // The root keeps its own data-server etc. only if it is not a contract element; rename inside and on it.
   strip(el, attrs);
-  const observer = new MutationObserver((records) => {
-    for (const r of records) {
-      if (r.type === "attributes" && r.attributeName === "data-floating" && r.target instanceof Element) {
-        // A part starts or stops floating while parked: it gets its names back, or loses them.
-        if (r.target.hasAttribute("data-floating")) restore(r.target, attrs);
-        else strip(r.target, attrs);
-        makeInert(el);
-      } else if (r.type === "childList") {
-        for (const n of r.addedNodes) if (n instanceof Element) strip(n, attrs);
-      } else if (r.target instanceof Element && r.attributeName && r.target.hasAttribute(r.attributeName)) {
-        strip(r.target, [r.attributeName]);
-      }
-    }
-  });
-  observer.observe(el, { subtree: true, childList: true, attributes: true, attributeFilter: [...attrs, "data-floating"] });
-  parked.set(el, { observer, attrs, inert: [] });
-  el.dataset.parked = "";
   makeInert(el);
+}
+
+/**
+ * Content added to the page: when it landed inside a parked element (or got contract attributes
+ * there), it loses them as the rest of that element did. Call it after inserting or setting them.
+ * @param {Element} node
+ */
+export function matchParking(node) {
+  const around = parkedAround(node);
+  if (around) strip(node, around.attrs);
+}
+
+/**
+ * A part inside a parked element started or stopped floating (stage.js): it gets its names back,
+ * or loses them, and what is inert around it follows. @param {HTMLElement} part
+ */
+export function floatingChanged(part) {
+  const around = part.parentElement ? parkedAround(part.parentElement) : null;
+  if (!around || !(around.root instanceof HTMLElement)) return;
+  if (part.hasAttribute("data-floating")) restore(part, around.attrs, around.root);
+  else strip(part, around.attrs);
+  makeInert(around.root);
 }
 
 /**
@@ -111,9 +132,8 @@ export function unpark(el) {
   const state = parked.get(el);
   if (!state) return;
   parked.delete(el);
-  state.observer.disconnect();
   for (const node of state.inert) node.inert = false;
-  restore(el, state.attrs);
+  restore(el, state.attrs, el);
   delete el.dataset.parked;
   el.inert = false;
 }
@@ -155,8 +175,7 @@ export function bounded(promise, ms = RELEASE_BOUND_MS) {
   return Promise.race([Promise.resolve(promise), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Stop observing a parked element that is about to be removed (its attributes stay renamed). @param {HTMLElement} el */
+/** Forget a parked element that is about to be removed (its attributes stay renamed). @param {HTMLElement} el */
 function unparkQuietly(el) {
-  parked.get(el)?.observer.disconnect();
   parked.delete(el);
 }

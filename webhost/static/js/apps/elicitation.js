@@ -4,8 +4,8 @@
 // the request goes to the App as `elicitation/create`; its ElicitResult goes to the backend
 // (`elicitation/respond` with the bound frameId), which validates it before anything reaches the
 // server. Any failure (no frame, load failure, no capability, bad or rejected answer, timeout)
-// tears the App down and falls back to the native form (`elicitation/fallback`): a failure is
-// never turned into decline or cancel.
+// tears the App down and hands the request back for the native form (the inbox then sends
+// `elicitation/fallback`): a failure is never turned into decline or cancel.
 
 import { describeError } from "../rpc.js";
 import { AppPanel } from "./panel.js";
@@ -14,11 +14,13 @@ const ACTIONS = new Set(["accept", "decline", "cancel"]);
 
 /**
  * @typedef {object} ElicitationOptions
- * @property {(request: any) => void} [fallbackToForm] show the native form on the page
+ * @property {(request: any, reason: string) => void} [fallbackToForm] the App cannot serve (it is torn
+ *   down by then): show the native form instead. For a request from the backend that means asking the
+ *   backend (`elicitation/fallback`, sent by the caller: components/inbox.js), which sends it again as a form
  * @property {any} [descriptor] the AppFrame (else request.app)
  * @property {(result: {action: string, content?: Record<string, unknown>}) => Promise<unknown>} [onResult]
  *   deliver the App's answer yourself; the request is then not treated as a backend input request
- *   (no `elicitation/respond` or `elicitation/fallback` is sent)
+ *   (no `elicitation/respond` is sent)
  */
 
 /**
@@ -66,8 +68,8 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
 
   /**
    * Give the request back to the native form: tear the App down first (it must get
-   * ui/resource-teardown while it is still on the page), then tell the backend, which re-sends
-   * the request as mode "form"; the page's own fallback is the last resort.
+   * ui/resource-teardown while it is still on the page), then hand it to the caller, which asks the
+   * backend to re-send the request as mode "form" (or, with onResult, shows its own form).
    * @param {string} why
    */
   const fallback = async (why) => {
@@ -76,17 +78,7 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
     settle(`fallback: ${why}`);
     console.info(`webhost apps: input request ${request.id} falls back to the form: ${why}`);
     if (panel) await panel.close(`fell back to the form: ${why}`.slice(0, 100));
-    let local = true;
-    if (backendBound) {
-      try {
-        const r = await ctx.rpc.request("elicitation/fallback", { id: String(request.id), reason: why.slice(0, 300) });
-        local = false;
-        if (r?.fellBack !== true) return; // already answered, gone, or already a form
-      } catch {
-        local = true; // an older backend or no connection: the page's form is all there is
-      }
-    }
-    if (local) opts.fallbackToForm?.(request);
+    opts.fallbackToForm?.(request, why);
   };
 
   if (!descriptor || descriptor.purpose !== "elicitation") {
@@ -141,7 +133,7 @@ export async function mountElicitationFrame(ctx, container, request, opts = {}) 
       else await ctx.rpc.request("elicitation/respond", { id: request.id, ...answer, frameId: descriptor.frameId });
     } catch (err) {
       // The backend validates against requestedSchema; an answer that fails goes to the form instead
-      // (the backend has then already re-sent the request as a form, and elicitation/fallback is a no-op).
+      // (the backend has then already re-sent the request as a form, and elicitation/fallback changes nothing).
       void fallback(`the answer was not accepted: ${describeError(err)}`);
       return;
     }

@@ -83,3 +83,43 @@ export function contextDiff(before, after) {
   }
   return diff;
 }
+
+/**
+ * One frame's context as the App last heard it: the whole context for its ui/initialize answer,
+ * then only what changed. The theme part is cached until themeChanged().
+ */
+export class HostContextSync {
+  /** @type {Record<string, unknown> | null} */
+  #last = null;
+  /** @type {ReturnType<typeof themeContext> | null} */
+  #themed = null;
+  #read;
+
+  /** @param {() => Parameters<typeof buildHostContext>[0]} read the frame's part, now */
+  constructor(read) {
+    this.#read = read;
+  }
+
+  themeChanged() {
+    this.#themed = null;
+  }
+
+  /** The whole context, which the App now has (its ui/initialize answer). */
+  initial() {
+    this.#last = this.#current();
+    return this.#last;
+  }
+
+  /** The keys that changed since the App last heard (empty when none); it has them now. */
+  changes() {
+    const ctx = this.#current();
+    const diff = contextDiff(this.#last, ctx);
+    this.#last = ctx;
+    return diff;
+  }
+
+  #current() {
+    if (!this.#themed) this.#themed = themeContext();
+    return buildHostContext(this.#read(), this.#themed);
+  }
+}

@@ -8,6 +8,7 @@
 // ancestor's overflow, transform or z-index can clip it.
 
 import { h } from "../html.js";
+import { floatingChanged, matchParking } from "../park.js";
 
 /** The inline frame grows with the App up to this height (containerDimensions.maxHeight). */
 export const MAX_INLINE_HEIGHT = 6000;
@@ -92,6 +93,7 @@ export class Stage extends EventTarget {
     } else {
       this.box.replaceChildren(iframe);
     }
+    matchParking(iframe); // an app can open while its tool view is parked
     this.#iframe = iframe;
     this.#applyHeight();
   }
@@ -123,6 +125,7 @@ export class Stage extends EventTarget {
     this.el.dataset.displayMode = mode;
     // A pip frame floats above the page: it stays seen and usable when its tool view is parked (park.js).
     this.el.toggleAttribute("data-floating", mode === "pip");
+    floatingChanged(this.el);
     const overlay = mode !== "inline";
     if (SUPPORTS_POPOVER && this.el.isConnected) {
       try {
@@ -168,6 +171,7 @@ export class Stage extends EventTarget {
     this.el.className = "wh-app-stage is-inline";
     this.el.dataset.displayMode = "inline";
     this.el.removeAttribute("data-floating");
+    floatingChanged(this.el);
   }
 
   #pipMaxHeight() {

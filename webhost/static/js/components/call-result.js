@@ -7,6 +7,7 @@ import { RpcError, describeError } from "../rpc.js";
 import { contentBlock, jsonDetails } from "./content-view.js";
 import { ERRORS } from "../constants.js";
 import { copyButton, resultText } from "./copy.js";
+import { matchParking } from "../park.js";
 
 /**
  * @typedef {object} CallResultOptions
@@ -134,6 +135,7 @@ export class CallResult {
     if (result?._meta) parts.push(jsonDetails(result._meta, "_meta", false));
     this.#body.classList.toggle("is-error", isError);
     this.#body.replaceChildren(...parts);
+    matchParking(this.el); // a call can end while its tool view is parked
   }
 
   /** @param {unknown} err */
@@ -156,5 +158,6 @@ export class CallResult {
         code !== null ? h("code", { class: "error-code", text: String(code) }) : null,
         " ", `${describeError(err)}${upstream}`),
       data !== null && data !== undefined ? jsonDetails(data, "error data", false) : null);
+    matchParking(this.el);
   }
 }

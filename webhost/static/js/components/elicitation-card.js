@@ -243,7 +243,7 @@ export function appCard(req, ctx) {
     queueMicrotask(() => ctx.fallbackToForm(req, reason));
   };
   try {
-    const r = ctx.apps.mountElicitation(container, req, { fallbackToForm: () => fallback("the app was closed or could not serve this request") });
+    const r = ctx.apps.mountElicitation(container, req, { fallbackToForm: (_request, why) => fallback(why) });
     if (r && typeof r.catch === "function") r.catch((/** @type {unknown} */ err) => fallback(describeError(err)));
   } catch (err) {
     console.warn("webhost: mountElicitation failed", err);

@@ -3,8 +3,6 @@
 // Cards are keyed by request id, added on */request notifications, removed on */resolved.
 
 import { h } from "../html.js";
-import { RpcError } from "../rpc.js";
-import { ERRORS } from "../constants.js";
 import { park, isParked, bounded } from "../park.js";
 import { formCard, urlCard, appCard, endedNote } from "./elicitation-card.js";
 import { ApprovalCard, approvalGroup } from "./approval-card.js";
@@ -102,7 +100,7 @@ export class Inbox {
     // request stays app-rendered. The backend re-sends the request as mode "form" on fallback.
     if (existing && (existing.dataset.answer || (existing.dataset.mode === "app" && req.mode === "app"))) return;
     /** @type {import("./elicitation-card.js").CardContext} */
-    const ctx = { rpc: this.#rpc, apps: this.#apps, fallbackToForm: (/** @type {any} */ r, /** @type {string | undefined} */ why) => this.#fallback(r, why, ctx) };
+    const ctx = { rpc: this.#rpc, apps: this.#apps, fallbackToForm: (/** @type {any} */ r, /** @type {string | undefined} */ why) => this.#fallback(r, why) };
     const card = req.mode === "url" ? urlCard(req, ctx) : req.mode === "app" ? appCard(req, ctx)
       : req.mode === "sampling" ? samplingCard(req, ctx) : formCard(req, ctx);
     if (req.origin?.resumed) card.dataset.resumed = "true"; // asked again on this process after another stopped
@@ -183,25 +181,17 @@ export class Inbox {
 
   /**
    * The app cannot serve a request: the backend owns the switch (it re-sends the request as a
-   * form, and only then accepts an answer without the app's frame).
-   * @param {any} req @param {string | undefined} reason @param {any} ctx
+   * form, and only then accepts an answer without the app's frame). The page's one sender of
+   * `elicitation/fallback`.
+   * @param {any} req @param {string | undefined} reason
    */
-  async #fallback(req, reason, ctx) {
+  async #fallback(req, reason) {
     const card = this.#cards.get(`e:${req.id}`);
     if (!card || card.dataset.mode !== "app") return;
     try {
       await this.#rpc.request("elicitation/fallback", { id: req.id, reason: reason ?? "the app could not serve this request" });
     } catch (err) {
-      const still = this.#cards.get(`e:${req.id}`);
-      if (still?.dataset.mode !== "app") return;
-      if (err instanceof RpcError && err.code === ERRORS.METHOD_NOT_FOUND) {
-        // A backend without elicitation/fallback: show the form here.
-        const form = formCard({ ...req, mode: "form", fallbackReason: reason }, ctx);
-        form.dataset.wasApp = "1";
-        this.#replace(req, form, "fallback to the form");
-      } else {
-        console.warn("webhost: elicitation/fallback failed", err);
-      }
+      console.warn("webhost: elicitation/fallback failed", err);
     }
   }
 

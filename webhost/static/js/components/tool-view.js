@@ -5,7 +5,7 @@
 
 import { h, prettyJson } from "../html.js";
 import { describeError, RpcError } from "../rpc.js";
-import { isParked, releaseThenRemove } from "../park.js";
+import { isParked, matchParking, releaseThenRemove } from "../park.js";
 import { createArgsForm } from "./args-form.js";
 import { CallResult } from "./call-result.js";
 import { jsonDetails } from "./content-view.js";
@@ -73,6 +73,7 @@ export class ToolView {
     this.#tool = tool;
     this.#headSlot.replaceChildren(this.#head());
     this.#formSlot.replaceChildren(this.#body());
+    matchParking(this.#formSlot);
   }
 
   #head() {
@@ -142,6 +143,7 @@ export class ToolView {
       : "This call was running when its webhost process stopped.");
     const previous = [...this.#resultSlot.children].filter((c) => !isParked(c));
     this.#resultSlot.append(result.el);
+    matchParking(result.el); // this tool's view may be parked now
     for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "replaced by a resumed call", this.#ctx.apps);
     if (!this.#current?.pending) this.#current = result;
     if (p.error) {

@@ -1,0 +1,112 @@
+"""The parts every workspace shares, built once from the settings and the secret, and their lifespan.
+
+The database is opened in every mode (it keeps each person's input values); around it, the audit log,
+the replica's call journal, each person's call history and conversations, each with a sub-key of the deployment
+secret where it seals something; the sandbox (one origin per server); the redactor for what reaches
+the browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from webhost.app.state import HostState
+from webhost.apps.instances import Sandbox
+from webhost.apps.origins import derive_key
+from webhost.audit import LEGACY_FILE, AuditLimits, AuditLog
+from webhost.config import Config
+from webhost.journal import CallJournal
+from webhost.redact import Redactor
+from webhost.settings import Settings
+from webhost.storage.conversations import ChatSeal, ConversationStore
+from webhost.storage.db import Storage
+from webhost.storage.history import CallHistory
+from webhost.storage.inputs import InputVault
+from webhost.storage.live_calls import LiveCallStore, RoundSeal
+from webhost.storage.oauth_tokens import OAuthVault
+from webhost.storage.urls import database_url
+from webhost.upstream.client_factory import TransportFactory
+from webhost.upstream.oauth import OAuthDeps, RefreshLocks
+from webhost.upstream.sign_ins import ServerSignIns
+from webhost.workspace import HostDeps
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What every workspace and tab of this host shares."""
+
+    storage: Storage
+    audit: AuditLog
+    journal: CallJournal
+    history: CallHistory
+    redactor: Redactor  # the configuration's secrets, the deployment secret and the database password
+    deps: HostDeps  # handed to each person's workspace
+    host_origins: tuple[str, ...]  # the page's origins: the settings' and the configured allowedOrigins
+
+
+def build_parts(settings: Settings, config: Config, secret: bytes, transport_factory: TransportFactory) -> Parts:
+    host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
+    storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
+    audit = AuditLog(
+        storage, AuditLimits(**config.options.audit.model_dump()), legacy_file=settings.data_dir / LEGACY_FILE
+    )
+    # The calls this process runs, written down so another replica sharing the database can take them over.
+    journal = CallJournal(LiveCallStore(storage, RoundSeal(derive_key(secret, "live-calls/v1"))))
+    # What reaches the browser never holds the deployment secret or the database password either.
+    redactor = config.redactor().with_values(value for value in (settings.secret, storage.password) if value)
+    history = CallHistory(storage, redactor)
+    deps = HostDeps(
+        config=config,
+        audit=audit,
+        sandbox=sandbox(settings, secret, host_origins),
+        transport_factory=transport_factory,
+        vault=InputVault(storage, derive_key(secret, "inputs/v1")),
+        journal=journal,
+        oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
+        public_origin=next((o for o in settings.public_origins), None),
+        history=history,
+        # Each person's conversations with the model (contract §8), sealed under their own sub-key.
+        conversations=ConversationStore(storage, ChatSeal(derive_key(secret, "chat/v1"))),
+    )
+    return Parts(storage, audit, journal, history, redactor, deps, host_origins)
+
+
+def sandbox(settings: Settings, secret: bytes, host_origins: tuple[str, ...]) -> Sandbox:
+    """The sandbox origins the Apps run on, one per server, as browsers reach them."""
+    return Sandbox(
+        secret=secret,
+        domain=settings.sandbox_domain,
+        port=settings.sandbox_port_for_browsers(),
+        scheme=settings.sandbox_scheme,
+        host_origins=host_origins,
+    )
+
+
+def lifespan(parts: Parts, host: HostState) -> Callable[[Any], AbstractAsyncContextManager[None]]:
+    """Starts the parts before the first request and stops them after the last tab, in order."""
+
+    @asynccontextmanager
+    async def running(app: Any) -> AsyncIterator[None]:
+        await parts.storage.start()  # applies the migrations
+        async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
+            host.task_group = task_group
+            await parts.journal.start(task_group)
+            await parts.audit.start(task_group)  # its writer; imports the audit file of 0.1 once
+            task_group.start_soon(parts.history.run)  # writes each person's calls, off the calls' path
+            try:
+                yield
+            finally:
+                parts.journal.stopping = True  # calls waiting on a person stay recorded for the next replica
+                await host.close()
+                await parts.journal.close()
+                await parts.history.stop()
+                await parts.audit.close()  # after the tabs: their last rows are stored too
+                await parts.storage.close()
+                task_group.cancel_scope.cancel()
+
+    return running
