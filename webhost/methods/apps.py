@@ -13,6 +13,7 @@ from webhost.session import BrowserSession
 
 from . import _params
 
+CLOSED_BY_PERSON = "closed by the person"  # the page's reason when the person closes an app (apps/panel.js)
 EVENT_KINDS = {"violation", "csp-violation", "log", "display-mode", "size", "lifecycle", "error"}
 
 
@@ -135,7 +136,7 @@ async def close_app(session: BrowserSession, params: dict[str, Any]) -> dict[str
     instance = _instance(session, params)
     reason = str(params.get("reason", "closed"))[:100]
     session.apps.close(instance.frame_id, reason=reason)
-    if instance.chat is not None and params.get("byPerson") is True:
+    if instance.chat is not None and reason == CLOSED_BY_PERSON:
         # The person closed an app of a conversation: what it gave the model goes too (a reload keeps it).
         await session.workspace.chat.remove_context(instance.chat.conversation_id, instance.chat.call_id)
     return {}

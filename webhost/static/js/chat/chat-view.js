@@ -7,6 +7,7 @@
 // keeps the others. With no model configured, it says how to add one ([data-testid="chat-setup"]).
 
 import { h } from "../html.js";
+import { matchParking } from "../park.js";
 import { describeError } from "../rpc.js";
 import { ConversationList } from "./conversation-list.js";
 import { ContextChips } from "./context-chips.js";
@@ -220,6 +221,7 @@ export class ChatView {
       this.#messages.get(String(p.messageId))?.progress(p);
     } else if (p.type === "contexts") {
       this.#chips.set(Array.isArray(p.contexts) ? p.contexts : []);
+      matchParking(this.#chips.el);
     }
     this.#scrollToEnd(false);
   }
@@ -243,6 +245,7 @@ export class ChatView {
     this.#messages.set(String(message.id), view);
     this.#empty.remove();
     this.#log.append(view.el);
+    matchParking(view.el);
   }
 
   async #sendMessage() {

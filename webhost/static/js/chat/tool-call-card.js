@@ -8,6 +8,7 @@
 
 import { h, prettyJson } from "../html.js";
 import { contentBlock } from "../components/content-view.js";
+import { matchParking } from "../park.js";
 
 /** Statuses the contract names; "streaming" (arguments still being written) shows as running. */
 const SHOWN_STATUS = /** @type {Record<string, string>} */ ({
@@ -83,6 +84,7 @@ export class ToolCallCard {
     this.#error.hidden = !call.error || status === "ok";
     this.#error.textContent = call.error ?? "";
     this.#syncApp();
+    matchParking(this.el);  // the chat may be parked (the person is elsewhere): what it adds stays unnamed
   }
 
   /** The model is still writing the arguments: the healed object so far, for the app. @param {Record<string, unknown>} partial */
