@@ -147,6 +147,7 @@ class Chat:
             if last.status not in ("error", "interrupted"):
                 raise InvalidParams("the last answer did not fail: send a new message instead")
             await active.remove(last)
+            active.publish("removed", messageId=last.id)
         if not active.messages or active.messages[-1].role != "user":
             raise InvalidParams("there is no message to answer")
         assistant = await self._start(active, self._model(model_id or active.model_id))

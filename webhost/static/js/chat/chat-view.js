@@ -55,6 +55,8 @@ export class ChatView {
   /** An open in flight: events for it are in the snapshot it will bring, so they wait for it. */
   #opening = /** @type {string | null} */ (null);
   #loaded = false;
+  /** The conversation asked for (the address, a click), until it is shown. @type {string | null} */
+  #wanted = null;
 
   /** @param {ChatContext} ctx */
   constructor(ctx) {
@@ -95,15 +97,17 @@ export class ChatView {
     });
     ctx.rpc.on("chat/event", (p) => this.#onEvent(p));
     ctx.rpc.onState((state) => {
-      if (state === "open" && this.#loaded) void this.#reload();
+      // A new socket is a new backend session: everything is fetched again (events may have been missed).
+      if (state === "open" && this.#loaded) void this.#reload(this.#wanted ?? this.conversationId);
     });
   }
 
   /** Show a conversation (null: a new one). @param {string | null} id */
   show(id) {
+    this.#wanted = id;
     if (!this.#loaded) {
       this.#loaded = true;
-      void this.#reload(id);
+      if (this.#ctx.rpc.state === "open") void this.#reload(id);  // else once the socket opens
       return;
     }
     if (id !== this.conversationId) void this.#open(id);
@@ -154,6 +158,7 @@ export class ChatView {
   /** @param {string | null} id @param {boolean} [force] */
   async #open(id, force = false) {
     if (id === this.conversationId && !force) return;
+    this.#wanted = null;
     await this.#clear();
     this.conversationId = id;
     this.onOpen(id);
@@ -219,6 +224,10 @@ export class ChatView {
       this.#messages.get(String(p.messageId))?.partialArgs(String(p.callId), p.partial ?? {});
     } else if (p.type === "progress") {
       this.#messages.get(String(p.messageId))?.progress(p);
+    } else if (p.type === "removed") {
+      const view = this.#messages.get(String(p.messageId));
+      this.#messages.delete(String(p.messageId));
+      if (view) void this.#ctx.apps.release(view.el, "the answer was asked again").then(() => view.el.remove());
     } else if (p.type === "contexts") {
       this.#chips.set(Array.isArray(p.contexts) ? p.contexts : []);
       matchParking(this.#chips.el);
