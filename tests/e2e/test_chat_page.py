@@ -84,9 +84,10 @@ def asking(tmp_path_factory: pytest.TempPathFactory, endpoint: ModelEndpointServ
 # ---- helpers ---------------------------------------------------------------------------------------------------
 
 
-def open_chat(page: Page, host: Webhost, model: str) -> Locator:
+def open_chat(page: Page, host: Webhost, model: str, servers: tuple[str, ...] = ("board",)) -> Locator:
     login(page, host)
-    expect(page.locator('[data-server="board"][data-status="connected"]')).to_be_visible(timeout=CONNECT_MS)
+    for server in servers:
+        expect(page.locator(f'[data-server="{server}"][data-status="connected"]')).to_be_visible(timeout=CONNECT_MS)
     bind_page(page)
     page.locator('[data-action="open-chat"]').click()
     chat = page.locator('[data-testid="chat"]')
