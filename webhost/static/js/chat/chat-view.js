@@ -313,7 +313,7 @@ export class ChatView {
     else if (model?.needsKey) {
       this.#setup.replaceChildren(keyForm(model, this.#ctx.rpc, () => { void this.#reload(); }));
     } else this.#setup.replaceChildren();
-    this.#model.hidden = models.length < 2;
+    this.#model.hidden = models.length === 0;
     this.#updateControls();
   }
 
