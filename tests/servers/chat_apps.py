@@ -76,6 +76,9 @@ window.addEventListener("message", async (event) => {
   }
   const p = msg.params || {};
   if (msg.method === "ui/notifications/tool-input-partial") {
+    // When the first one came (epoch ms), for bench/chat.py's "first argument fragment → first partial".
+    const now = performance.timeOrigin + performance.now();
+    if (!document.body.dataset.firstPartialAt) document.body.dataset.firstPartialAt = String(now);
     count("partials"); log("partial " + JSON.stringify(p.arguments)); draw(p.arguments || {});
   } else if (msg.method === "ui/notifications/tool-input") {
     count("inputs"); log("input " + JSON.stringify(p.arguments)); draw(p.arguments || {});

@@ -9,6 +9,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+import anyio
+import anyio.abc
+
 from webhost.approvals import ApprovalBroker
 from webhost.chat.app_context import AppContext
 from webhost.chat.content import stored_result
@@ -27,6 +30,7 @@ class ChatOwner(Protocol):
     options: WebhostOptions
     approvals: ApprovalBroker
     person: Person
+    task_group: anyio.abc.TaskGroup
     replica_id: str | None
     notify_all: Callable[[str, dict[str, Any]], None]
     redactor: Callable[[], Redactor]
@@ -80,6 +84,7 @@ class ActiveConversation:
         self.messages: list[Message] = []
         self.contexts: dict[str, AppContext] = {}
         self._seq: dict[str, int] = {}
+        self._writing = anyio.Lock()  # the conversation's writes, one at a time, in the order they were asked
         self.turn: Turn | None = None
 
     @property
@@ -113,32 +118,39 @@ class ActiveConversation:
             context = AppContext.from_json(raw)
             self.contexts[context.instance] = context
 
-    async def add(self, message: Message, *, replica_id: str | None = None) -> None:
+    def add(self, message: Message) -> None:
+        """Append a message; it is written in the background (`save_soon`), off the turn's first token."""
         seq = max(self._seq.values(), default=0) + 1
         self._seq[message.id] = seq
         self.messages.append(message)
-        await self._write(message, replica_id)
+        self.save_soon(message)
+
+    def save_soon(self, message: Message) -> None:
+        self.chat.task_group.start_soon(self.save, message)
 
     async def save(self, message: Message) -> None:
-        replica = self.chat.replica_id if message.status == "streaming" else None
-        await self._write(message, replica)
-
-    async def _write(self, message: Message, replica_id: str | None) -> None:
-        now = time.time()
-        self.updated_at = now
-        await self.chat.store.save_message(
-            self._person,
-            self.conversation_id,
-            _stored(message),
-            seq=self._seq[message.id],
-            replica_id=replica_id,
-            now=now,
-        )
+        """Write the message as it is when its turn to be written comes (writes of one conversation are in
+        order, so a later state is never overwritten by an earlier one)."""
+        async with self._writing:
+            if message.id not in self._seq:
+                return  # removed meanwhile (a retried answer)
+            replica = self.chat.replica_id if message.status == "streaming" else None
+            now = time.time()
+            self.updated_at = now
+            await self.chat.store.save_message(
+                self._person,
+                self.conversation_id,
+                _stored(message),
+                seq=self._seq[message.id],
+                replica_id=replica,
+                now=now,
+            )
 
     async def remove(self, message: Message) -> None:
         self.messages = [m for m in self.messages if m.id != message.id]
         self._seq.pop(message.id, None)
-        await self.chat.store.delete_message(self._person, self.conversation_id, message.id)
+        async with self._writing:
+            await self.chat.store.delete_message(self._person, self.conversation_id, message.id)
 
     def history(self) -> list[Message]:
         """The conversation before the answer being written."""
@@ -153,10 +165,18 @@ class ActiveConversation:
                 return found
         return None
 
-    async def save_request(self, message: Message, step: int, body: dict[str, Any]) -> None:
-        masked = self.chat.redactor().value(body)
-        assert isinstance(masked, dict)
-        await self.chat.store.save_request(self._person, self.conversation_id, message.id, step, masked, time.time())
+    def save_request(self, message: Message, step: int, body: dict[str, Any]) -> None:
+        """Keep the exact request of a step (masked), written in the background while the model answers."""
+        store, person, conversation, redactor = self.chat.store, self._person, self.conversation_id, self.chat.redactor
+        sent_at = time.time()
+
+        async def write() -> None:
+            masked = redactor().value(body)
+            assert isinstance(masked, dict)
+            async with self._writing:
+                await store.save_request(person, conversation, message.id, step, masked, sent_at)
+
+        self.chat.task_group.start_soon(write)
 
     # -- app contexts ------------------------------------------------------------------------------------
 

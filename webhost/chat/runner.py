@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 
 MAX_TEXT = 100_000  # characters of one message the person (or an app) sends
 TITLE_CHARS = 60
+KEPT = 8  # idle conversations kept in memory per person (the ones just opened)
 URL_ELICITATION_REQUIRED = -32042
 
 
@@ -71,12 +72,15 @@ class Chat:
         self.deps = deps
         self.options = deps.options
         self.person = deps.person
+        self.task_group = deps.task_group
         self.replica_id = deps.replica_id
         self.notify_all = deps.notify_all
         self.redactor = deps.redactor
         self.approvals = ApprovalBroker(deps.notify_all, timeout=deps.options.human_timeout)
         self.providers = Providers()
-        self._active: dict[str, ActiveConversation] = {}  # conversations with a turn running or queued
+        # The person's conversations in use: those with a turn running, and the last few opened (a send
+        # into the one on screen then reads nothing from the database first).
+        self._active: dict[str, ActiveConversation] = {}
         self._app_message_times: dict[str, list[float]] = {}  # per app instance, for the rate limit
 
     # -- what the page asks ---------------------------------------------------------------------------
@@ -132,7 +136,7 @@ class Chat:
         if active.turn is not None:
             raise InvalidParams("the model is still answering in this conversation: stop it or wait")
         user = Message(id=new_id("m-"), role="user", text=text, from_app=from_app)
-        await active.add(user)
+        active.add(user)
         active.publish("message", message=user.to_json())
         assistant = await self._start(active, model)
         return {"conversationId": conversation_id, "messageId": user.id, "answerId": assistant.id}
@@ -292,11 +296,13 @@ class Chat:
     async def _start(self, active: ActiveConversation, model: ChatModel) -> Message:
         provider = self.providers.get(model, self.deps.input_values())
         assistant = Message(id=new_id("m-"), role="assistant", status="streaming", model=model.id)
-        await active.add(assistant, replica_id=self.deps.replica_id)
+        active.add(assistant)
         active.publish("message", message=assistant.to_json())
         if model.id != active.model_id:
             active.model_id = model.id
-            await self.store.update(self.deps.person.id, active.conversation_id, model_id=model.id)
+            self.task_group.start_soon(
+                lambda: self.store.update(self.deps.person.id, active.conversation_id, model_id=model.id)
+            )
         turn = Turn(active, provider, TurnModel(model.id, model.model, model.max_tokens), assistant, active.publish)
         active.turn = turn
 
@@ -305,16 +311,23 @@ class Chat:
                 await turn.run()
             finally:
                 active.turn = None
-                if self._active.get(active.conversation_id) is active:
-                    self._active.pop(active.conversation_id, None)
 
-        self._active[active.conversation_id] = active
+        self._keep(active)
         self.deps.task_group.start_soon(run, name=f"chat-turn:{active.conversation_id}")
         return assistant
+
+    def _keep(self, active: ActiveConversation) -> None:
+        """Keep a conversation in use, dropping the least recently used idle ones past `KEPT`."""
+        self._active.pop(active.conversation_id, None)
+        self._active[active.conversation_id] = active
+        idle = [c for c in self._active.values() if c.turn is None and c is not active]
+        for old in idle[: max(0, len(self._active) - KEPT)]:
+            self._active.pop(old.conversation_id, None)
 
     async def _conversation(self, conversation_id: str) -> ActiveConversation:
         active = self._active.get(conversation_id)
         if active is not None:
+            self._keep(active)
             return active
         stored = await self.store.get(self.deps.person.id, conversation_id)
         if stored is None:
@@ -325,6 +338,7 @@ class Chat:
             if message.status == "streaming":  # no turn of this process runs it: its replica stopped
                 interrupted(message)
                 await active.save(message)
+        self._keep(active)
         return active
 
     def _tell(self, kind: str) -> None:

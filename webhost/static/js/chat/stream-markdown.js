@@ -35,10 +35,15 @@ export class StreamingMarkdown {
 
   get text() { return this.#text; }
 
-  /** @param {string} delta @param {boolean} [now] render at once (a stored message) instead of on the next frame */
+  /**
+   * @param {string} delta
+   * @param {boolean} [now] render at once (a stored message) instead of on the next frame; the first text is
+   *   always drawn at once (the person waits for it), what follows at most once a frame
+   */
   append(delta, now = false) {
+    const first = !this.#text;
     this.#text += delta;
-    if (now) this.#render();
+    if (now || first) this.#render();
     else if (!this.#queued) {
       this.#queued = true;
       requestAnimationFrame(() => { this.#queued = false; this.#render(); });
