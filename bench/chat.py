@@ -116,9 +116,10 @@ def main() -> None:
     only = set(args.only or ["first", "stream", "memory", "partial"])
     first_n = iterations_for(args, 40, 10)
     print(environment())
-    with tempfile.TemporaryDirectory(prefix="webhost-bench-chat-") as tmp, model_endpoint_process(
-        free_port(), log_path=Path(tmp) / "endpoint.log"
-    ) as endpoint:
+    with (
+        tempfile.TemporaryDirectory(prefix="webhost-bench-chat-") as tmp,
+        model_endpoint_process(free_port(), log_path=Path(tmp) / "endpoint.log") as endpoint,
+    ):
         models = [
             {"id": name, "api": "openai", "model": f"bench-{name}", "baseUrl": endpoint.openai_base_url, "apiKey": "k"}
             for name in ("first", "stream", "memory", "partial")
