@@ -72,6 +72,10 @@ class ApprovalBroker:
         pending.remember = remember is True
         pending.finish(pending.decision)
 
+    def asks(self, approval_id: str) -> bool:
+        """Whether this broker is waiting on that approval."""
+        return self._registry.get(approval_id) is not None
+
     def release(self, predicate: Callable[[PendingApproval], bool] | None = None) -> None:
         self._registry.release(predicate)
 

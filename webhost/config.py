@@ -11,7 +11,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,74 +31,29 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic_core import ErrorDetails
 
+from webhost.config_chat import CHAT_MESSAGES, ChatOptions, Decision
+from webhost.config_refs import ERROR as _ERROR
+from webhost.config_refs import INPUT_REF as _INPUT_REF
+from webhost.config_refs import Expanded
+from webhost.config_refs import expand as _expand
+from webhost.config_refs import expansions as _expansions
+from webhost.config_refs import invalid as _invalid
 from webhost.redact import Redactor, redact_url, url_secrets
 from webhost.storage.urls import database_url_problem
 
 Transport = Literal["stdio", "http", "sse"]
-Decision = Literal["allow", "ask", "deny"]
 Permission = Literal["camera", "microphone", "geolocation", "clipboardWrite"]
 CompatFlag = Literal["eval", "wasm", "workers", "blobWorkers", "dataModules"]
 
 _HTTP_TYPES = {"http", "streamable-http", "streamableHttp", "streamable_http"}
 _NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
-# A `${...}` reference: an environment variable (with an optional default), a per-person value
-# that is left for connect time (contract §5, §6), or anything else, which is an error.
-_REF = re.compile(
-    r"\$\{(?:(?P<var>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}"
-    r"|(?P<person>(?:user\.(?:id|email|name)|input:[A-Za-z0-9_.-]+))\}"
-    r"|(?P<bad>[^}]*)(?P<closed>\}?))"
-)
-_ERROR = "webhost_config"
-_INPUT_REF = re.compile(r"\$\{input:([A-Za-z0-9_.-]+)\}")
 _INPUT_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
 
 class ConfigError(Exception):
     """A bad configuration file; the message names the file, the entry and the field."""
-
-
-def _invalid(message: str) -> PydanticCustomError:
-    return PydanticCustomError(_ERROR, "{message}", {"message": message})
-
-
-def _expand(value: str, info: ValidationInfo) -> str:
-    """Expand ${VAR} and ${VAR:-default} from the environment; an unset VAR without default is an error."""
-    environ: Mapping[str, str] = (info.context or {}).get("environ", {})
-
-    def substitute(match: re.Match[str]) -> str:
-        if match.group("person") is not None:
-            return match.group(0)
-        if match.group("bad") is not None:
-            if not match.group("closed"):
-                raise _invalid('unclosed "${" (write ${NAME} or ${NAME:-default})')
-            raise _invalid(
-                f'"{match.group(0)}" is not a variable reference (names use letters, digits '
-                "and '_' and do not start with a digit)"
-            )
-        var, default = match.group("var"), match.group("default")
-        if var in environ:
-            return environ[var]
-        if default is not None:
-            return default
-        raise _invalid(f"environment variable {var} is not set")
-
-    return _REF.sub(substitute, value)
-
-
-def _expansions(value: str, environ: Mapping[str, str]) -> list[str]:
-    """The values `_expand` puts in place of each ${VAR} (or its default) in `value`."""
-    found = []
-    for match in _REF.finditer(value):
-        var, default = match.group("var"), match.group("default")
-        if var is None:  # ${user.*} and ${input:*}: per-person values, filled in at connect time
-            continue
-        if var in environ:
-            found.append(environ[var])
-        elif default is not None:
-            found.append(default)
-    return found
 
 
 def _origin(value: str) -> str:
@@ -115,7 +69,6 @@ def _file_uri(value: str) -> str:
     return value
 
 
-Expanded = Annotated[str, AfterValidator(_expand)]
 Origin = Annotated[str, AfterValidator(_origin)]
 Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
 
@@ -280,6 +233,13 @@ class ServerPolicy(_Model):
     permissions: frozenset[Permission] = frozenset()
     compat: frozenset[CompatFlag] = Field(default=frozenset(), validation_alias="cspCompat")
     open_links: Literal["ask", "allow"] = Field(default="ask", validation_alias="openLinks")
+    # The chat (contract §8): the model's tool calls on this server, for all its tools and per tool; None: the
+    # chat's own `toolCalls`. And whether the model is given a result's structuredContent (as text).
+    model_tool_calls: Decision | None = Field(default=None, validation_alias="modelToolCalls")
+    model_tools: Mapping[str, Decision] = Field(default_factory=dict, validation_alias="modelTools")
+    model_sees_structured_content: bool = Field(
+        default=False, validation_alias="modelSeesStructuredContent", strict=True
+    )
 
     def decision_for(self, tool: str) -> Decision:
         return self.tools.get(tool, self.default_decision)
@@ -412,6 +372,7 @@ class WebhostOptions(_Model):
     limits: Limits = Limits()
     audit: AuditOptions = AuditOptions()
     auth: AuthOptions = AuthOptions()
+    chat: ChatOptions = ChatOptions()
     database: Annotated[Expanded | None, AfterValidator(_database)] = Field(default=None, repr=False)
     # Only so that a "timeouts" that is not an object is an error; the values are the fields above.
     timeouts: Mapping[str, Any] = Field(default_factory=dict, repr=False, exclude=True)
@@ -435,11 +396,13 @@ class Config(_Model):
             if spec.id in seen:
                 raise _invalid(f"inputs[{index}]: the id {spec.id!r} is declared twice")
             seen.add(spec.id)
-        for server in self.servers.values():
-            for input_id in server.input_ids:
+        users = [(f"mcpServers.{s.name}", s.input_ids) for s in self.servers.values()]
+        users += [(f"webhost.chat.models[{i}]", m.input_ids) for i, m in enumerate(self.options.chat.models)]
+        for where, input_ids in users:
+            for input_id in input_ids:
                 if input_id not in seen:
                     raise _invalid(
-                        f"mcpServers.{server.name}: uses ${{input:{input_id}}}, but no entry of the "
+                        f"{where}: uses ${{input:{input_id}}}, but no entry of the "
                         f'top-level "inputs" list has "id": "{input_id}"'
                     )
         return self
@@ -460,6 +423,7 @@ class Config(_Model):
             [
                 *(value for server in self.servers.values() for value in server.secret_values),
                 *self.options.auth.secret_values,
+                *self.options.chat.secret_values,
             ]
         )
 
@@ -528,6 +492,10 @@ _MESSAGES = {
     "webhost.servers.*.permissions": f"must be a list drawn from {sorted(get_args(Permission))}",
     "webhost.servers.*.cspCompat": f"must be a list drawn from {sorted(get_args(CompatFlag))}",
     "webhost.servers.*.openLinks": 'must be "ask" or "allow"',
+    "webhost.servers.*.modelToolCalls": 'must be "allow", "ask" or "deny"',
+    "webhost.servers.*.modelTools": 'must map tool names to "allow", "ask" or "deny"',
+    "webhost.servers.*.modelSeesStructuredContent": "must be true or false",
+    **CHAT_MESSAGES,
 }
 
 

@@ -69,3 +69,12 @@ class RequestRefused(WebhostError):
     """webhost's answer to a server→client request is a JSON-RPC error (a refused schema, a declined sample)."""
 
     code = INVALID_PARAMS
+
+
+CHAT_UNAVAILABLE = -32010
+
+
+class ChatUnavailable(WebhostError):
+    """The chat cannot answer: no model configured, no database, or the person's own API key not given yet."""
+
+    code = CHAT_UNAVAILABLE

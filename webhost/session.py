@@ -84,6 +84,7 @@ class BrowserSession:
             approvals=self.approvals,
             catalogue=self.catalogue,
             notify=notify,
+            chat=workspace.chat,
         )
         workspace.attach(self, self._leave_app)
         directory.add(self)

@@ -100,7 +100,8 @@ def build_app(scripts: Scripts | None = None) -> Starlette:
                 steps = anthropic_steps(events, model=model, key=key)
         except (ScriptError, ValueError, KeyError) as exc:
             return _error(wire, 500, f"scripted endpoint: bad script: {exc}")
-        return StreamingResponse(_play(steps), media_type="text/event-stream", headers={"cache-control": "no-cache"})
+        stream = _play(steps, scripts)
+        return StreamingResponse(stream, media_type="text/event-stream", headers={"cache-control": "no-cache"})
 
     async def chat_completions(request: Request) -> Response:
         return await answer(request, "openai")
@@ -125,6 +126,10 @@ def build_app(scripts: Scripts | None = None) -> Starlette:
             return PlainTextResponse(f"bad script: {exc}", status_code=400)
         return JSONResponse({"ok": True})
 
+    async def release(request: Request) -> Response:
+        scripts.gate(str((await request.json()).get("gate"))).set()
+        return JSONResponse({"ok": True})
+
     async def received(request: Request) -> Response:
         return JSONResponse(scripts.received.get(request.query_params.get("key", ""), []))
 
@@ -141,6 +146,7 @@ def build_app(scripts: Scripts | None = None) -> Starlette:
             Route("/v1/models", models, methods=["GET"]),
             Route("/_script", set_script, methods=["POST"]),
             Route("/_requests", received, methods=["GET"]),
+            Route("/_release", release, methods=["POST"]),
             Route("/site/{rest:path}", web_page, methods=["GET", "POST"]),
             Route("/json/{rest:path}", plain_json, methods=["GET", "POST"]),
         ]
@@ -184,12 +190,14 @@ async def _hold(request: Request, seconds: float) -> bool:
     return not gone
 
 
-async def _play(steps: list[Step]) -> AsyncIterator[bytes]:
+async def _play(steps: list[Step], scripts: Scripts) -> AsyncIterator[bytes]:
     for step in steps:
         if isinstance(step, bytes):
             yield step
         elif isinstance(step, float):
             await asyncio.sleep(step)
+        elif step[0] == "gate":
+            await scripts.gate(step[1]).wait()  # the test opens it (POST /_release) once it saw what it waits for
         elif step[1] == "abrupt":
             raise CutStream
         else:
@@ -214,6 +222,10 @@ class ModelEndpointServer:
 
     def script(self, key: str, rules: list[dict[str, Any]]) -> None:
         self.http.post(f"{self.origin}/_script", json={"key": key, "rules": rules}).raise_for_status()
+
+    def release(self, gate: str) -> None:
+        """Let an answer held at `{"gate": gate}` go on."""
+        self.http.post(f"{self.origin}/_release", json={"gate": gate}).raise_for_status()
 
     def requests(self, key: str) -> list[dict[str, Any]]:
         received: list[dict[str, Any]] = self.http.get(f"{self.origin}/_requests", params={"key": key}).json()

@@ -16,11 +16,14 @@ a fallback) and that is not used up (`times`). A rule's `events`, in order:
 - `{"cut": true}`: drop the connection mid-answer; `{"cut": "clean"}`: end the body properly, unfinished;
 - `{"raw": "data: not json\n\n"}`: these characters as they are, in the body;
 - `{"pause": 0.01}`: wait between chunks (streaming realism); as the first event, before answering at
-  all (a server that does not answer, for timeouts).
+  all (a server that does not answer, for timeouts);
+- `{"gate": "NAME"}`: hold the rest of the answer until the test opens that gate (`POST /_release`,
+  `ModelEndpointServer.release`): a test waits for what the host shows mid-stream, then lets it go on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -61,6 +64,10 @@ class Scripts:
 
     rules: dict[str, list[Rule]] = field(default_factory=dict)
     received: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    gates: dict[str, asyncio.Event] = field(default_factory=dict)  # `{"gate": NAME}`: set when a test opens it
+
+    def gate(self, name: str) -> asyncio.Event:
+        return self.gates.setdefault(name, asyncio.Event())
 
     def set(self, key: str, rules: list[dict[str, Any]]) -> None:
         self.rules[key] = [Rule.parse(rule) for rule in rules]
@@ -111,7 +118,7 @@ def _texts(content: object) -> list[str]:
 
 # A rendered answer is a sequence of steps: bytes to send, a pause, or the end of the body.
 Cut = Literal["abrupt", "clean"]
-Step = bytes | float | tuple[Literal["cut"], Cut]
+Step = bytes | float | tuple[Literal["cut"], Cut] | tuple[Literal["gate"], str]
 
 
 @dataclass
@@ -163,6 +170,8 @@ def steps_before(event: dict[str, Any]) -> Iterator[Step]:
         yield float(event["pause"])
     if "cut" in event:
         yield ("cut", "clean" if event["cut"] == "clean" else "abrupt")
+    if "gate" in event:
+        yield ("gate", str(event["gate"]))
 
 
 __all__ = [

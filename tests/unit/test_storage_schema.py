@@ -14,7 +14,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 # Every store's tables join the shared metadata on import.
-from webhost.storage import audit, history, live_calls, oauth_tokens
+from webhost.storage import audit, conversations, history, live_calls, oauth_tokens
 from webhost.storage.db import MIGRATIONS, Storage, metadata
 
 pytestmark = pytest.mark.anyio
@@ -24,6 +24,13 @@ STORES = {
     "0004": {oauth_tokens.oauth_grants.name},
     "0005": {live_calls.replicas.name, live_calls.live_calls.name},
     "0006": {history.call_history.name},
+    "0007": {
+        conversations.chat_conversations.name,
+        conversations.chat_messages.name,
+        conversations.chat_requests.name,
+        conversations.chat_contexts.name,
+        conversations.chat_usage.name,
+    },
 }
 
 

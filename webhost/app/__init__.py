@@ -1,8 +1,8 @@
 """The host application, composed: the shared parts, who may come in, the routes, and the layers around them.
 
-Each step is one builder in this package; `create_app` only puts them together, in order. The chat
-(webhost/chat/, next) is built in `create_app` from the parts, beside the workspaces' shared `HostDeps`,
-and handed to each tab's session by `HostState.new_session`.
+Each step is one builder in this package; `create_app` only puts them together, in order. The chat's
+store is one of the parts (`HostDeps.conversations`); each person's chat lives with their workspace
+(webhost/workspace/chat.py).
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ def create_app(
     secret = secret or deployment_secret(settings)
     parts = build_parts(settings, config, secret, transport_factory)
     host = HostState(settings=settings, config=config, audit=parts.audit, deps=parts.deps)
-    # Here the chat will be built from `parts` and given to `host`, which hands it to each tab's session.
     access = build_access(settings, config.options.auth, parts.storage, secret, parts.host_origins, clock)
 
     app = FastAPI(

@@ -1,7 +1,7 @@
 """The parts every workspace shares, built once from the settings and the secret, and their lifespan.
 
 The database is opened in every mode (it keeps each person's input values); around it, the audit log,
-the replica's call journal and each person's call history, each with a sub-key of the deployment
+the replica's call journal, each person's call history and conversations, each with a sub-key of the deployment
 secret where it seals something; the sandbox (one origin per server); the redactor for what reaches
 the browser.
 """
@@ -23,6 +23,7 @@ from webhost.config import Config
 from webhost.journal import CallJournal
 from webhost.redact import Redactor
 from webhost.settings import Settings
+from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
 from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
@@ -69,6 +70,8 @@ def build_parts(settings: Settings, config: Config, secret: bytes, transport_fac
         oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
         public_origin=next((o for o in settings.public_origins), None),
         history=history,
+        # Each person's conversations with the model (contract §8), sealed under their own sub-key.
+        conversations=ConversationStore(storage, ChatSeal(derive_key(secret, "chat/v1"))),
     )
     return Parts(storage, audit, journal, history, redactor, deps, host_origins)
 

@@ -67,6 +67,14 @@ class Sandbox:
         return sandbox_origin(self.label(server), self.domain, self.port, self.scheme)
 
 
+@dataclass(frozen=True)
+class ChatBinding:
+    """An app opened for a tool call the model made: its conversation and that call (the app's instance id)."""
+
+    conversation_id: str
+    call_id: str
+
+
 @dataclass(eq=False)
 class AppInstance:
     frame_id: str
@@ -83,6 +91,7 @@ class AppInstance:
     origin_tools: frozenset[str] = frozenset()
     messages: list[dict[str, Any]] = field(default_factory=list)
     model_context: dict[str, Any] | None = None
+    chat: ChatBinding | None = None  # opened in a conversation: ui/message and model context go there
     created: float = field(default_factory=time.time)
     closed: bool = False
     in_flight: int = 0

@@ -13,7 +13,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import anyio
@@ -44,6 +44,17 @@ LISTINGS = {
 }
 
 
+class ChatApps(Protocol):
+    """Where an app opened in a conversation sends its messages and its model context (the person's chat)."""
+
+    async def set_context(
+        self, conversation_id: str, instance: str, server: str, app: str, params: dict[str, Any]
+    ) -> dict[str, Any]: ...
+    async def app_message(
+        self, conversation_id: str, instance: str, server: str, app: str, text: str, *, frame: str | None
+    ) -> dict[str, Any]: ...
+
+
 class AppPolicy:
     """Judges and runs the requests of one session's app frames."""
 
@@ -57,7 +68,9 @@ class AppPolicy:
         approvals: ApprovalBroker,
         catalogue: Catalogue,
         notify: Publish,
+        chat: ChatApps | None = None,
     ) -> None:
+        self.chat = chat
         self.session_id = session_id
         self.person = person
         self.options = options
@@ -295,6 +308,22 @@ async def message(
         "content": _content_list(params)[:50],
         "ts": time.time(),
     }
+    if instance.chat is not None and policy.chat is not None:
+        # In a conversation the message is the person's next turn, once they allow this app to send it; the
+        # chat audits it (with the conversation, not the text: conversations are private).
+        binding = instance.chat
+        text = _text_of(entry["content"])
+        if not text.strip():
+            raise InvalidParams("ui/message: the message has no text")
+        await policy.chat.app_message(
+            binding.conversation_id,
+            binding.call_id,
+            instance.server,
+            _app_name(instance),
+            text,
+            frame=instance.frame_id,
+        )
+        return {}
     await policy.audit.record(
         "app.message",
         **policy._base(instance),
@@ -318,6 +347,20 @@ async def update_model_context(
         "structuredContent": params.get("structuredContent"),
         "ts": time.time(),
     }
+    instance.model_context = context  # each update replaces the previous one, as a model would see it
+    if instance.chat is not None and policy.chat is not None:
+        binding = instance.chat
+        await policy.audit.record(
+            "chat.model-context",
+            **policy._base(instance),
+            decision="recorded",
+            summary=f"conversation {binding.conversation_id}",
+            detail={"conversationId": binding.conversation_id, "instance": binding.call_id},
+        )
+        await policy.chat.set_context(
+            binding.conversation_id, binding.call_id, instance.server, _app_name(instance), params
+        )
+        return {}
     await policy.audit.record(
         "app.model-context",
         **policy._base(instance),
@@ -325,12 +368,17 @@ async def update_model_context(
         summary=_text_of(context["content"])[:300],
         detail=context,
     )
-    instance.model_context = context  # each update replaces the previous one, as a model would see it
     policy.notify(
         "apps/conversation",
         {"frameId": instance.frame_id, "modelContext": context, "messageCount": len(instance.messages)},
     )
     return {}
+
+
+def _app_name(instance: AppInstance) -> str:
+    """The app as the page names it: its tool's title, else the tool's name, else the server."""
+    tool = instance.tool or {}
+    return str(tool.get("title") or tool.get("name") or instance.server)[:100]
 
 
 def _text_of(content: object) -> str:

@@ -1,1 +1,1 @@
-"""The chat: a person's conversation with the team's model, which calls the tools of their servers."""
+"""The chat: the team's model in the loop (contract §8): providers, the turn loop, conversations, app context."""

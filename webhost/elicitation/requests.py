@@ -270,7 +270,7 @@ class InputRequests:
         return {
             "role": "assistant",
             "content": {"type": "text", "text": answer["content"]["text"]},
-            "model": "webhost-person",
+            "model": answer.get("model") or "webhost-person",
             "stopReason": "endTurn",
         }
 
@@ -325,7 +325,7 @@ def sampling_view(params: dict[str, Any]) -> dict[str, Any]:
     return {
         "kind": "sampling",
         "mode": "sampling",
-        "message": "The server asks for a model reply. webhost has no model: write the reply yourself or decline.",
+        "message": "The server asks for a model reply: write it yourself, let your chosen model answer, or decline.",
         "request": params,
     }
 
@@ -339,4 +339,8 @@ def validate_sampling_answer(answer: dict[str, Any]) -> Check:
         return None, [{"field": "text", "message": "write a reply (text) or decline"}]
     if len(content["text"]) > 100_000:
         return None, [{"field": "text", "message": "must be at most 100000 characters"}]
-    return {"action": "accept", "content": {"text": content["text"]}}, []
+    accepted: dict[str, Any] = {"action": "accept", "content": {"text": content["text"]}}
+    model = answer.get("model")
+    if isinstance(model, str) and 0 < len(model) <= 200:
+        accepted["model"] = model  # the person's chosen model wrote it (chat/sample)
+    return accepted, []

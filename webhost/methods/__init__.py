@@ -9,6 +9,7 @@ from webhost.session import BrowserSession
 
 from . import (
     apps,
+    chat,
     history,
     inputs,
     person_inputs,
@@ -35,4 +36,5 @@ METHODS: dict[str, Handler] = {
     **sessions.METHODS,
     **workbench.METHODS,
     **history.METHODS,
+    **chat.METHODS,
 }

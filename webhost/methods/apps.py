@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webhost.apps.instances import AppInstance
+from webhost.apps.instances import AppInstance, ChatBinding
 from webhost.apps.meta import tool_resource_uri
 from webhost.apps.permissions import PERMISSIONS
 from webhost.audit import visible_user
@@ -13,6 +13,7 @@ from webhost.session import BrowserSession
 
 from . import _params
 
+CLOSED_BY_PERSON = "closed by the person"  # the page's reason when the person closes an app (apps/panel.js)
 EVENT_KINDS = {"violation", "csp-violation", "log", "display-mode", "size", "lifecycle", "error"}
 
 
@@ -33,15 +34,28 @@ async def open_app(session: BrowserSession, params: dict[str, Any]) -> dict[str,
     uri = tool_resource_uri(tool.get("_meta"))
     if uri is None:
         raise InvalidParams(f"tool {name!r} has no app (no ui:// resourceUri)", {"tool": name})
+    binding = await _chat_binding(session, params, connection.name, name)
     prepared = params.get("prepared")
-    _, descriptor = await session.apps.open(
+    instance, descriptor = await session.apps.open(
         connection,
         uri,
         purpose="tool",
         tool=tool,
         prepared=prepared if isinstance(prepared, str) and len(prepared) <= 64 else None,
     )
+    instance.chat = binding
     return descriptor
+
+
+async def _chat_binding(session: BrowserSession, params: dict[str, Any], server: str, tool: str) -> ChatBinding | None:
+    """An app opened for the model's tool call (`conversationId`, `callId`): that call must be the person's, of
+    this tool, and no longer waiting for their approval (an app sees nothing before it)."""
+    if params.get("conversationId") is None and params.get("callId") is None:
+        return None
+    conversation_id = _params.string(params, "conversationId", max_length=64)
+    call_id = _params.string(params, "callId", max_length=64)
+    await session.workspace.chat.check_app_call(conversation_id, call_id, server, tool)
+    return ChatBinding(conversation_id, call_id)
 
 
 async def warm_app(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -120,7 +134,11 @@ async def app_event(session: BrowserSession, params: dict[str, Any]) -> dict[str
 
 async def close_app(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     instance = _instance(session, params)
-    session.apps.close(instance.frame_id, reason=str(params.get("reason", "closed"))[:100])
+    reason = str(params.get("reason", "closed"))[:100]
+    session.apps.close(instance.frame_id, reason=reason)
+    if instance.chat is not None and reason == CLOSED_BY_PERSON:
+        # The person closed an app of a conversation: what it gave the model goes too (a reload keeps it).
+        await session.workspace.chat.remove_context(instance.chat.conversation_id, instance.chat.call_id)
     return {}
 
 
@@ -162,9 +180,11 @@ async def list_audit(session: BrowserSession, params: dict[str, Any]) -> dict[st
 
 
 async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    session.approvals.respond(
-        _params.string(params, "id", max_length=100), params.get("decision"), params.get("remember", False)
-    )
+    """A tab's own approval (an app's request), or one of its person's chat (any of their tabs may answer)."""
+    approval_id = _params.string(params, "id", max_length=100)
+    chat = session.workspace.chat.approvals
+    broker = chat if chat.asks(approval_id) else session.approvals
+    broker.respond(approval_id, params.get("decision"), params.get("remember", False))
     return {}
 
 

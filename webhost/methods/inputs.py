@@ -20,7 +20,7 @@ def _own_request_id(session: BrowserSession, params: dict[str, Any]) -> str:
 
 async def respond(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     request_id = _own_request_id(session, params)
-    answer = {k: v for k, v in params.items() if k in ("action", "content")}
+    answer = {k: v for k, v in params.items() if k in ("action", "content", "model")}
     frame_id = params.get("frameId")
     session.inputs.respond(request_id, answer, frame_id=frame_id if isinstance(frame_id, str) else None)
     return {}

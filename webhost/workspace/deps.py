@@ -11,6 +11,7 @@ from webhost.calls import CallRegistry
 from webhost.config import Config
 from webhost.elicitation.requests import InputRequests
 from webhost.journal import CallJournal
+from webhost.storage.conversations import ConversationStore
 from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.upstream.client_factory import TransportFactory, default_transport
@@ -30,6 +31,7 @@ class HostDeps:
     oauth: OAuthDeps | None = None  # sign-in to remote servers (None: remote servers get no OAuth)
     public_origin: str | None = None  # the page's configured public origin (the OAuth callback's), if any
     history: CallHistory | None = None  # each person's calls, in the database (None: not kept)
+    conversations: ConversationStore | None = None  # each person's chat (None: the chat is unavailable)
 
 
 class Tab(Protocol):

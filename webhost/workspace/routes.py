@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from webhost.calls import current_origin, current_tab
+from webhost.calls import CallRegistry, current_origin, current_tab
 from webhost.config import WebhostOptions
 from webhost.elicitation.broker import InputBroker
 from webhost.elicitation.requests import Activity, InputRequests
 
 from .deps import Tab
+
+CHAT_TAB = "chat"  # the "tab" the model's calls run in (`current_tab`): their input requests go to the chat
 
 
 class InputRoutes:
@@ -36,6 +38,16 @@ class InputRoutes:
         # The requests no single tab can be named for: asked of every tab.
         self.any_tab = InputRequests(
             broker=self.broker, apps=None, calls=None, options=options, activity=activity, route=self.route_to(None)
+        )
+        # The model's calls (the chat): asked of every tab, attributed to the call (its conversation).
+        self.chat_calls = CallRegistry(on_end=self._chat_call_ended, tab=CHAT_TAB)
+        self.chat = InputRequests(
+            broker=self.broker,
+            apps=None,
+            calls=self.chat_calls,
+            options=options,
+            activity=activity,
+            route=self.route_to(None),
         )
 
     def route_to(self, tab_id: str | None) -> Callable[[str], None]:
@@ -63,16 +75,30 @@ class InputRoutes:
     def requests_for(self, server: str) -> InputRequests:
         """Whose tab a server's request belongs to: the call's own tab, the one tab busy with that server, or all."""
         tab_id = current_tab.get()
+        if tab_id == CHAT_TAB:
+            return self.chat
         if tab_id is not None and tab_id in self._tabs:
             return self._tabs[tab_id].requests
         if _belongs_to_no_tab(current_origin.get()):
             return self.any_tab
-        busy = [tab for tab in self._tabs.values() if tab.calls.busy_on(server)]
+        busy = [tab.requests for tab in self._tabs.values() if tab.calls.busy_on(server)]
+        if self.chat_calls.busy_on(server):
+            busy.append(self.chat)
         if len(busy) == 1:
-            return busy[0].requests
+            return busy[0]
         if not busy and len(self._tabs) == 1:
             return next(iter(self._tabs.values())).requests
         return self.any_tab
+
+    def _chat_call_ended(self, call_id: str) -> None:
+        """A model's call ended: what it left waiting for the person is released."""
+        self.broker.release(
+            lambda p: (
+                self._routes.get(p.id) is None
+                and (p.origin or {}).get("callId") == call_id
+                and bool((p.origin or {}).get("conversationId"))
+            )
+        )
 
     def _publish(self, method: str, params: dict[str, Any]) -> None:
         request_id = str(params.get("id"))

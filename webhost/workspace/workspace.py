@@ -31,6 +31,7 @@ from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMo
 from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
 
 from .activity import ActivityEntries, short
+from .chat import person_chat
 from .deps import HostDeps, Tab
 from .routes import InputRoutes
 from .sign_in import ServerSignIn
@@ -94,6 +95,16 @@ class Workspace:
         self.sign_ins = ServerSignIn(
             connect_timeout=options.connect_timeout, reconnect=self.reconnect, restart=self._start, forget=self._forget
         )
+        self.chat = person_chat(
+            deps,
+            person,
+            connections=self.connections,
+            catalogue=self.catalogue,
+            routes=self.routes,
+            values=self.values,
+            tell_all=self._tell_all,
+            task_group=task_group,
+        )
         for connection in self.connections.values():
             if not deps.config.servers[connection.name].input_ids:
                 connection.start(task_group)
@@ -109,6 +120,8 @@ class Workspace:
         self._leave_app_of[tab.id] = leave_app
         for view in self.pending_for(tab.id):  # asked of every tab before this one opened: it may answer too
             tab.notify("elicitation/request", view)
+        for view in self.chat.approvals.pending():  # the chat's decisions wait for any tab of the person
+            tab.notify("approval/request", view)
         if self.takeover is not None:
             self.takeover.tab_attached()  # calls a stopped replica left behind: resumed or reported here
 
@@ -139,6 +152,7 @@ class Workspace:
         self.closed = True
         self.inputs.release(outcome="released")
         with anyio.CancelScope(shield=True):
+            await self.chat.close()
             async with anyio.create_task_group() as tg:
                 for connection in self.connections.values():
                     tg.start_soon(connection.stop)

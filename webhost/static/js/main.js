@@ -15,13 +15,14 @@ import { Workspace } from "./components/workspace.js";
 import { Search } from "./components/search.js";
 import { History, TRACKED } from "./components/history.js";
 import { createApps } from "./apps/index.js";
+import { ChatView } from "./chat/chat-view.js";
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 /**
  * Build the page and connect.
- * @returns {{rpc: RpcClient, apps: import("./apps/index.js").Apps,
+ * @returns {{rpc: RpcClient, apps: import("./apps/index.js").Apps, chat: ChatView,
  *   limits: () => import("./apps/index.js").Limits}} for automation and debugging (see `page`)
  */
 function main() {
@@ -53,7 +54,15 @@ function main() {
   });
   /** @type {ServerList} */
   let servers;
+  const chat = new ChatView({
+    rpc,
+    apps,
+    readResource: (server, uri) => rpc.request("resources/read", { server, uri }),
+    placementChanged: () => inbox.rehome(),
+  });
+  inbox.setPlacement((req) => chat.placeFor(req));
   workspace = new Workspace({
+    chat,
     rpc,
     apps,
     calls,
@@ -62,7 +71,7 @@ function main() {
     cards: () => [...servers.cards.values()],
     onActive: (server, kind, key) => {
       servers?.setActive(server, kind, key);
-      for (const [id, k] of [["open-apps", "apps"], ["open-audit", "audit"], ["open-sessions", "sessions"]]) {
+      for (const [id, k] of [["open-chat", "chat"], ["open-apps", "apps"], ["open-audit", "audit"], ["open-sessions", "sessions"]]) {
         if (kind === k) byId(id).setAttribute("aria-current", "page");
         else byId(id).removeAttribute("aria-current");
       }
@@ -114,11 +123,12 @@ function main() {
   });
 
   rpc.connect();
-  return { rpc, apps, limits: () => limits };
+  return { rpc, apps, chat, limits: () => limits };
 }
 
 /** @param {HTMLElement} inboxEl @param {Workspace} workspace */
 function wireHeader(inboxEl, workspace) {
+  byId("open-chat").addEventListener("click", () => workspace.open("chat", "", workspace.chatConversation()));
   byId("open-apps").addEventListener("click", () => workspace.open("apps", ""));
   byId("open-audit").addEventListener("click", () => workspace.open("audit", ""));
   byId("open-sessions").addEventListener("click", () => workspace.open("sessions", ""));

@@ -39,7 +39,8 @@ const LOAD_TIMEOUT_MS = 30000;
  * @typedef {object} BridgeOptions
  * @property {import("../rpc.js").RpcClient} rpc
  * @property {import("./stage.js").Stage} stage
- * @property {Record<string, unknown>} [toolInput] arguments of the tool call (tool frames)
+ * @property {Record<string, unknown> | null} [toolInput] arguments of the tool call (tool frames); null: they
+ *   are still being written (the chat), given later with setToolInput and partial ones with setPartialInput
  * @property {import("./warm-frames.js").WarmFrames} [warmFrames] warm proxy frames to take one from
  * @property {import("./warm-frames.js").TakenApp | null} [prepared] the frame this App was prepared in, if any
  */
@@ -118,7 +119,8 @@ export class AppBridge extends EventTarget {
       closed: () => this.closeReason !== null, later: (ms, fn) => this.#later(ms, fn) });
     this.#channel = new AppChannel({ frame: () => this.iframe, origin: descriptor.origin, closed,
       posted: (msg) => this.#diagnostics.traceOut(msg) });
-    const toolInput = options.toolInput && typeof options.toolInput === "object" ? options.toolInput : {};
+    const toolInput = options.toolInput === null ? null
+      : options.toolInput && typeof options.toolInput === "object" ? options.toolInput : {};
     this.#notifications = new AppNotifications(this.#channel, toolInput, closed);
     this.#relay = new RequestRelay({ rpc: this.#rpc, frameId: this.frameId, channel: this.#channel,
       diagnostics: this.#diagnostics, events: this, serverDown: () => this.serverDown });
@@ -211,6 +213,12 @@ export class AppBridge extends EventTarget {
 
   /** The tool call finished. @param {any} result a CallToolResult */
   setToolResult(result) { this.#notifications.setToolResult(result); }
+
+  /** The model is writing the arguments: the healed object so far. @param {Record<string, unknown>} partial */
+  setPartialInput(partial) { this.#notifications.setPartialInput(partial); }
+
+  /** The complete arguments (when the frame was opened before them). @param {Record<string, unknown>} input */
+  setToolInput(input) { this.#notifications.setToolInput(input); }
 
   /** The tool call failed or was cancelled. @param {string} reason */
   setToolCancelled(reason) { this.#notifications.setToolCancelled(reason); }

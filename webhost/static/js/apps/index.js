@@ -4,6 +4,7 @@
 // does nothing; createApps adds the apps stylesheet and the pagehide teardown.
 //
 //   apps.openToolApp({server, tool, args, callId, resultPromise, container}) → Promise<AppHandle>
+//   apps.openChatApp({server, tool, resourceUri, conversationId, callId, container, args}) → Promise<ChatAppHandle>
 //   apps.warm(server, toolName) → void   read the tool's ui:// resource ahead of the next open (apps/warm),
 //                                        and keep a warm proxy frame ready on the server's origin
 //   apps.mountElicitation(container, request, {fallbackToForm?, descriptor?, onResult?}) → Promise<AppHandle | null>
@@ -34,6 +35,18 @@ import { CAN_MOVE, WarmFrames } from "./warm-frames.js";
  * @property {(reason?: string) => Promise<void>} close
  * @property {() => Promise<void>} reopen
  * @property {(mode: "inline" | "fullscreen" | "pip") => string} setDisplayMode
+ */
+
+/**
+ * An App opened at a tool call the model made (the chat): it is told the arguments while the model writes
+ * them, then once whole, then the outcome.
+ * @typedef {object} ChatAppHandle
+ * @property {string | null} frameId
+ * @property {HTMLElement} element
+ * @property {(partial: Record<string, unknown>) => void} partialInput
+ * @property {(input: Record<string, unknown>) => void} toolInput
+ * @property {(result: any) => void} toolResult
+ * @property {(reason: string) => void} toolCancelled
  */
 
 /**
@@ -266,6 +279,35 @@ export function createApps({ rpc, limits }) {
   }
 
   /**
+   * The model called a tool that has an app (the chat): show it in `container`, bound to that call of that
+   * conversation (the backend checks the call is the person's, and not waiting for their approval). `args`
+   * null: the model is still writing them. Unlike openToolApp, another call of the same tool keeps its app.
+   * @param {{server: string, tool: string, resourceUri: string, conversationId: string, callId: string,
+   *   container: HTMLElement, args?: Record<string, unknown> | null}} params
+   * @returns {Promise<ChatAppHandle>}
+   */
+  async function openChatApp(params) {
+    const { server, tool, resourceUri, conversationId, callId, container } = params;
+    const open = () => rpc.request("apps/open", { server, tool, conversationId, callId });
+    const panel = new AppPanel({
+      rpc, server, resourceUri, purpose: "tool", toolName: tool, args: params.args ?? null, open,
+      onChange: changed, warmFrames,
+    });
+    container.append(panel.el);
+    track(panel);
+    await panel.load();
+    changed();
+    return {
+      frameId: panel.frameId,
+      element: panel.el,
+      partialInput: (partial) => panel.setPartialInput(partial),
+      toolInput: (input) => panel.setToolInput(input),
+      toolResult: (result) => panel.setToolResult(result),
+      toolCancelled: (reason) => panel.setToolCancelled(reason),
+    };
+  }
+
+  /**
    * App-rendered elicitation: mount the App bound to `request` in `container`.
    * @param {HTMLElement} container
    * @param {any} request an InputRequest (mode "app") carrying its AppFrame as `app`
@@ -348,7 +390,7 @@ export function createApps({ rpc, limits }) {
     },
   });
 
-  return Object.freeze({ openToolApp, warm, mountElicitation, unmountElicitation, release, list, get, close, onChange, debug });
+  return Object.freeze({ openToolApp, openChatApp, warm, mountElicitation, unmountElicitation, release, list, get, close, onChange, debug });
 }
 
 /** @typedef {ReturnType<typeof createApps>} Apps */

@@ -11,7 +11,11 @@
 export class AppNotifications {
   #channel;
   #closed;
+  /** The tool call's arguments; null while the model is still writing them (the chat). @type {Record<string, unknown> | null} */
   #toolInput;
+  /** The newest partial arguments not sent yet (held until the App is initialized). @type {Record<string, unknown> | null} */
+  #partial = null;
+  #initialized = false;
   /** @type {ToolOutcome | null} */
   #toolOutcome = null;
   #toolInputSent = false;
@@ -19,7 +23,8 @@ export class AppNotifications {
 
   /**
    * @param {import("./channel.js").AppChannel} channel
-   * @param {Record<string, unknown>} toolInput arguments of the tool call (tool frames)
+   * @param {Record<string, unknown> | null} toolInput arguments of the tool call (tool frames); null: they come
+   *   later (`setToolInput`), with partial ones meanwhile (`setPartialInput`)
    * @param {() => boolean} closed whether the frame is closed
    */
   constructor(channel, toolInput, closed) {
@@ -28,11 +33,42 @@ export class AppNotifications {
     this.#closed = closed;
   }
 
-  /** The App is initialized (tool frames): its tool's arguments, then the outcome when it is known. */
+  /** The App is initialized (tool frames): its tool's arguments (or the newest partial ones), then the outcome. */
   sendToolInput() {
+    this.#initialized = true;
+    if (this.#toolInput === null) {
+      this.#sendPartial();
+      this.#sendToolOutcome();
+      return;
+    }
     this.#channel.post({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: this.#toolInput } });
     this.#toolInputSent = true;
     this.#sendToolOutcome();
+  }
+
+  /**
+   * The arguments so far, healed (the model is writing them): sent as `tool-input-partial` once the App is
+   * initialized, never after the complete input. @param {Record<string, unknown>} partial
+   */
+  setPartialInput(partial) {
+    if (this.#toolInput !== null || this.#toolInputSent) return;
+    this.#partial = partial;
+    if (this.#initialized) this.#sendPartial();
+  }
+
+  /** The complete arguments, once (the model finished writing them). @param {Record<string, unknown>} input */
+  setToolInput(input) {
+    if (this.#toolInput !== null) return;
+    this.#toolInput = input;
+    this.#partial = null;
+    if (this.#initialized) this.sendToolInput();
+  }
+
+  #sendPartial() {
+    const partial = this.#partial;
+    if (!partial || this.#closed()) return;
+    this.#partial = null;
+    this.#channel.post({ jsonrpc: "2.0", method: "ui/notifications/tool-input-partial", params: { arguments: partial } });
   }
 
   /** The tool call finished (the first outcome counts). @param {any} result a CallToolResult */
@@ -49,10 +85,11 @@ export class AppNotifications {
     this.#sendToolOutcome();
   }
 
-  /** After the tool input, once. */
+  /** After the tool input, once; a cancel may come before any input (the person denied or stopped the call). */
   #sendToolOutcome() {
     const outcome = this.#toolOutcome;
-    if (!outcome || !this.#toolInputSent || this.#toolOutcomeSent || this.#closed()) return;
+    if (!outcome || this.#toolOutcomeSent || this.#closed() || !this.#initialized) return;
+    if (!this.#toolInputSent && outcome.kind === "result") return;
     this.#toolOutcomeSent = true;
     if (outcome.kind === "result") {
       this.#channel.post({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: outcome.value ?? { content: [] } });

@@ -27,7 +27,8 @@ const STATUS_TEXT = { loading: "Loading…", ready: "Running", error: "Error", c
  * @property {string} resourceUri
  * @property {"tool" | "elicitation"} purpose
  * @property {string} [toolName]
- * @property {Record<string, unknown>} [args]
+ * @property {Record<string, unknown> | null} [args] the tool call's arguments; null: not known yet (the chat gives
+ *   them with setToolInput, and partial ones meanwhile with setPartialInput)
  * @property {(() => Promise<any>) | null} open loads a descriptor (apps/open); null when it cannot be reopened
  * @property {(panel: AppPanel) => void} onChange registry hook: frame, status or mode changed
  * @property {string} [closeLabel]
@@ -54,6 +55,11 @@ export class AppPanel {
   el;
 
   #opts;
+  /** The tool call's arguments as known now (null: still being written); a reopened frame gets them. */
+  /** @type {Record<string, unknown> | null} */
+  #input;
+  /** @type {Record<string, unknown> | null} */
+  #partial = null;
   /** @type {{kind: "result", value: any} | {kind: "cancelled", reason: string} | null} */
   #toolOutcome = null;
   #statusPill = h("span", { class: "status-pill pending wh-app-status", text: STATUS_TEXT.loading });
@@ -77,6 +83,7 @@ export class AppPanel {
   /** @param {PanelOptions} opts */
   constructor(opts) {
     this.#opts = opts;
+    this.#input = opts.args === null ? null : opts.args ?? {};
     this.server = opts.server;
     this.resourceUri = opts.resourceUri;
     this.purpose = opts.purpose;
@@ -153,7 +160,7 @@ export class AppPanel {
       onUserMode: (mode) => { bridge.setDisplayMode(mode, "user"); },
       onClose: () => { void this.close("closed by the person"); },
     });
-    bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#opts.args, warmFrames: this.#opts.warmFrames,
+    bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#input, warmFrames: this.#opts.warmFrames,
       prepared: this.#opts.prepared?.() ?? null });
     this.bridge = bridge;
     const refresh = () => { if (this.bridge === bridge) this.#fromBridge(); };
@@ -174,6 +181,7 @@ export class AppPanel {
     this.#buttons.info.hidden = false;
     this.#buttons.conversation.hidden = false;
     bridge.start();
+    if (this.#input === null && this.#partial) bridge.setPartialInput(this.#partial);
     const outcome = this.#toolOutcome;
     if (outcome?.kind === "result") bridge.setToolResult(outcome.value);
     else if (outcome?.kind === "cancelled") bridge.setToolCancelled(outcome.reason);
@@ -190,6 +198,21 @@ export class AppPanel {
     this.#serverStatus = { status: String(status), error: error ?? null };
     if (this.bridge) this.bridge.setServerStatus(this.#serverStatus.status, this.#serverStatus.error);
     else this.#fromBridge();
+  }
+
+  /** The arguments so far, while the model writes them. @param {Record<string, unknown>} partial */
+  setPartialInput(partial) {
+    if (this.#input !== null) return;
+    this.#partial = partial;
+    this.bridge?.setPartialInput(partial);
+  }
+
+  /** The complete arguments (a frame opened before them). @param {Record<string, unknown>} input */
+  setToolInput(input) {
+    if (this.#input !== null) return;
+    this.#input = input;
+    this.#partial = null;
+    this.bridge?.setToolInput(input);
   }
 
   /** @param {any} result */

@@ -18,6 +18,26 @@ export function approvalGroup(req) {
     String(req.summary ?? ""), JSON.stringify(req.detail ?? null)]);
 }
 
+/** What "remember" means for each kind of request (the chat's decisions hold for a conversation or an app). */
+const REMEMBER = /** @type {Record<string, string>} */ ({
+  "model-tool-call": "Allow for this conversation",
+  "app-message": "Let this app send its next messages without asking",
+});
+
+/** What the card shows of a request's detail: the chat's kinds show what the person decides on. @param {any} req */
+function shownDetail(req) {
+  if (req.kind === "model-tool-call" && req.detail && typeof req.detail === "object") {
+    return h("div", {}, h("p", { class: "muted", text: `${req.detail.tool ?? ""} with these arguments:` }),
+      h("pre", { class: "text-content json approval-detail", text: prettyJson(req.detail.arguments ?? {}) }));
+  }
+  if (req.kind === "app-message" && req.detail && typeof req.detail === "object") {
+    return h("blockquote", { class: "approval-detail approval-message", text: String(req.detail.text ?? "") });
+  }
+  if (req.detail === undefined || req.detail === null) return null;
+  return typeof req.detail === "string" ? h("pre", { class: "text-content approval-detail", text: req.detail })
+    : h("pre", { class: "text-content json approval-detail", text: prettyJson(req.detail) });
+}
+
 export class ApprovalCard {
   /** The ids still waiting on this card, oldest first. @type {string[]} */
   #ids = [];
@@ -34,9 +54,7 @@ export class ApprovalCard {
   constructor(req, rpc) {
     this.#rpc = rpc;
     const kind = String(req.kind ?? "action");
-    const detail = req.detail === undefined || req.detail === null ? null
-      : typeof req.detail === "string" ? h("pre", { class: "text-content approval-detail", text: req.detail })
-        : h("pre", { class: "text-content json approval-detail", text: prettyJson(req.detail) });
+    const detail = shownDetail(req);
     this.el = h("div", { class: "card approval", role: "group", "aria-label": "Approval request",
       dataset: { approval: "", kind, id: String(req.id), approvalServer: String(req.server ?? "") } },
     h("header", { class: "card-head" },
@@ -45,7 +63,7 @@ export class ApprovalCard {
       h("span", { class: "badge", text: kind }), this.#count),
     req.summary ? h("p", { class: "approval-summary", text: String(req.summary) }) : null,
     detail,
-    h("label", { class: "check" }, this.#remember, h("span", { text: "Remember my answer for this session" })),
+    h("label", { class: "check" }, this.#remember, h("span", { text: REMEMBER[kind] ?? "Remember my answer for this session" })),
     this.#status,
     h("div", { class: "card-actions" }, this.#deny, h("span", { class: "spacer" }), this.#allowAll, this.#allow));
     this.#allow.addEventListener("click", () => this.#decide("allow", false));

@@ -45,14 +45,17 @@ export function message(req) {
 export function responder(card, req, ctx, onFieldErrors) {
   const status = h("p", { class: "card-status", role: "status" });
   const buttons = () => /** @type {HTMLButtonElement[]} */ ([...card.querySelectorAll("[data-action]")]);
-  /** @param {"accept" | "decline" | "cancel"} action @param {Record<string, unknown>} [content] */
-  async function respond(action, content) {
+  /**
+   * @param {"accept" | "decline" | "cancel"} action @param {Record<string, unknown>} [content]
+   * @param {Record<string, unknown>} [extra] more of the answer (a sampling reply's `model`)
+   */
+  async function respond(action, content, extra) {
     for (const b of buttons()) b.disabled = true;
     card.dataset.answer = action;
     status.className = "card-status";
     status.textContent = "Sending…";
     /** @type {Record<string, unknown>} */
-    const params = { id: req.id, action };
+    const params = { ...extra, id: req.id, action };
     // An app-bound request only takes answers naming its frame; the host's own
     // Decline/Cancel speak for the person, so they name it too.
     if (card.dataset.mode === "app" && req.app?.frameId) params.frameId = req.app.frameId;

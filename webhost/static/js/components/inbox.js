@@ -30,6 +30,12 @@ export class Inbox {
   /** @type {HTMLElement | null} */
   #lastFocus = null;
   #list = h("div", { class: "inbox-list" });
+  /** The request each card shows, by card key (where it belongs is asked again when placement changes). */
+  /** @type {Map<string, any>} */
+  #requests = new Map();
+  /** Where a request is shown instead of the inbox (the chat, for its open conversation), or null. */
+  /** @type {(req: any) => HTMLElement | null} */
+  #place = () => null;
   #count = h("span", { class: "count", text: "0" });
   #live = h("p", { class: "visually-hidden", "aria-live": "assertive" });
   #onCount;
@@ -51,6 +57,31 @@ export class Inbox {
       const target = /** @type {HTMLElement} */ (ev.target);
       if (target instanceof HTMLElement && !this.el.contains(target)) this.#lastFocus = target;
     });
+  }
+
+  /**
+   * Let another part of the page show some requests (the chat shows those of its open conversation).
+   * @param {(req: any) => HTMLElement | null} place
+   */
+  setPlacement(place) {
+    this.#place = place;
+    this.rehome();
+  }
+
+  /** Move each card to where it belongs now (an app card stays: moving its frame would reload the app). */
+  rehome() {
+    for (const [key, card] of this.#cards) {
+      if (card.dataset.mode === "app" || isParked(card)) continue;
+      const home = this.#homeOf(key);
+      if (card.parentElement !== home) home.append(card);
+    }
+    this.#changed();
+  }
+
+  /** @param {string} key */
+  #homeOf(key) {
+    const req = this.#requests.get(key);
+    return (req && this.#place(req)) || this.#list;
   }
 
   /** A finished call needs nothing more from the person: drop its "waiting" notes. @param {string} callId */
@@ -82,7 +113,7 @@ export class Inbox {
       // The backend's own waiting step supersedes our local "waiting" note for the same page.
       for (const [k, el] of this.#cards) if (k.startsWith("w:") && el.dataset.url === String(req.url ?? "")) this.#remove(k);
     }
-    this.#add(key, card);
+    this.#add(key, card, req);
     if (req.mode !== "app") this.#takeFocus(key, card);
     const what = req.mode === "url" ? "your consent to open a link" : req.mode === "sampling" ? "a model reply" : "input";
     this.#announce(`${req.server ?? "A server"} is asking for ${what}.`);
@@ -180,7 +211,7 @@ export class Inbox {
     const card = new ApprovalCard(req, this.#rpc);
     this.#approvalOf.set(card.el, card);
     if (group) this.#groups.set(group, card);
-    this.#add(key, card.el);
+    this.#add(key, card.el, req);
     this.#announce(`${req.server ?? "A server"} needs your approval.`);
   }
 
@@ -196,7 +227,7 @@ export class Inbox {
     }
     if (!el || !card) return;
     for (const [group, c] of this.#groups) if (c === card) this.#groups.delete(group);
-    for (const [k, v] of this.#cards) if (v === el) this.#cards.delete(k);
+    for (const [k, v] of this.#cards) if (v === el) { this.#cards.delete(k); this.#requests.delete(k); }
     el.remove();
     this.#changed();
   }
@@ -207,11 +238,12 @@ export class Inbox {
     this.#groups.clear();
   }
 
-  /** @param {string} key @param {HTMLElement} card */
-  #add(key, card) {
+  /** @param {string} key @param {HTMLElement} card @param {any} [req] the request it shows */
+  #add(key, card, req) {
     this.#cards.get(key)?.remove();
     this.#cards.set(key, card);
-    this.#list.append(card);
+    if (req) this.#requests.set(key, req);
+    this.#homeOf(key).append(card);
     this.#changed();
   }
 
@@ -240,6 +272,7 @@ export class Inbox {
     const card = this.#cards.get(key);
     if (!card) return;
     this.#cards.delete(key);
+    this.#requests.delete(key);
     this.#giveFocusBack(key, card);
     if (unmount) {
       void this.#retireAppCard(card, unmount.id, unmount.reason);

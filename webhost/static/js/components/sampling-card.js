@@ -1,6 +1,8 @@
 // @ts-check
-// A server's sampling request (it wants a model reply). webhost has no model, so the person
-// reads the conversation and writes the reply, or declines: [data-elicitation][data-mode="sampling"].
+// A server's sampling request (it wants a model reply): [data-elicitation][data-mode="sampling"]. The person
+// reads the conversation and writes the reply, lets one of the team's models write it
+// ([data-action="answer-with-model"]: the request as shown goes to that model, its text is sent as the reply),
+// or declines.
 
 import { h } from "../html.js";
 import { contentBlock } from "./content-view.js";
@@ -37,9 +39,23 @@ export function samplingCard(req, ctx) {
     replyError.hidden = false;
     return true;
   });
+  const byModel = h("span", { class: "sampling-model", hidden: true });
   card.append(status, h("div", { class: "card-actions" },
     actionButton("decline", "Decline", "ghost"), actionButton("cancel", "Cancel", "ghost"),
-    h("span", { class: "spacer" }), actionButton("accept", "Send reply", "primary", "submit")));
+    h("span", { class: "spacer" }), byModel, actionButton("accept", "Send reply", "primary", "submit")));
+  void offerModels(ctx, byModel, async (model) => {
+    replyError.hidden = true;
+    status.textContent = "The model is writing the reply…";
+    try {
+      const written = await ctx.rpc.request("chat/sample", { id: req.id, model });
+      reply.value = String(written?.text ?? "");
+      respond("accept", { text: reply.value }, { model: String(written?.model ?? model) });
+    } catch (err) {
+      status.textContent = "";
+      replyError.textContent = err instanceof Error ? err.message : String(err);
+      replyError.hidden = false;
+    }
+  });
   card.addEventListener("submit", (ev) => {
     ev.preventDefault();
     if (card.dataset.answer) return;
@@ -57,4 +73,30 @@ export function samplingCard(req, ctx) {
     if (action === "decline" || action === "cancel") respond(action);
   });
   return card;
+}
+
+/**
+ * The models the person may let answer (chat/info): a choice and [data-action="answer-with-model"].
+ * @param {import("./elicitation-card.js").CardContext} ctx @param {HTMLElement} slot
+ * @param {(model: string) => Promise<void>} answer
+ */
+async function offerModels(ctx, slot, answer) {
+  let info;
+  try {
+    info = await ctx.rpc.request("chat/info", {});
+  } catch {
+    return;  // no chat: the person writes the reply
+  }
+  const models = (Array.isArray(info?.models) ? info.models : []).filter((/** @type {any} */ m) => !m.needsKey);
+  if (!models.length) return;
+  const choice = h("select", { "aria-label": "Model", name: "sampling-model" },
+    models.map((/** @type {any} */ m) => h("option", { value: String(m.id), text: String(m.label ?? m.id) })));
+  const go = h("button", { type: "button", class: "ghost", text: "Answer with the model", dataset: { action: "answer-with-model" } });
+  go.addEventListener("click", async () => {
+    go.disabled = true;
+    try { await answer(choice.value); } finally { go.disabled = false; }
+  });
+  if (models.length < 2) choice.hidden = true;
+  slot.append(choice, go);
+  slot.hidden = false;
 }

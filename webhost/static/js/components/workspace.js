@@ -29,13 +29,16 @@ import { SessionsView } from "./sessions-view.js";
  * @property {(name: string) => import("./server-card.js").ServerCard | undefined} card
  * @property {() => import("./server-card.js").ServerCard[]} cards every configured server, in order
  * @property {(server: string | null, kind: string | null, key: string | null) => void} onActive
+ * @property {import("../chat/chat-view.js").ChatView} chat the chat, kept in the page (parked when not shown)
  */
 
-/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions"} ViewKind */
+/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions" | "chat"} ViewKind */
 
 // The open item is kept in the address (`#kind=tool&server=S&key=NAME`), so a reload (or a link) opens it
 // again once its server has listed it; the form's values go to sessionStorage (this tab only, never the URL).
-const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions"];
+const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions", "chat"];
+/** Views that stand for the whole page, not one server's item. */
+const PAGE_VIEWS = ["audit", "apps", "sessions", "chat"];
 const FORM_KEY = "webhost:form:";
 
 /** @returns {{kind: ViewKind, server: string, key: string} | null} */
@@ -74,10 +77,16 @@ export class Workspace {
     const restore = this.#restore;
     this.showWelcome();
     this.#restore = restore;
-    if (restore && ["audit", "apps", "sessions"].includes(restore.kind)) {
+    if (restore && PAGE_VIEWS.includes(restore.kind)) {
       this.#restore = null;
-      queueMicrotask(() => this.open(restore.kind, ""));
+      queueMicrotask(() => this.open(restore.kind, "", restore.kind === "chat" ? restore.key : undefined));
     }
+    // The chat says which conversation it shows: the address follows, so a reload opens it again.
+    ctx.chat.onOpen = (id) => {
+      if (this.#open?.kind !== "chat") return;
+      this.#open.key = id ?? "";
+      keepInUrl({ kind: "chat", server: "", key: id ?? "" });
+    };
     // Leaving (a reload): the open form's values, for this tab to show again.
     addEventListener("pagehide", () => this.#keepFormValues());
   }
@@ -110,6 +119,7 @@ export class Workspace {
     this.#open = null;
     this.#restore = null;
     keepInUrl(null);
+    this.#chatShown(false, "");
     this.#ctx.onActive(null, null, null);
   }
 
@@ -156,6 +166,10 @@ export class Workspace {
     } else if (kind === "audit") {
       view = new AuditView(ctx.rpc, () => ctx.cards().map((c) => c.name));
       el = view.el;
+    } else if (kind === "chat") {
+      key = typeof item === "string" ? item : "";
+      view = ctx.chat;
+      el = ctx.chat.el;
     } else if (kind === "sessions") {
       view = new SessionsView(ctx.rpc);
       el = view.el;
@@ -173,11 +187,12 @@ export class Workspace {
       view = new ServerDetails(card);
       el = view.el;
     }
-    this.#show(el, kind === "tool" ? undefined : view);
+    this.#show(el, kind === "tool" || kind === "chat" ? undefined : view);
     this.#open = { kind, server, key, view };
     this.#restore = null;
     keepInUrl({ kind, server, key });
-    ctx.onActive(kind === "audit" || kind === "apps" || kind === "sessions" ? null : server, kind, key);
+    this.#chatShown(kind === "chat", key);
+    ctx.onActive(PAGE_VIEWS.includes(kind) ? null : server, kind, key);
     this.el.parentElement?.scrollTo({ top: 0 });
     // Stacked layout: the sidebar sits above the workspace, so bring the opened item into view.
     if (matchMedia("(max-width: 900px)").matches) this.el.scrollIntoView({ block: "start" });
@@ -194,15 +209,31 @@ export class Workspace {
    */
   #show(el, view) {
     for (const tv of this.#tools.values()) if (tv.el !== el && !isParked(tv.el)) parkToolView(tv.el, this.#ctx.apps);
+    const chat = this.#ctx.chat.el;
+    if (chat !== el && chat.isConnected && !isParked(chat)) parkToolView(chat, this.#ctx.apps);
     if (this.#other && this.#other.el !== el) {
       this.#other.view?.dispose?.();
       this.#other.el.remove();
       this.#other = null;
     }
-    const isTool = [...this.#tools.values()].some((tv) => tv.el === el);
-    if (!isTool) this.#other = { el, view };
+    const kept = el === chat || [...this.#tools.values()].some((tv) => tv.el === el);
+    if (!kept) this.#other = { el, view };
     if (el.parentNode !== this.el) this.el.append(el);
     unpark(el);
+  }
+
+  /** The conversation the chat shows (to open the chat on it again), or "". */
+  chatConversation() {
+    return this.#ctx.chat.conversationId ?? "";
+  }
+
+  /** The chat became what the page shows (with conversation `key`), or stopped being it. @param {boolean} shown @param {string} key */
+  #chatShown(shown, key) {
+    const chat = this.#ctx.chat;
+    const was = chat.visible;
+    chat.visible = shown;
+    if (shown) chat.show(key || null);
+    if (shown !== was) chat.placementChanged();
   }
 
   /**
@@ -210,6 +241,11 @@ export class Workspace {
    * @param {{element: HTMLElement, focus: () => void}} app an AppHandle from apps.list()
    */
   showApp(app) {
+    if (this.#ctx.chat.el.contains(app.element)) {
+      this.open("chat", "", this.#ctx.chat.conversationId ?? "");
+      app.focus();
+      return;
+    }
     for (const [id, tv] of this.#tools) {
       if (tv.el.contains(app.element)) {
         const [server] = id.split("\n");

@@ -1,0 +1,303 @@
+"""The chat's speed (issue 21), against the scripted model endpoint (tests/support/model_endpoint.py: real SSE over a
+socket) and the real page in headless Chromium, each row with its baseline measured in the same run:
+
+1. **send → first token drawn**: the person presses Send; the time until the model's first text is in the page
+   and a frame has passed (a MutationObserver, then `requestAnimationFrame`). Baseline: the official `openai`
+   SDK's own first chunk from the same endpoint and script, interleaved ABAB. Goal ≤ 1.1x + 5 ms.
+2. **tokens drawn per second**: answers paced at increasing rates (tokens/s); for each, the frames that took
+   over 50 ms while it streamed (long frames: what a person sees as a stutter), and the rate the page drew.
+3. **memory per open conversation**: a conversation of 200 messages (100 turns) opened in the chat, the page's
+   JS heap after a garbage collection, against the same chat showing an empty conversation; and its DOM nodes.
+4. **first argument fragment → first `tool-input-partial` in the app**: an app opened at the model's tool call
+   (chat_apps' board), the endpoint holding the arguments until the app is ready; from the moment the first
+   fragment is let go to the app's first `tool-input-partial` (the app's own clock, both in epoch time on this
+   machine). Goal ≤ 150 ms.
+
+    .venv/bin/python bench/chat.py [--quick] [--iterations N]
+
+Figures are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import openai
+from _common import ROOT, environment, iterations_for, load_average, median, parse_args, stdio_entry
+from app_ready import launch
+from playwright.sync_api import Page, sync_playwright
+
+from tests.support.model_endpoint import ModelEndpointServer, model_endpoint_process
+from webhost.testing.host import start_webhost
+
+RATES = (50, 100, 200, 400, 800)
+STREAM_TOKENS = 400
+TURNS = 100
+
+# Press Send; resolve with the ms until the first text of the new answer is drawn (one frame after it is there).
+SEND_AND_WAIT = """async (text) => {
+  const chat = document.querySelector('[data-testid="chat"]');
+  const before = new Set(chat.querySelectorAll('[data-chat-message][data-role="assistant"]'));
+  const box = chat.querySelector('textarea[data-testid="chat-input"]');
+  box.value = text;
+  box.dispatchEvent(new Event("input"));
+  const t0 = performance.now();
+  const shown = await new Promise((resolve) => {
+    const check = () => {
+      const answers = [...chat.querySelectorAll('[data-chat-message][data-role="assistant"]')];
+      const answer = answers.find((m) => !before.has(m));
+      if (!answer || !answer.querySelector('.chat-markdown')?.textContent) return;
+      observer.disconnect();
+      const inDom = performance.now() - t0;
+      requestAnimationFrame(() => resolve([inDom, performance.now() - t0]));
+    };
+    const observer = new MutationObserver(check);
+    observer.observe(chat, {subtree: true, childList: true, characterData: true});
+    chat.querySelector('[data-action="send"]').click();
+  });
+  await new Promise((resolve) => {
+    const last = '[data-chat-message][data-role="assistant"]:last-of-type[data-status="done"]';
+    const done = () => chat.querySelector(last);
+    if (done()) return resolve();
+    const o = new MutationObserver(() => { if (done()) { o.disconnect(); resolve(); } });
+    o.observe(chat, {subtree: true, attributes: true, attributeFilter: ["data-status"]});
+  });
+  return shown;
+}"""
+
+# Frames while an answer streams: how many took over 50 ms, and the tokens drawn per second.
+STREAM_AND_COUNT = """async (text) => {
+  const chat = document.querySelector('[data-testid="chat"]');
+  const box = chat.querySelector('textarea[data-testid="chat-input"]');
+  const before = chat.querySelectorAll('[data-chat-message][data-role="assistant"]').length;
+  let long = 0, frames = 0, last = performance.now(), running = true;
+  const tick = (now) => {
+    frames += 1;
+    if (now - last > 50) long += 1;
+    last = now;
+    if (running) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  box.value = text;
+  box.dispatchEvent(new Event("input"));
+  const t0 = performance.now();
+  chat.querySelector('[data-action="send"]').click();
+  await new Promise((resolve) => {
+    const done = () => {
+      const answers = chat.querySelectorAll('[data-chat-message][data-role="assistant"]');
+      const answer = answers.length > before ? answers[answers.length - 1] : null;
+      return answer && answer.dataset.status === "done" && answer.textContent.includes("END");
+    };
+    const o = new MutationObserver(() => { if (done()) { o.disconnect(); resolve(); } });
+    o.observe(chat, {subtree: true, attributes: true, childList: true, characterData: true});
+  });
+  const ms = performance.now() - t0;
+  running = false;
+  return {ms, long, frames};
+}"""
+
+
+def main() -> None:
+    args = parse_args(
+        (__doc__ or "").splitlines()[0],
+        extra=lambda p: p.add_argument(
+            "--only", action="append", choices=["first", "stream", "memory", "partial"], help="run only these rows"
+        ),
+    )
+    only = set(args.only or ["first", "stream", "memory", "partial"])
+    first_n = iterations_for(args, 40, 10)
+    print(environment())
+    with (
+        tempfile.TemporaryDirectory(prefix="webhost-bench-chat-") as tmp,
+        model_endpoint_process(free_port(), log_path=Path(tmp) / "endpoint.log") as endpoint,
+    ):
+        models = [
+            {"id": name, "api": "openai", "model": f"bench-{name}", "baseUrl": endpoint.openai_base_url, "apiKey": "k"}
+            for name in ("first", "stream", "memory", "partial")
+        ]
+        config = {
+            "mcpServers": {"board": stdio_entry("chat_apps")},
+            "webhost": {"chat": {"models": models, "toolCalls": "allow"}},
+        }
+        with start_webhost(config, directory=tmp, args=["--log-level", "warning"], cwd=ROOT) as host:
+            with sync_playwright() as playwright:
+                browser = launch(playwright)
+                page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+                page.set_default_timeout(120_000)
+                page.goto(f"{host.base_url}/?token={host.token}")
+                page.wait_for_selector('[data-server="board"][data-status="connected"]')
+                if "first" in only:
+                    first_token(page, endpoint, first_n, args.warmup)
+                if "stream" in only:
+                    tokens_per_second(page, endpoint)
+                if "memory" in only:
+                    memory(page, endpoint, browser_cdp=page.context.new_cdp_session(page))
+                if "partial" in only:
+                    first_partial(page, endpoint, iterations_for(args, 20, 5))
+                browser.close()
+    print(load_average())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def open_chat(page: Page, model: str) -> None:
+    page.click('[data-action="new-conversation"]') if page.locator('[data-testid="chat"]').is_visible() else page.click(
+        '[data-action="open-chat"]'
+    )
+    page.wait_for_selector('[data-testid="chat"] select[name="model"] option', state="attached")
+    page.select_option('[data-testid="chat"] select[name="model"]', model)
+
+
+def first_token(page: Page, endpoint: ModelEndpointServer, iterations: int, warmup: int) -> None:
+    endpoint.script("bench-first", [{"events": [{"text": "Hello"}, {"text": " there."}]}])
+    client = openai.OpenAI(base_url=endpoint.openai_base_url, api_key="k", max_retries=0)
+    open_chat(page, "first")
+
+    def sdk() -> float:
+        started = time.perf_counter()
+        stream = client.chat.completions.create(
+            model="bench-first", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        first: float | None = None
+        for chunk in stream:
+            if first is None and chunk.choices and chunk.choices[0].delta.content:
+                first = time.perf_counter() - started
+        assert first is not None
+        return first * 1000
+
+    painted: list[float] = []
+
+    def webhost() -> float:
+        shown, drawn = page.evaluate(SEND_AND_WAIT, "hi")
+        painted.append(float(drawn))
+        return float(shown)
+
+    for _ in range(warmup // 3 + 1):
+        sdk(), webhost()
+    painted.clear()
+    direct: list[float] = []
+    through: list[float] = []
+    for i in range(iterations):
+        pair = (sdk, webhost) if i % 2 == 0 else (webhost, sdk)
+        for fn in pair:
+            (direct if fn is sdk else through).append(fn())
+    d, w = median(direct), median(through)
+    goal = 1.1 * d + 5
+    print(
+        f"\n1. send → first token in the page ({iterations} each, ABAB): SDK first chunk {d:.1f} ms, "
+        f"webhost page {w:.1f} ms: {w / d:.2f}x, {w - d:+.1f} ms (goal ≤ 1.1x + 5 ms = {goal:.1f} ms: "
+        f"{'met' if w <= goal else 'NOT met'}); painted (the next frame) {median(painted[-iterations:]):.1f} ms"
+    )
+
+
+def tokens_per_second(page: Page, endpoint: ModelEndpointServer) -> None:
+    print(f"\n2. tokens drawn per second ({STREAM_TOKENS} tokens per answer, frames over 50 ms while it streams)")
+    print("   rate asked   drawn tokens/s   long frames   frames")
+    open_chat(page, "stream")
+    for rate in (*RATES, 0):
+        events: list[dict[str, Any]] = []
+        for i in range(STREAM_TOKENS):
+            events.append({"text": f"word{i} " + ("\n\n" if i % 40 == 39 else "")})
+            if rate:
+                events.append({"pause": 1 / rate})
+        events.append({"text": "END"})
+        endpoint.script("bench-stream", [{"events": events}])
+        got = page.evaluate(STREAM_AND_COUNT, f"stream at {rate}")
+        drawn = STREAM_TOKENS / (got["ms"] / 1000)
+        label = f"{rate}/s" if rate else "unpaced"
+        print(f"   {label:>10}   {drawn:14.0f}   {got['long']:11d}   {got['frames']:6d}")
+
+
+def memory(page: Page, endpoint: ModelEndpointServer, browser_cdp: Any) -> None:
+    text = "A sentence of an answer, long enough to look like one. " * 3
+    endpoint.script("bench-memory", [{"events": [{"text": text}]}])
+    open_chat(page, "memory")
+    started = time.perf_counter()
+    for _ in range(TURNS):
+        page.evaluate(SEND_AND_WAIT, "one more turn")
+    built = time.perf_counter() - started
+    conversation = page.locator('[data-conversation][data-active="true"]').get_attribute("data-conversation")
+
+    def heap() -> float:
+        browser_cdp.send("HeapProfiler.collectGarbage")
+        used = browser_cdp.send("Runtime.getHeapUsage")["usedSize"]
+        return float(used) / 1e6
+
+    page.click('[data-action="new-conversation"]')
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"chat\"] [data-chat-message]')")
+    empty = [heap() for _ in range(3)]
+    page.click(f'[data-conversation="{conversation}"] button')
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-testid=\"chat\"] [data-chat-message]').length === n", arg=2 * TURNS
+    )
+    full = [heap() for _ in range(3)]
+    nodes = page.evaluate("() => document.querySelector('[data-testid=\"chat\"]').querySelectorAll('*').length")
+    per = min(full) - min(empty)
+    print(
+        f"\n3. memory per open conversation of {2 * TURNS} messages (built in {built:.1f} s): JS heap "
+        f"{min(empty):.1f} MB with an empty one, {min(full):.1f} MB with it open: {per:.2f} MB "
+        f"({per * 1e6 / (2 * TURNS) / 1024:.1f} KB a message); {nodes} DOM nodes in the chat"
+    )
+
+
+def first_partial(page: Page, endpoint: ModelEndpointServer, iterations: int) -> None:
+    samples: list[float] = []
+    open_chat(page, "partial")
+    for i in range(iterations):
+        gate = f"partial-{i}-{time.monotonic_ns()}"
+        endpoint.script(
+            "bench-partial",
+            [
+                {
+                    "match": "board",
+                    "times": 1,
+                    "events": [
+                        {"tool": {"id": f"b{i}", "name": "board__show_board", "args": []}},
+                        {"gate": gate},
+                        {"args": {"id": f"b{i}", "fragment": '{"title": "Alpha'}},
+                        {"args": {"id": f"b{i}", "fragment": '", "items": ["x"]}'}},
+                    ],
+                },
+                {"events": [{"text": "ok"}]},
+            ],
+        )
+        page.evaluate(
+            "(t) => { const c = document.querySelector('[data-testid=\"chat\"]'); "
+            "const b = c.querySelector('textarea'); b.value = t; b.dispatchEvent(new Event('input')); "
+            "c.querySelector('[data-action=\"send\"]').click(); }",
+            "show the board",
+        )
+        card = page.locator('[data-chat-tool-call][data-tool="show_board"]').nth(i)  # this turn's (not .last: racy)
+        card.locator('iframe[data-app-frame][data-app-status="ready"]').wait_for()
+        app = card.frame_locator("iframe[data-app-frame]").frame_locator("iframe")
+        app.locator("body").wait_for()
+        released = time.time() * 1000
+        endpoint.release(gate)
+        app.locator("body[data-first-partial-at]").wait_for()
+        at = float(app.locator("body").get_attribute("data-first-partial-at") or 0)
+        samples.append(at - released)
+        page.locator('[data-chat-message][data-role="assistant"]').last.locator(
+            '[data-action="show-request"]'
+        ).wait_for()
+    print(
+        f"\n4. first argument fragment → first tool-input-partial in the app ({iterations}): median "
+        f"{median(samples):.1f} ms, max {max(samples):.1f} ms, spread {statistics.pstdev(samples):.1f} ms "
+        f"(goal ≤ 150 ms: {'met' if median(samples) <= 150 else 'NOT met'})"
+    )
+
+
+if __name__ == "__main__":
+    main()

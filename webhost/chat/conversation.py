@@ -1,0 +1,235 @@
+"""One conversation while it is in use: its messages and app contexts as stored, the turn running in it,
+and the person's decisions that hold for this conversation ("allow for this conversation", an app
+allowed to send messages). It is what a turn asks for everything (turn.py `TurnHost`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import anyio
+import anyio.abc
+
+from webhost.approvals import ApprovalBroker
+from webhost.chat.app_context import AppContext
+from webhost.chat.content import stored_result
+from webhost.chat.toolset import ToolSet
+from webhost.chat.transcript import Message, ToolCall
+from webhost.chat.turn import ProgressFn, Turn
+from webhost.config import WebhostOptions
+from webhost.people import Person
+from webhost.redact import Redactor
+from webhost.storage.conversations import Conversation, ConversationStore
+
+
+class ChatOwner(Protocol):
+    """What a conversation needs from the person's chat (runner.py `Chat`)."""
+
+    options: WebhostOptions
+    approvals: ApprovalBroker
+    person: Person
+    task_group: anyio.abc.TaskGroup
+    replica_id: str | None
+    notify_all: Callable[[str, dict[str, Any]], None]
+    redactor: Callable[[], Redactor]
+
+    @property
+    def store(self) -> ConversationStore: ...
+    async def tools(self) -> ToolSet: ...
+    async def run_call(
+        self, conversation_id: str, call: ToolCall, arguments: dict[str, Any], on_progress: ProgressFn
+    ) -> dict[str, Any]: ...
+    async def audit_call(self, conversation_id: str, call: ToolCall, decision: str) -> None: ...
+    async def use_tokens(
+        self, conversation_id: str, model_id: str, input_tokens: int, output_tokens: int
+    ) -> str | None: ...
+    async def budget_left(self) -> str | None: ...
+
+
+INTERRUPTED = "The answer was interrupted (webhost stopped while it was being written). Retry to ask again."
+
+
+def interrupted(message: Message) -> None:
+    message.status = "interrupted"
+    message.error = INTERRUPTED
+    message.retryable = True
+    for call in message.calls():
+        if call.status in ("streaming", "approval", "running"):
+            call.finish("error", error="interrupted: webhost stopped while this call ran")
+
+
+def _stored(message: Message) -> dict[str, Any]:
+    """The message as stored: each tool result bounded (content.py `stored_result`)."""
+    data = message.to_json()
+    for part in data.get("parts", []):
+        call = part.get("call")
+        if isinstance(call, dict) and isinstance(call.get("result"), dict):
+            call["result"] = stored_result(call["result"])
+    return data
+
+
+class ActiveConversation:
+    def __init__(self, chat: ChatOwner, stored: Conversation) -> None:
+        self.chat = chat
+        self.options = chat.options
+        self.approvals = chat.approvals
+        self.conversation_id = stored.id
+        self.title = stored.title
+        self.model_id = stored.model_id
+        self.created_at = stored.created_at
+        self.updated_at = stored.updated_at
+        self.settings: dict[str, Any] = dict(stored.settings)
+        self.messages: list[Message] = []
+        self.contexts: dict[str, AppContext] = {}
+        self._seq: dict[str, int] = {}
+        self._writing = anyio.Lock()  # the conversation's writes, one at a time, in the order they were asked
+        self.turn: Turn | None = None
+
+    @property
+    def _person(self) -> str:
+        return self.chat.person.id
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.conversation_id,
+            "title": self.title,
+            "model": self.model_id,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+        }
+
+    def publish(self, kind: str, **payload: Any) -> None:
+        event = {"type": kind, "conversationId": self.conversation_id, **payload}
+        if self.turn is not None and "messageId" not in event:
+            event["messageId"] = self.turn.message.id
+        self.chat.notify_all("chat/event", event)
+
+    # -- messages --------------------------------------------------------------------------------------
+
+    async def load(self) -> None:
+        store = self.chat.store
+        for stored in await store.messages(self._person, self.conversation_id):
+            message = Message.from_json(stored.body)
+            self.messages.append(message)
+            self._seq[message.id] = stored.seq
+        for raw in await store.contexts(self._person, self.conversation_id):
+            context = AppContext.from_json(raw)
+            self.contexts[context.instance] = context
+
+    def add(self, message: Message) -> None:
+        """Append a message; it is written in the background (`save_soon`), off the turn's first token."""
+        seq = max(self._seq.values(), default=0) + 1
+        self._seq[message.id] = seq
+        self.messages.append(message)
+        self.save_soon(message)
+
+    def save_soon(self, message: Message) -> None:
+        self.chat.task_group.start_soon(self.save, message)
+
+    async def save(self, message: Message) -> None:
+        """Write the message as it is when its turn to be written comes (writes of one conversation are in
+        order, so a later state is never overwritten by an earlier one)."""
+        async with self._writing:
+            if message.id not in self._seq:
+                return  # removed meanwhile (a retried answer)
+            replica = self.chat.replica_id if message.status == "streaming" else None
+            now = time.time()
+            self.updated_at = now
+            await self.chat.store.save_message(
+                self._person,
+                self.conversation_id,
+                _stored(message),
+                seq=self._seq[message.id],
+                replica_id=replica,
+                now=now,
+            )
+
+    async def remove(self, message: Message) -> None:
+        self.messages = [m for m in self.messages if m.id != message.id]
+        self._seq.pop(message.id, None)
+        async with self._writing:
+            await self.chat.store.delete_message(self._person, self.conversation_id, message.id)
+
+    def history(self) -> list[Message]:
+        """The conversation before the answer being written."""
+        if self.turn is not None and self.messages and self.messages[-1].id == self.turn.message.id:
+            return self.messages[:-1]
+        return list(self.messages)
+
+    def call(self, call_id: str) -> ToolCall | None:
+        for message in reversed(self.messages):
+            found = message.call(call_id)
+            if found is not None:
+                return found
+        return None
+
+    def save_request(self, message: Message, step: int, body: dict[str, Any]) -> None:
+        """Keep the exact request of a step (masked), written in the background while the model answers."""
+        store, person, conversation, redactor = self.chat.store, self._person, self.conversation_id, self.chat.redactor
+        sent_at = time.time()
+
+        async def write() -> None:
+            masked = redactor().value(body)
+            assert isinstance(masked, dict)
+            async with self._writing:
+                await store.save_request(person, conversation, message.id, step, masked, sent_at)
+
+        self.chat.task_group.start_soon(write)
+
+    # -- app contexts ------------------------------------------------------------------------------------
+
+    def app_contexts(self) -> list[AppContext]:
+        return list(self.contexts.values())
+
+    async def set_context(self, context: AppContext) -> None:
+        self.contexts[context.instance] = context
+        await self.chat.store.save_context(
+            self._person, self.conversation_id, context.instance, context.to_json(), context.updated_at
+        )
+        self._publish_contexts()
+
+    async def remove_context(self, instance: str) -> None:
+        if self.contexts.pop(instance, None) is not None:
+            await self.chat.store.remove_context(self._person, self.conversation_id, instance)
+        self._publish_contexts()
+
+    def _publish_contexts(self) -> None:
+        self.publish("contexts", contexts=[c.to_json() for c in self.contexts.values()])
+
+    # -- decisions that hold for this conversation -------------------------------------------------------
+
+    def remembered(self, call: ToolCall) -> bool:
+        return f"{call.server}\n{call.tool}" in self.settings.get("allowedTools", [])
+
+    async def remember(self, call: ToolCall) -> None:
+        allowed = [*self.settings.get("allowedTools", []), f"{call.server}\n{call.tool}"]
+        await self._settings(allowedTools=sorted(set(allowed)))
+
+    def app_allowed(self, instance: str) -> bool:
+        return instance in self.settings.get("allowedApps", [])
+
+    async def allow_app(self, instance: str) -> None:
+        await self._settings(allowedApps=sorted({*self.settings.get("allowedApps", []), instance}))
+
+    async def _settings(self, **changes: Any) -> None:
+        self.settings = {**self.settings, **changes}
+        await self.chat.store.update(self._person, self.conversation_id, settings=self.settings)
+
+    # -- TurnHost: what the turn asks of its owner -------------------------------------------------------
+
+    async def tools(self) -> ToolSet:
+        return await self.chat.tools()
+
+    async def run_call(self, call: ToolCall, arguments: dict[str, Any], on_progress: ProgressFn) -> dict[str, Any]:
+        return await self.chat.run_call(self.conversation_id, call, arguments, on_progress)
+
+    async def audit_call(self, call: ToolCall, decision: str) -> None:
+        await self.chat.audit_call(self.conversation_id, call, decision)
+
+    async def use_tokens(self, model_id: str, input_tokens: int, output_tokens: int) -> str | None:
+        return await self.chat.use_tokens(self.conversation_id, model_id, input_tokens, output_tokens)
+
+    async def budget_left(self) -> str | None:
+        return await self.chat.budget_left()

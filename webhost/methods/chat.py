@@ -1,0 +1,116 @@
+"""The chat (contract §8): models, conversations, sending, stopping, retrying, what the model saw, app context.
+
+Every conversation belongs to the person of the tab (the workspace's chat); ids from the page only
+ever look up that person's own conversations.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from webhost.errors import InvalidParams
+from webhost.session import BrowserSession
+
+from . import _params
+
+ID_LENGTH = 64
+USAGE_DAYS = 30
+
+
+def _conversation(params: dict[str, Any]) -> str:
+    return _params.string(params, "conversationId", max_length=ID_LENGTH)
+
+
+def _optional(params: dict[str, Any], key: str) -> str | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    return _params.string(params, key, max_length=ID_LENGTH)
+
+
+async def info(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    return session.workspace.chat.info()
+
+
+async def list_conversations(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    return {"conversations": await session.workspace.chat.conversations()}
+
+
+async def open_conversation(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    return await session.workspace.chat.open(_conversation(params))
+
+
+async def send(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    text = params.get("text")
+    if not isinstance(text, str):
+        raise InvalidParams("params.text must be a string")
+    return await session.workspace.chat.send(_optional(params, "conversationId"), text, _optional(params, "model"))
+
+
+async def retry(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    return await session.workspace.chat.retry(_conversation(params), _optional(params, "model"))
+
+
+async def stop(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    return {"stopped": session.workspace.chat.stop(_conversation(params))}
+
+
+async def rename(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    await session.workspace.chat.rename(_conversation(params), _params.string(params, "title", max_length=1000))
+    return {}
+
+
+async def delete(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    await session.workspace.chat.delete(_conversation(params))
+    return {}
+
+
+async def requests(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    message_id = _params.string(params, "messageId", max_length=ID_LENGTH)
+    return {"requests": await session.workspace.chat.requests(_conversation(params), message_id)}
+
+
+async def remove_context(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    instance = _params.string(params, "instance", max_length=ID_LENGTH)
+    await session.workspace.chat.remove_context(_conversation(params), instance)
+    return {}
+
+
+async def sample(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Write the reply to a sampling request this tab was asked with the person's chosen model; the page then
+    sends it as the person's answer (`elicitation/respond`), so the server gets it as any reply."""
+    request_id = _params.string(params, "id", max_length=200)
+    pending = session.inputs.get(request_id) if session.asked_here(request_id) else None
+    view = pending.view if pending is not None else None
+    if view is None or view.get("kind") != "sampling":
+        raise InvalidParams("this sampling request is unknown or was already answered", {"id": request_id})
+    request = view.get("request")
+    return await session.workspace.chat.sample(_optional(params, "model"), request if isinstance(request, dict) else {})
+
+
+async def usage(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Tokens per person and model over the last 30 days: an admin sees everyone's, a member their own."""
+    since = time.strftime("%Y-%m-%d", time.gmtime(time.time() - USAGE_DAYS * 86400))
+    people = None if session.person.is_admin else [session.person.id]
+    return {
+        "since": since,
+        "usage": await session.workspace.chat.store.usage_totals(since, people),
+        "everyone": people is None,
+    }
+
+
+METHODS = {
+    "chat/info": info,
+    "chat/list": list_conversations,
+    "chat/open": open_conversation,
+    "chat/send": send,
+    "chat/retry": retry,
+    "chat/stop": stop,
+    "chat/rename": rename,
+    "chat/delete": delete,
+    "chat/requests": requests,
+    "chat/context/remove": remove_context,
+    "chat/usage": usage,
+    "chat/sample": sample,
+}

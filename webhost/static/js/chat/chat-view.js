@@ -1,0 +1,342 @@
+// @ts-check
+// The chat (contract §8): [data-testid="chat"]. The person's conversations on the left, the open one on
+// the right: its messages as they stream (`chat/event` notifications), what apps gave the model, and the
+// composer (Enter sends, Shift+Enter is a new line, Escape stops). Requests for the person's decision that
+// belong to the open conversation (the model's tool calls to approve, an app's message, a server's input
+// request caused by the model's call) are shown in it, inside the tool call they are about; the inbox
+// keeps the others. With no model configured, it says how to add one ([data-testid="chat-setup"]).
+
+import { h } from "../html.js";
+import { matchParking } from "../park.js";
+import { describeError } from "../rpc.js";
+import { ConversationList } from "./conversation-list.js";
+import { ContextChips } from "./context-chips.js";
+import { MessageView } from "./message-view.js";
+import { showRequests } from "./request-dialog.js";
+import { keyForm, setupNote } from "./chat-setup.js";
+import { usagePanel } from "./usage-panel.js";
+
+/**
+ * @typedef {object} ChatContext
+ * @property {import("../rpc.js").RpcClient} rpc
+ * @property {import("../apps/index.js").Apps} apps
+ * @property {(server: string, uri: string) => Promise<any>} readResource
+ * @property {() => void} placementChanged the requests shown in the conversation change place (inbox.rehome)
+ */
+
+export class ChatView {
+  el;
+  /** The open conversation (null: a new one, not sent yet). @type {string | null} */
+  conversationId = null;
+  /** Whether the chat is what the page shows now. */
+  visible = false;
+  /** Told the conversation shown whenever it changes (the page's address keeps it). @type {(id: string | null) => void} */
+  onOpen = () => {};
+  #ctx;
+  /** @type {any} */
+  #info = null;
+  #list;
+  #chips;
+  /** @type {Map<string, MessageView>} */
+  #messages = new Map();
+  #log = h("div", { class: "chat-log", role: "log", "aria-label": "Messages", tabIndex: 0 });
+  #empty = h("div", { class: "chat-empty" }, h("p", { class: "muted", text: "Ask something. The model can call the tools of your connected servers; their apps open here." }));
+  /** Requests for the person about this conversation that are not about one tool call (an app's message). */
+  pending = h("div", { class: "chat-pending" });
+  #notice = h("p", { class: "chat-notice", role: "status", hidden: true });
+  #setup = h("div", { class: "chat-setup-slot" });
+  #input = h("textarea", { rows: 3, placeholder: "Message the model… (Enter sends, Shift+Enter for a new line)",
+    "aria-label": "Message", dataset: { testid: "chat-input" } });
+  #send = h("button", { type: "submit", class: "primary", text: "Send", dataset: { action: "send" } });
+  #stop = h("button", { type: "button", class: "ghost", text: "Stop", dataset: { action: "stop" }, disabled: true });
+  #model = h("select", { name: "model", "aria-label": "Model" });
+  #title = h("h2", { class: "chat-title", text: "New conversation" });
+  #running = false;
+  /** An open in flight: events for it are in the snapshot it will bring, so they wait for it. */
+  #opening = /** @type {string | null} */ (null);
+  #loaded = false;
+  /** The conversation asked for (the address, a click), until it is shown. @type {string | null} */
+  #wanted = null;
+
+  /** @param {ChatContext} ctx */
+  constructor(ctx) {
+    this.#ctx = ctx;
+    this.#list = new ConversationList({
+      open: (id) => this.show(id),
+      rename: async (id, title) => { await this.#call("chat/rename", { conversationId: id, title }); },
+      remove: async (id) => {
+        await this.#call("chat/delete", { conversationId: id });
+        if (id === this.conversationId) this.show(null);
+      },
+    });
+    this.#chips = new ContextChips((instance) => {
+      if (this.conversationId) void this.#call("chat/context/remove", { conversationId: this.conversationId, instance });
+    });
+    const composer = h("form", { class: "chat-composer", "aria-label": "Message the model" },
+      this.#input, h("div", { class: "chat-composer-actions" }, this.#model, h("span", { class: "spacer" }), this.#stop, this.#send));
+    composer.addEventListener("submit", (ev) => { ev.preventDefault(); void this.#sendMessage(); });
+    this.#input.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
+        ev.preventDefault();
+        void this.#sendMessage();
+      }
+    });
+    this.#input.addEventListener("input", () => this.#updateControls());
+    this.#stop.addEventListener("click", () => this.stop());
+    this.#model.addEventListener("change", () => this.#drawSetup());
+    const main = h("section", { class: "chat-main" },
+      h("header", { class: "chat-head" }, this.#title),
+      this.#setup, this.#chips.el, this.#log, this.pending, this.#notice, composer);
+    this.#list.el.append(usagePanel(ctx.rpc));
+    this.el = h("div", { class: "view chat-view", dataset: { testid: "chat" } }, this.#list.el, main);
+    this.el.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && this.#running && !ev.defaultPrevented) {
+        ev.preventDefault();
+        this.stop();
+      }
+    });
+    ctx.rpc.on("chat/event", (p) => this.#onEvent(p));
+    ctx.rpc.onState((state) => {
+      // A new socket is a new backend session: everything is fetched again (events may have been missed).
+      if (state === "open" && this.#loaded) void this.#reload(this.#wanted ?? this.conversationId);
+    });
+  }
+
+  /** Show a conversation (null: a new one). @param {string | null} id */
+  show(id) {
+    this.#wanted = id;
+    if (!this.#loaded) {
+      this.#loaded = true;
+      if (this.#ctx.rpc.state === "open") void this.#reload(id);  // else once the socket opens
+      return;
+    }
+    if (id !== this.conversationId) void this.#open(id);
+  }
+
+  /** Requests for the person may belong elsewhere now (the chat shown or not, another conversation). */
+  placementChanged() {
+    this.#ctx.placementChanged();
+  }
+
+  stop() {
+    if (this.conversationId) void this.#call("chat/stop", { conversationId: this.conversationId });
+  }
+
+  /** Where a request for the person belongs in the open conversation, or null (the inbox). @param {any} req */
+  placeFor(req) {
+    const conversation = req?.origin?.conversationId ?? req?.detail?.conversationId;
+    if (!this.visible || !conversation || conversation !== this.conversationId) return null;
+    const callId = req?.origin?.chatCallId ?? (req?.kind === "model-tool-call" ? req?.detail?.callId : null);
+    for (const view of this.#messages.values()) {
+      const card = callId ? view.cards.get(String(callId)) : undefined;
+      if (card) return card.slot;
+    }
+    return this.pending;
+  }
+
+  async #reload(id = this.conversationId) {
+    try {
+      this.#info = await this.#ctx.rpc.request("chat/info", {});
+    } catch (err) {
+      this.#say(describeError(err));
+      return;
+    }
+    this.#drawModels();
+    await this.#refreshList();
+    await this.#open(id, true);
+  }
+
+  async #refreshList() {
+    try {
+      const listed = await this.#ctx.rpc.request("chat/list", {});
+      this.#list.set(Array.isArray(listed?.conversations) ? listed.conversations : []);
+    } catch (err) {
+      this.#say(describeError(err));
+    }
+  }
+
+  /** @param {string | null} id @param {boolean} [force] */
+  async #open(id, force = false) {
+    if (id === this.conversationId && !force) return;
+    this.#wanted = null;
+    await this.#clear();
+    this.conversationId = id;
+    this.onOpen(id);
+    this.#list.setActive(id);
+    this.#title.textContent = "New conversation";
+    this.placementChanged();
+    if (id === null) {
+      this.#running = false;
+      this.#drawModels();
+      this.#updateControls();
+      return;
+    }
+    this.#opening = id;
+    try {
+      const opened = await this.#ctx.rpc.request("chat/open", { conversationId: id });
+      if (this.conversationId !== id) return;
+      this.#title.textContent = String(opened.conversation?.title ?? "Conversation");
+      if (opened.conversation?.model) this.#selectModel(String(opened.conversation.model));
+      for (const message of opened.messages ?? []) this.#upsertMessage(message);
+      this.#chips.set(opened.contexts ?? []);
+      this.#running = Boolean(opened.running);
+    } catch (err) {
+      this.#say(describeError(err));
+    } finally {
+      if (this.#opening === id) this.#opening = null;
+    }
+    this.placementChanged();
+    this.#updateControls();
+    this.#scrollToEnd(true);
+  }
+
+  /** Leave the conversation shown: its apps are torn down (a conversation reopened shows them again). */
+  async #clear() {
+    const old = [...this.#messages.values()];
+    this.#messages.clear();
+    this.#chips.set([]);
+    this.#say("");
+    this.#log.replaceChildren(this.#empty);
+    await Promise.all(old.map((view) => this.#ctx.apps.release(view.el, "the conversation was closed in this tab")));
+  }
+
+  /** @param {any} p */
+  #onEvent(p) {
+    if (!p || typeof p !== "object") return;
+    if (p.type === "conversations") {
+      void this.#refreshList();
+      return;
+    }
+    if (p.conversationId !== this.conversationId || this.#opening === p.conversationId) return;
+    if (p.type === "message") {
+      this.#upsertMessage(p.message);
+      if (p.message?.role === "assistant") {
+        this.#running = p.message.status === "streaming";
+        this.#updateControls();
+        if (!this.#running) void this.#refreshList();
+      }
+    } else if (p.type === "text") {
+      this.#messages.get(String(p.messageId))?.appendText(String(p.delta ?? ""));
+    } else if (p.type === "call") {
+      this.#messages.get(String(p.messageId))?.upsertCall(p.call);
+      this.placementChanged();
+    } else if (p.type === "args") {
+      this.#messages.get(String(p.messageId))?.partialArgs(String(p.callId), p.partial ?? {});
+    } else if (p.type === "progress") {
+      this.#messages.get(String(p.messageId))?.progress(p);
+    } else if (p.type === "removed") {
+      const view = this.#messages.get(String(p.messageId));
+      this.#messages.delete(String(p.messageId));
+      if (view) void this.#ctx.apps.release(view.el, "the answer was asked again").then(() => view.el.remove());
+    } else if (p.type === "contexts") {
+      this.#chips.set(Array.isArray(p.contexts) ? p.contexts : []);
+      matchParking(this.#chips.el);
+    }
+    this.#scrollToEnd(false);
+  }
+
+  /** @param {any} message */
+  #upsertMessage(message) {
+    if (!message?.id) return;
+    const existing = this.#messages.get(String(message.id));
+    if (existing) {
+      existing.update(message);
+      return;
+    }
+    const view = new MessageView(message, {
+      apps: {
+        open: (p) => this.#ctx.apps.openChatApp({ ...p, conversationId: /** @type {string} */ (this.conversationId) }),
+        readResource: this.#ctx.readResource,
+      },
+      retry: () => { if (this.conversationId) void this.#call("chat/retry", { conversationId: this.conversationId, model: this.#model.value || undefined }); },
+      showRequest: (m) => { if (this.conversationId) void showRequests(this.#ctx.rpc, this.conversationId, String(m.id)); },
+    });
+    this.#messages.set(String(message.id), view);
+    this.#empty.remove();
+    this.#log.append(view.el);
+    matchParking(view.el);
+  }
+
+  async #sendMessage() {
+    const text = this.#input.value.trim();
+    if (!text || this.#running || this.#send.disabled) return;
+    this.#send.disabled = true;
+    this.#say("");
+    const fresh = this.conversationId === null;
+    try {
+      const sent = await this.#ctx.rpc.request("chat/send", {
+        conversationId: this.conversationId ?? undefined, text, model: this.#model.value || undefined,
+      });
+      this.#input.value = "";
+      if (fresh) {
+        await this.#open(String(sent.conversationId));
+        void this.#refreshList();
+      }
+    } catch (err) {
+      this.#say(describeError(err));
+    } finally {
+      this.#updateControls();
+    }
+    this.#input.focus();
+  }
+
+  /** @param {string} method @param {Record<string, unknown>} params */
+  async #call(method, params) {
+    try {
+      return await this.#ctx.rpc.request(method, params);
+    } catch (err) {
+      this.#say(describeError(err));
+      return null;
+    }
+  }
+
+  #drawModels() {
+    const models = Array.isArray(this.#info?.models) ? this.#info.models : [];
+    const chosen = this.#model.value || this.#info?.defaultModel || "";
+    this.#model.replaceChildren(...models.map((/** @type {any} */ m) =>
+      h("option", { value: String(m.id), text: `${m.label ?? m.id}` })));
+    this.#selectModel(chosen);
+    this.#drawSetup();
+  }
+
+  /** @param {string} id */
+  #selectModel(id) {
+    if ([...this.#model.options].some((o) => o.value === id)) this.#model.value = id;
+    this.#drawSetup();
+  }
+
+  #drawSetup() {
+    const models = Array.isArray(this.#info?.models) ? this.#info.models : [];
+    const model = models.find((/** @type {any} */ m) => m.id === this.#model.value);
+    if (!this.#info) this.#setup.replaceChildren();
+    else if (!models.length) this.#setup.replaceChildren(setupNote());
+    else if (model?.needsKey) {
+      this.#setup.replaceChildren(keyForm(model, this.#ctx.rpc, () => { void this.#reload(); }));
+    } else this.#setup.replaceChildren();
+    this.#model.hidden = models.length === 0;
+    this.#updateControls();
+  }
+
+  #updateControls() {
+    const models = Array.isArray(this.#info?.models) ? this.#info.models : [];
+    const model = models.find((/** @type {any} */ m) => m.id === this.#model.value);
+    const ready = Boolean(model) && !model.needsKey;
+    this.#send.disabled = !ready || this.#running || !this.#input.value.trim();
+    this.#stop.disabled = !this.#running;
+    this.#input.disabled = !ready;
+    this.el.dataset.running = String(this.#running);
+  }
+
+  /** @param {string} text */
+  #say(text) {
+    this.#notice.hidden = !text;
+    this.#notice.textContent = text;
+  }
+
+  /** Follow the newest text when the person is reading the end. @param {boolean} always */
+  #scrollToEnd(always) {
+    const log = this.#log;
+    const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
+    if (always || atEnd) requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
+  }
+}

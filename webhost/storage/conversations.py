@@ -1,0 +1,458 @@
+"""Each person's conversations with the model (contract §8), in the database, sealed.
+
+Every query names the person: nobody reads anyone else's conversations, admins included. A message's
+body (its text, tool calls with arguments and bounded results), the exact requests sent to the model
+and the apps' model contexts are sealed with AES-GCM under a key derived from the deployment secret
+(`derive_key(secret, "chat/v1")`), bound to the person and the conversation, so the database alone
+reads none of it; the columns in the clear are what listing and ordering need (ids, times, a title,
+statuses). An assistant message being streamed carries the replica streaming it: one whose replica is
+gone is marked interrupted (`interrupt_orphans`) and can be retried. Tokens used are kept per person,
+day, model and conversation, without text, for budgets and the admins' totals.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from webhost.storage.db import Storage, metadata
+from webhost.storage.live_calls import replicas
+from webhost.storage.portable import fit, upsert
+
+NONCE_BYTES = 12
+VERSION = b"\x01"
+MAX_MESSAGES = 1000  # the newest a conversation is read with
+KEEP_REQUESTS = 40  # the newest requests kept per conversation (each holds the whole conversation then)
+
+chat_conversations = sa.Table(
+    "chat_conversations",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("person_id", sa.String(255), nullable=False),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("model_id", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("sealed_settings", sa.LargeBinary),
+    sa.Index("chat_conversations_person", "person_id", "updated_at"),
+)
+chat_messages = sa.Table(
+    "chat_messages",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("conversation_id", sa.String(64), nullable=False),
+    sa.Column("person_id", sa.String(255), nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("replica_id", sa.String(64)),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("sealed", sa.LargeBinary, nullable=False),
+    sa.Index("chat_messages_conversation", "conversation_id", "seq"),
+)
+chat_requests = sa.Table(
+    "chat_requests",
+    metadata,
+    sa.Column("message_id", sa.String(64), primary_key=True),
+    sa.Column("step", sa.Integer, primary_key=True),
+    sa.Column("conversation_id", sa.String(64), nullable=False),
+    sa.Column("person_id", sa.String(255), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("sealed", sa.LargeBinary, nullable=False),
+    sa.Index("chat_requests_conversation", "conversation_id", "created_at"),
+)
+chat_contexts = sa.Table(
+    "chat_contexts",
+    metadata,
+    sa.Column("conversation_id", sa.String(64), primary_key=True),
+    sa.Column("instance", sa.String(64), primary_key=True),
+    sa.Column("person_id", sa.String(255), nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
+    sa.Column("sealed", sa.LargeBinary, nullable=False),
+)
+chat_usage = sa.Table(
+    "chat_usage",
+    metadata,
+    sa.Column("person_id", sa.String(255), primary_key=True),
+    sa.Column("day", sa.String(10), primary_key=True),
+    sa.Column("model_id", sa.String(64), primary_key=True),
+    sa.Column("conversation_id", sa.String(64), primary_key=True),
+    sa.Column("input_tokens", sa.BigInteger, nullable=False),
+    sa.Column("output_tokens", sa.BigInteger, nullable=False),
+    sa.Index("chat_usage_day", "day"),
+)
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: str
+    title: str
+    model_id: str
+    created_at: float
+    updated_at: float
+    settings: dict[str, Any]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "model": self.model_id,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+        }
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    id: str
+    seq: int
+    role: str
+    status: str
+    replica_id: str | None
+    body: dict[str, Any]
+
+
+class ChatSeal:
+    """AES-GCM over JSON, bound to the person, the conversation and what the value is."""
+
+    def __init__(self, key: bytes) -> None:
+        if len(key) != 32:
+            raise ValueError("the chat key must be 32 bytes")
+        self._aead = AESGCM(key)
+
+    def seal(self, person_id: str, conversation_id: str, kind: str, value: object) -> bytes:
+        nonce = os.urandom(NONCE_BYTES)
+        return (
+            VERSION + nonce + self._aead.encrypt(nonce, orjson.dumps(value), _bound(person_id, conversation_id, kind))
+        )
+
+    def open(self, person_id: str, conversation_id: str, kind: str, sealed: bytes) -> Any:
+        """The value, or None for a row that does not open (another secret, or tampered with)."""
+        if sealed[:1] != VERSION:
+            return None
+        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
+        try:
+            return orjson.loads(self._aead.decrypt(nonce, body, _bound(person_id, conversation_id, kind)))
+        except (InvalidTag, orjson.JSONDecodeError):
+            return None
+
+
+def _bound(person_id: str, conversation_id: str, kind: str) -> bytes:
+    return b"\0".join((b"webhost-chat", kind.encode(), person_id.encode(), conversation_id.encode()))
+
+
+class ConversationStore:
+    def __init__(self, storage: Storage, seal: ChatSeal) -> None:
+        self.storage = storage
+        self.seal = seal
+
+    # -- conversations ----------------------------------------------------------------------------
+
+    async def create(self, person_id: str, conversation_id: str, title: str, model_id: str, now: float) -> None:
+        async with self.storage.engine.begin() as db:
+            await db.execute(
+                chat_conversations.insert().values(
+                    id=conversation_id,
+                    person_id=person_id,
+                    title=fit(title, 200),
+                    model_id=model_id,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+
+    async def listing(self, person_id: str, *, limit: int = 200) -> list[Conversation]:
+        query = (
+            sa.select(chat_conversations)
+            .where(chat_conversations.c.person_id == person_id)
+            .order_by(chat_conversations.c.updated_at.desc())
+            .limit(limit)
+        )
+        async with self.storage.engine.connect() as db:
+            rows = (await db.execute(query)).mappings().all()
+        return [self._conversation(person_id, row) for row in rows]
+
+    async def get(self, person_id: str, conversation_id: str) -> Conversation | None:
+        query = sa.select(chat_conversations).where(
+            chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id
+        )
+        async with self.storage.engine.connect() as db:
+            row = (await db.execute(query)).mappings().first()
+        return None if row is None else self._conversation(person_id, row)
+
+    def _conversation(self, person_id: str, row: sa.RowMapping) -> Conversation:
+        sealed = row["sealed_settings"]
+        settings = self.seal.open(person_id, row["id"], "settings", bytes(sealed)) if sealed is not None else None
+        return Conversation(
+            id=row["id"],
+            title=row["title"],
+            model_id=row["model_id"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            settings=settings if isinstance(settings, dict) else {},
+        )
+
+    async def update(
+        self,
+        person_id: str,
+        conversation_id: str,
+        *,
+        title: str | None = None,
+        model_id: str | None = None,
+        settings: dict[str, Any] | None = None,
+        now: float | None = None,
+    ) -> bool:
+        values: dict[str, Any] = {}
+        if title is not None:
+            values["title"] = fit(title, 200)
+        if model_id is not None:
+            values["model_id"] = model_id
+        if settings is not None:
+            values["sealed_settings"] = self.seal.seal(person_id, conversation_id, "settings", settings)
+        if now is not None:
+            values["updated_at"] = now
+        if not values:
+            return True
+        async with self.storage.engine.begin() as db:
+            done = await db.execute(
+                chat_conversations.update()
+                .where(chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id)
+                .values(**values)
+            )
+        return bool(done.rowcount == 1)
+
+    async def delete(self, person_id: str, conversation_id: str) -> bool:
+        """The conversation and everything in it (the tokens it used stay counted, without it)."""
+        async with self.storage.engine.begin() as db:
+            done = await db.execute(
+                chat_conversations.delete().where(
+                    chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id
+                )
+            )
+            for table in (chat_messages, chat_requests, chat_contexts):
+                await db.execute(
+                    table.delete().where(table.c.person_id == person_id, table.c.conversation_id == conversation_id)
+                )
+        return bool(done.rowcount == 1)
+
+    # -- messages ---------------------------------------------------------------------------------
+
+    async def save_message(
+        self,
+        person_id: str,
+        conversation_id: str,
+        message: dict[str, Any],
+        *,
+        seq: int,
+        replica_id: str | None,
+        now: float,
+    ) -> None:
+        """Insert or replace one message (by its id), and mark the conversation as changed."""
+        row = {
+            "id": str(message["id"]),
+            "conversation_id": conversation_id,
+            "person_id": person_id,
+            "seq": seq,
+            "role": str(message.get("role")),
+            "status": str(message.get("status") or "done"),
+            "replica_id": replica_id,
+            "created_at": float(message.get("createdAt") or now),
+            "updated_at": now,
+            "sealed": self.seal.seal(person_id, conversation_id, "message", message),
+        }
+        async with self.storage.engine.begin() as db:
+            await upsert(db, chat_messages, row, key=["id"], keep=["created_at", "seq"])
+            await db.execute(
+                chat_conversations.update()
+                .where(chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id)
+                .values(updated_at=now)
+            )
+
+    async def messages(self, person_id: str, conversation_id: str, *, limit: int = MAX_MESSAGES) -> list[StoredMessage]:
+        query = (
+            sa.select(chat_messages)
+            .where(chat_messages.c.person_id == person_id, chat_messages.c.conversation_id == conversation_id)
+            .order_by(chat_messages.c.seq.desc())
+            .limit(limit)
+        )
+        async with self.storage.engine.connect() as db:
+            rows = (await db.execute(query)).mappings().all()
+        out: list[StoredMessage] = []
+        for row in reversed(rows):
+            body = self.seal.open(person_id, conversation_id, "message", bytes(row["sealed"]))
+            if isinstance(body, dict):
+                out.append(StoredMessage(row["id"], row["seq"], row["role"], row["status"], row["replica_id"], body))
+        return out
+
+    async def delete_message(self, person_id: str, conversation_id: str, message_id: str) -> None:
+        async with self.storage.engine.begin() as db:
+            for table, column in ((chat_messages, chat_messages.c.id), (chat_requests, chat_requests.c.message_id)):
+                await db.execute(
+                    table.delete().where(
+                        table.c.person_id == person_id,
+                        table.c.conversation_id == conversation_id,
+                        column == message_id,
+                    )
+                )
+
+    async def orphaned_streams(self, person_id: str, replica_id: str, now: float, lease: float) -> list[StoredMessage]:
+        """This person's messages still marked streaming by a replica that is gone (or by this one, for turns it
+        no longer runs: the caller checks those)."""
+        query = (
+            sa.select(chat_messages, replicas.c.heartbeat_at)
+            .outerjoin(replicas, replicas.c.id == chat_messages.c.replica_id)
+            .where(chat_messages.c.person_id == person_id, chat_messages.c.status == "streaming")
+        )
+        async with self.storage.engine.connect() as db:
+            rows = (await db.execute(query)).mappings().all()
+        out: list[StoredMessage] = []
+        for row in rows:
+            alive = row["heartbeat_at"] is not None and row["heartbeat_at"] >= now - lease
+            if row["replica_id"] != replica_id and alive:
+                continue
+            body = self.seal.open(person_id, row["conversation_id"], "message", bytes(row["sealed"]))
+            if isinstance(body, dict):
+                body = {**body, "conversationId": row["conversation_id"]}
+                out.append(StoredMessage(row["id"], row["seq"], row["role"], row["status"], row["replica_id"], body))
+        return out
+
+    # -- the requests sent to the model -------------------------------------------------------------
+
+    async def save_request(
+        self, person_id: str, conversation_id: str, message_id: str, step: int, body: dict[str, Any], now: float
+    ) -> None:
+        row = {
+            "message_id": message_id,
+            "step": step,
+            "conversation_id": conversation_id,
+            "person_id": person_id,
+            "created_at": now,
+            "sealed": self.seal.seal(person_id, conversation_id, "request", body),
+        }
+        async with self.storage.engine.begin() as db:
+            await upsert(db, chat_requests, row, key=["message_id", "step"])
+            kept = (
+                sa.select(chat_requests.c.created_at)
+                .where(chat_requests.c.conversation_id == conversation_id)
+                .order_by(chat_requests.c.created_at.desc())
+                .offset(KEEP_REQUESTS)
+                .limit(1)
+            )
+            oldest_kept = (await db.execute(kept)).scalar()
+            if oldest_kept is not None:
+                await db.execute(
+                    chat_requests.delete().where(
+                        chat_requests.c.conversation_id == conversation_id, chat_requests.c.created_at <= oldest_kept
+                    )
+                )
+
+    async def requests(self, person_id: str, conversation_id: str, message_id: str) -> list[dict[str, Any]]:
+        query = (
+            sa.select(chat_requests)
+            .where(
+                chat_requests.c.person_id == person_id,
+                chat_requests.c.conversation_id == conversation_id,
+                chat_requests.c.message_id == message_id,
+            )
+            .order_by(chat_requests.c.step)
+        )
+        async with self.storage.engine.connect() as db:
+            rows = (await db.execute(query)).mappings().all()
+        out = []
+        for row in rows:
+            body = self.seal.open(person_id, conversation_id, "request", bytes(row["sealed"]))
+            if isinstance(body, dict):
+                out.append({"step": row["step"], "sentAt": row["created_at"], "body": body})
+        return out
+
+    # -- app contexts -------------------------------------------------------------------------------
+
+    async def save_context(
+        self, person_id: str, conversation_id: str, instance: str, context: dict[str, Any], now: float
+    ) -> None:
+        row = {
+            "conversation_id": conversation_id,
+            "instance": instance,
+            "person_id": person_id,
+            "updated_at": now,
+            "sealed": self.seal.seal(person_id, conversation_id, "context", context),
+        }
+        async with self.storage.engine.begin() as db:
+            await upsert(db, chat_contexts, row, key=["conversation_id", "instance"])
+
+    async def remove_context(self, person_id: str, conversation_id: str, instance: str) -> None:
+        async with self.storage.engine.begin() as db:
+            await db.execute(
+                chat_contexts.delete().where(
+                    chat_contexts.c.person_id == person_id,
+                    chat_contexts.c.conversation_id == conversation_id,
+                    chat_contexts.c.instance == instance,
+                )
+            )
+
+    async def contexts(self, person_id: str, conversation_id: str) -> list[dict[str, Any]]:
+        query = (
+            sa.select(chat_contexts)
+            .where(chat_contexts.c.person_id == person_id, chat_contexts.c.conversation_id == conversation_id)
+            .order_by(chat_contexts.c.updated_at)
+        )
+        async with self.storage.engine.connect() as db:
+            rows = (await db.execute(query)).mappings().all()
+        opened = (self.seal.open(person_id, conversation_id, "context", bytes(row["sealed"])) for row in rows)
+        return [value for value in opened if isinstance(value, dict)]
+
+    # -- tokens -------------------------------------------------------------------------------------
+
+    async def add_usage(
+        self, person_id: str, day: str, model_id: str, conversation_id: str, input_tokens: int, output_tokens: int
+    ) -> None:
+        key = {"person_id": person_id, "day": day, "model_id": model_id, "conversation_id": conversation_id}
+        async with self.storage.engine.begin() as db:
+            updated = await db.execute(
+                chat_usage.update()
+                .where(*(chat_usage.c[name] == value for name, value in key.items()))
+                .values(
+                    input_tokens=chat_usage.c.input_tokens + input_tokens,
+                    output_tokens=chat_usage.c.output_tokens + output_tokens,
+                )
+            )
+            if updated.rowcount == 0:
+                row = {**key, "input_tokens": input_tokens, "output_tokens": output_tokens}
+                await upsert(db, chat_usage, row, key=list(key))
+
+    async def tokens_on(self, person_id: str, day: str) -> int:
+        query = sa.select(
+            sa.func.coalesce(sa.func.sum(chat_usage.c.input_tokens + chat_usage.c.output_tokens), 0)
+        ).where(chat_usage.c.person_id == person_id, chat_usage.c.day == day)
+        async with self.storage.engine.connect() as db:
+            return int((await db.execute(query)).scalar() or 0)
+
+    async def usage_totals(self, since_day: str, people: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Tokens per person and model since a day (an admin's view: no conversation, no text)."""
+        query = (
+            sa.select(
+                chat_usage.c.person_id,
+                chat_usage.c.model_id,
+                sa.func.sum(chat_usage.c.input_tokens).label("input"),
+                sa.func.sum(chat_usage.c.output_tokens).label("output"),
+            )
+            .where(chat_usage.c.day >= since_day)
+            .group_by(chat_usage.c.person_id, chat_usage.c.model_id)
+            .order_by(chat_usage.c.person_id, chat_usage.c.model_id)
+        )
+        if people is not None:
+            query = query.where(chat_usage.c.person_id.in_(list(people)))
+        async with self.storage.engine.connect() as db:
+            rows = (await db.execute(query)).mappings().all()
+        return [
+            {"person": r["person_id"], "model": r["model_id"], "input": int(r["input"]), "output": int(r["output"])}
+            for r in rows
+        ]
