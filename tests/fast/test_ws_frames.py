@@ -170,7 +170,7 @@ async def test_a_result_over_the_limit_is_refused_with_the_sizes(tmp_path: Path)
             "tools/call", {"server": "chatty", "name": "blob", "callId": "big", "arguments": {"size": 2_000_000}}
         )
         error = response["error"]
-        assert error["code"] == -32000 and "too large" in error["message"] and "maxResultBytes" in error["message"]
+        assert error["code"] == -32003 and "too large" in error["message"] and "maxResultBytes" in error["message"]
         small = await tab.request(
             "tools/call", {"server": "chatty", "name": "blob", "callId": "small", "arguments": {"size": 30_000}}
         )

@@ -274,7 +274,7 @@ async def test_sigterm_answers_the_calls_in_flight_and_exits_0(tmp_path: Path) -
             host.proc.send_signal(signal.SIGTERM)
             response = await ws.wait_response(call, timeout=10)
             assert response["error"] == {
-                "code": -32000,
+                "code": -32005,
                 "message": "webhost is stopping",
                 "data": {"method": "tools/call"},
             }
