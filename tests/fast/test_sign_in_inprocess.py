@@ -21,7 +21,7 @@ import pytest
 from tests.support.audit import database_file
 from tests.support.inprocess import ORIGIN, InProcessHost, in_process_host, sdk_server
 from tests.support.oidc import CLIENT_ID, CLIENT_SECRET, Provider, run_provider, through_provider
-from tests.support.process import free_port
+from tests.support.process import WAIT, free_port
 from webhost.auth.signin import SESSION_COOKIE
 
 pytestmark = pytest.mark.anyio
@@ -320,7 +320,7 @@ async def test_signing_out_closes_the_tabs_open_with_that_session(tmp_path: Path
             await elsewhere.wait_connected("basic")
             out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})
             assert out.status_code == 200
-            with anyio.fail_after(10):
+            with anyio.fail_after(WAIT):
                 await tab.closed.wait()
             assert tab.close_code == 4001 and "signed out" in str(tab.close_reason)
             # The other browser's session was not signed out: its tab goes on.

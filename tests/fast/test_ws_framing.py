@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def frame_error(tab: AsgiWsClient, request_id: Any = None) -> dict[str, Any]:
-    return error_of(await tab.wait_response(request_id, timeout=10))
+    return error_of(await tab.wait_response(request_id))
 
 
 async def still_serving(tab: AsgiWsClient) -> None:
@@ -125,7 +125,7 @@ async def test_a_slow_call_does_not_block_a_fast_request(tmp_path: Path) -> None
         await tab.wait_notification(
             "activity", lambda p: p["entry"]["method"] == "tools/call" and p["entry"]["direction"] == "out"
         )
-        listed = await tab.request("resources/read", {"server": "basic", "uri": "basic://text"}, timeout=5)
+        listed = await tab.request("resources/read", {"server": "basic", "uri": "basic://text"})
         assert listed["contents"][0]["text"].startswith("Hello from the basic test server.")
         assert hanging not in tab._responses
         assert await tab.request("tools/cancel", {"callId": "c-hang"}) == {"cancelled": True}
