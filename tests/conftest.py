@@ -1,4 +1,5 @@
-"""Shared pytest configuration: anyio on asyncio for async tests, and the two database engines."""
+"""Shared pytest configuration: anyio on asyncio for async tests, the two database engines, and the
+`postgres` marker on every test that uses the real PostgreSQL (`pytest -m "not postgres"` runs without one)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ import pytest
 
 from tests.support.postgres import Postgres, running_postgres
 
-ENGINES = ["sqlite", "postgresql"]
+ENGINES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that names the `postgres` fixture needs the server: marked, as the postgresql engine is."""
+    for item in items:
+        if "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
 
 
 @pytest.fixture

@@ -1,4 +1,9 @@
-"""`webhost serve`: read the configuration, then run the host app and the sandbox proxy in one process."""
+"""`webhost serve`: read the configuration, then run the host app and the sandbox proxy in one process.
+
+What `--help` and a bad setting or configuration need is imported here; the app, the proxy, uvicorn and the
+storage (the SDK's types, FastAPI, SQLAlchemy: seconds of CPU) only once `serve` runs, so those answers come
+at once (bench/startup.py; tests/unit/test_startup_imports.py).
+"""
 
 from __future__ import annotations
 
@@ -13,19 +18,15 @@ import sys
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-import uvicorn
 from pydantic import ValidationError
 from pydantic_core import PydanticUndefined
 from pydantic_settings import SettingsError
 
-from sandbox_proxy.app import create_sandbox_app
-from webhost import __version__, gctuning
-from webhost.app import Server, create_app, deployment_secret
+from webhost import __version__
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
 from webhost.event_loop import LoopUnavailable, event_loop_factory
 from webhost.settings import Settings, env_for, flag_for
-from webhost.storage.db import Storage, StorageUnavailable
 from webhost.storage.urls import database_url
 
 LOOPBACK_NAMES = {"localhost"}
@@ -146,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     except LoopUnavailable as exc:
         print(f"webhost: bad setting --event-loop / {env_for('event_loop')}: {exc}", file=sys.stderr)
         return 2
+    from webhost.storage.db import StorageUnavailable  # the first heavy import: the configuration is good
+
     try:
         check_data_dir(settings.data_dir)
         with asyncio.Runner(loop_factory=loop_factory) as runner:
@@ -195,6 +198,8 @@ def _demo() -> Config:
 async def prepare_database(settings: Settings, config: Config) -> None:
     """Open the database and apply the migrations before listening, so that a database that cannot be
     reached is one line and status 2, not a traceback from the app's start (which then finds it at head)."""
+    from webhost.storage.db import Storage
+
     storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
     try:
         await storage.start()
@@ -203,6 +208,12 @@ async def prepare_database(settings: Settings, config: Config) -> None:
 
 
 async def serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+    import uvicorn
+
+    from sandbox_proxy.app import create_sandbox_app
+    from webhost import gctuning
+    from webhost.app import Server, create_app, deployment_secret
+
     await prepare_database(settings, config)
     try:
         secret = deployment_secret(settings)

@@ -1,4 +1,9 @@
-"""Domain errors, each carrying the JSON-RPC error it becomes at the browser edge."""
+"""Domain errors, each carrying the JSON-RPC error it becomes at the browser edge.
+
+Each code says whose fault an error is (docs/api.md, "Errors"): -32000 is only ever an MCP server's own
+failure; webhost's own bugs are -32603 with a reference the log's traceback carries too (ws.py), and webhost's
+refusals, limits and its stopping have codes of their own.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ UPSTREAM_ERROR = -32000
 UPSTREAM_TIMEOUT = -32001
 NOT_CONNECTED = -32002
 POLICY_REFUSED = -32003
+STOPPING = -32005  # webhost is stopping: the request was not finished (-32004 is an App's resource error)
 CANCELLED = -32800
 
 

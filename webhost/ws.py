@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -21,7 +22,15 @@ from webhost import frames, jsontext, response_parts
 from webhost.calls import current_tab
 from webhost.config import Limits
 from webhost.directory import ENDED_CLOSE_CODE
-from webhost.errors import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UPSTREAM_ERROR, WebhostError
+from webhost.errors import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    POLICY_REFUSED,
+    STOPPING,
+    WebhostError,
+)
 from webhost.jsonsize import size_at_most
 from webhost.methods import METHODS
 from webhost.outbox import CLOSE_CODE, Outbox
@@ -119,7 +128,7 @@ class _Tab:
                 {
                     "jsonrpc": "2.0",
                     "id": request_id,
-                    "error": {"code": UPSTREAM_ERROR, "message": STOPPING_MESSAGE, "data": {"method": method}},
+                    "error": {"code": STOPPING, "message": STOPPING_MESSAGE, "data": {"method": method}},
                 },
             )
         self.in_flight.clear()
@@ -192,7 +201,7 @@ def _encoded(outbox: Outbox, message: dict[str, Any]) -> str | None:
     except (ValueError, RecursionError):
         # A value JSON cannot carry (NaN from a server): send it as an error rather than drop the reply.
         if "id" in message:
-            _post(outbox, frames.error(message["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
+            _post(outbox, _not_encodable(message["id"]))
         return None
 
 
@@ -291,9 +300,8 @@ async def _answer(
         response = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_jsonrpc()}
     except anyio.get_cancelled_exc_class():
         raise
-    except Exception as exc:  # a bug must answer the request, not kill the socket
-        logger.exception("method %s failed", method)
-        response = frames.error(request_id, UPSTREAM_ERROR, f"internal error: {type(exc).__name__}: {exc}")
+    except Exception:  # a bug must answer the request, not kill the socket
+        response = _internal_error(request_id, method)
     else:
         response = {"jsonrpc": "2.0", "id": request_id, "result": result}
     if request_id is None:
@@ -323,7 +331,7 @@ async def _post_parts(tab: _Tab, response: dict[str, Any], limits: Limits) -> No
     try:
         value, chars = await anyio.to_thread.run_sync(measured)
     except (ValueError, RecursionError):
-        _post(tab.outbox, frames.error(response["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
+        _post(tab.outbox, _not_encodable(response["id"]))
         return
     if chars > limits.max_result_bytes:
         _post(tab.outbox, _too_large(response["id"], chars, limits))
@@ -336,7 +344,7 @@ async def _post_large(outbox: Outbox, response: dict[str, Any], limits: Limits) 
     try:
         text = await anyio.to_thread.run_sync(lambda: jsontext.dumps(response))
     except (ValueError, RecursionError):
-        _post(outbox, frames.error(response["id"], UPSTREAM_ERROR, "the result could not be encoded as JSON"))
+        _post(outbox, _not_encodable(response["id"]))
         return
     if len(text) > limits.max_result_bytes:
         _post(outbox, _too_large(response["id"], len(text), limits))
@@ -344,10 +352,26 @@ async def _post_large(outbox: Outbox, response: dict[str, Any], limits: Limits) 
     outbox.post(text)
 
 
+def _internal_error(request_id: Any, method: str) -> dict[str, Any]:
+    """A bug in webhost, answered without its details: the tab gets a reference, the log the traceback with it
+    (call from the `except` block that caught it)."""
+    ref = secrets.token_hex(4)
+    logger.exception("method %s failed (ref %s)", method, ref)
+    response = frames.error(request_id, INTERNAL_ERROR, f"internal error (ref {ref})")
+    response["error"]["data"] = {"ref": ref}
+    return response
+
+
+def _not_encodable(request_id: Any) -> dict[str, Any]:
+    """A result JSON cannot carry (a NaN a server sent): webhost could not send it, so the failure is its own."""
+    return frames.error(request_id, INTERNAL_ERROR, "the result could not be encoded as JSON")
+
+
 def _too_large(request_id: Any, chars: int, limits: Limits) -> dict[str, Any]:
+    """A result past the configured cap: refused by webhost's limit, not failed by the server."""
     return frames.error(
         request_id,
-        UPSTREAM_ERROR,
+        POLICY_REFUSED,
         f"the result is too large to send ({_size(chars)}; the limit is {_size(limits.max_result_bytes)}, "
         "webhost.limits.maxResultBytes)",
     )

@@ -192,6 +192,21 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, message: str
     raise AssertionError(f"timed out waiting for {message}")
 
 
+def answered_ping(app: Locator) -> None:
+    """The App pings and gets the answer: the bridge handled every message the App sent before it, and posted to the
+    App, before that answer, whatever it was going to post (one channel, in order). The bound of a negative check."""
+    assert app.evaluate("() => window.rpc('ping', {})") == {}
+
+
+def logged(page: Page, server: str, method: str, direction: str, text: str = "") -> Locator:
+    """The activity log's entries of one server, method and direction (`in`: an answer), containing `text`."""
+    entries = page.locator(
+        f'[data-testid="activity-log"] [data-log-entry][data-log-server="{server}"][data-method="{method}"]'
+        f'[data-direction="{direction}"]'
+    )
+    return entries.filter(has_text=text) if text else entries
+
+
 def problems(page: Page, frame_id: str) -> list[dict[str, Any]]:
     result: list[dict[str, Any]] = page.evaluate("(f) => window.__page.apps.debug.bridge(f).problems", frame_id)
     return result
@@ -306,9 +321,11 @@ def test_get_time_app_through_the_page(app_page: Page, tmp_path: Path) -> None:
 def test_nothing_reaches_the_app_before_initialized(app_page: Page) -> None:
     page = app_page
     frame_id, app = open_probe(page, args={"text": "hello"})
-    page.locator('[data-testid="call-tool"]').count()  # (the page is idle)
-    time.sleep(0.5)
-    assert received(app) == []
+    # The tool's result is in the page (its answer in the activity log), then the App pings: had the bridge sent the
+    # App anything before ui/notifications/initialized, it would have come before the ping's answer.
+    logged(page, "apps", "tools/call", "in").first.wait_for()
+    answered_ping(app)
+    assert [m for m in received(app) if "method" in m] == [] and len(received(app)) == 1  # only the ping's answer
     assert outer(page, frame_id).get_attribute("data-app-status") == "loading"
 
     # A repeated ui/initialize is answered again (StrictMode double mounts); the last one counts.
@@ -330,7 +347,7 @@ def test_nothing_reaches_the_app_before_initialized(app_page: Page) -> None:
         "progress: 2, total: 5, message: 'two of five'})",
         frame_id,
     )
-    time.sleep(0.3)
+    answered_ping(app)
     assert [m for m in received(app) if "method" in m] == []
 
     app.evaluate("() => window.notify('ui/notifications/initialized')")
@@ -387,7 +404,7 @@ def test_size_changes_with_hysteresis_and_clamp(app_page: Page) -> None:
     report("ui/notifications/size-changed", 300)
     wait_until(lambda: height() == "300px", message="300px")
     report("ui/notifications/size-changed", 298)  # a 2 px shrink: ignored
-    time.sleep(0.2)
+    answered_ping(app)  # the bridge handled the report (a frame's height is set as it is handled)
     assert height() == "300px"
     report("ui/size-change", 250)  # old name, real shrink
     wait_until(lambda: height() == "250px", message="250px")
@@ -555,7 +572,7 @@ def test_dropped_and_malformed_requests_are_answered_at_once(app_page: Page) -> 
     refused = [a for a in answers if a != "ok"]
     assert answers.count("ok") >= 100 and refused
     assert all(a.startswith("-32000 Rate limit") for a in refused), refused[:3]
-    time.sleep(1.1)
+    time.sleep(1.1)  # a fresh rate window again: the malformed requests below are answered, not rate limited
     app.evaluate("""() => {
       window.parent.postMessage({jsonrpc: "2.0", id: "m-1", result: {}, error: {code: 1, message: "both"}}, "*");
       window.parent.postMessage({jsonrpc: "2.0", id: "m-2", method: "ping", params: [1]}, "*");
@@ -591,7 +608,7 @@ def test_an_app_cancelling_its_request_cancels_the_call(app_page: Page) -> None:
     app.evaluate("() => window.init()")
     app.evaluate("""() => window.parent.postMessage({jsonrpc: "2.0", id: "slow-1", method: "tools/call",
       params: {name: "wait_app", arguments: {seconds: 30}}}, "*")""")
-    time.sleep(0.5)
+    logged(page, "apps", "tools/call", "out", "wait_app").wait_for()  # the call runs on the server
     app.evaluate("() => window.notify('notifications/cancelled', {requestId: 'slow-1', reason: 'test'})")
     answer = wait_until(
         lambda: next((m for m in received(app) if m.get("id") == "slow-1"), None), timeout=10, message="the answer"
@@ -635,13 +652,12 @@ def test_download_file_needs_consent_and_saves_through_the_page(app_page: Page) 
         return json.loads(text)
 
     assert answer() == {"isError": True}
-    time.sleep(0.3)
-    assert downloads == []
 
     with page.expect_download() as info:
         app.evaluate(request)
         card.locator('[data-action="allow"]').click()
     download = info.value
+    assert downloads == [download]  # the first download the page saw: the denied one saved nothing before it
     assert download.suggested_filename == "report.html"
     assert Path(download.path()).read_text() == "<b>saved</b>"
     assert download.url.startswith("blob:")
@@ -659,7 +675,9 @@ def test_links_only_http_and_never_with_credentials(app_page: Page) -> None:
         assert ": error " in line, line
     credentials = next(line for line in log.splitlines() if "user:secret" in line)
     assert ": error " in credentials
-    time.sleep(0.3)
+    # Every link was answered (an error) before the log was done, and the page opens one only on success, before it
+    # answers: a round trip through the page after that, and no popup has come.
+    page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)))")
     assert popups == []
 
 

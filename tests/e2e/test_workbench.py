@@ -240,9 +240,13 @@ def test_activity_log_follows_new_entries_until_the_person_scrolls_up(ready: Pag
     ui.call("ok")
     stderr_lines = "document.querySelectorAll('[data-log-entry][data-kind=\"stderr\"]').length"
     page.wait_for_function(f"() => ({distance})() < 80 && {stderr_lines} >= 60")
+    # The log counts its entries as it adds a batch, and scrolls to the end in that same step: once the count moved,
+    # the new entries are in and the list was (or was not) scrolled after them.
+    count = "() => document.querySelector('.log-count').textContent"
     for _ in range(3):  # it keeps following, entry after entry
+        before = page.evaluate(count)
         ui.call("ok")
-        page.wait_for_timeout(300)
+        page.wait_for_function(f"(before) => ({count})() !== before", arg=before)
         assert page.evaluate(distance) < 80
     # The person scrolls up: it stays where they are while entries arrive, and offers to follow again.
     page.locator(".log-list").hover()
@@ -250,8 +254,9 @@ def test_activity_log_follows_new_entries_until_the_person_scrolls_up(ready: Pag
     page.wait_for_function(f"() => ({distance})() > 200")
     expect(log.locator('[data-action="follow-log"]')).to_be_visible()
     top = page.evaluate("() => document.querySelector('.log-list').scrollTop")
+    before = page.evaluate(count)
     ui.call("ok")
-    page.wait_for_timeout(500)
+    page.wait_for_function(f"(before) => ({count})() !== before", arg=before)
     assert page.evaluate("() => document.querySelector('.log-list').scrollTop") == top
     log.locator('[data-action="follow-log"]').click()
     expect(log.locator('[data-action="follow-log"]')).to_be_hidden()

@@ -14,7 +14,7 @@ from mcp.server import MCPServer
 from mcp.server.apps import Apps
 
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
-from tests.support.process import RpcError
+from tests.support.process import WAIT, RpcError
 
 pytestmark = pytest.mark.anyio
 
@@ -73,12 +73,12 @@ async def test_an_app_cancelling_its_request_cancels_the_upstream_call(tmp_path:
                 "params": {"name": "wait_forever", "arguments": {}},
             },
         )
-        with anyio.fail_after(10):
+        with anyio.fail_after(WAIT):
             await seen.started.wait()
         assert await tab.request("apps/cancel", {"frameId": frame, "requestId": 7}) == {"cancelled": True}
-        response = await tab.wait_response(running, timeout=10)
+        response = await tab.wait_response(running)
         assert response["error"]["code"] == -32800, response
-        with anyio.fail_after(10):
+        with anyio.fail_after(WAIT):
             await seen.cancelled.wait()  # the server got notifications/cancelled
         assert await tab.request("apps/cancel", {"frameId": frame, "requestId": 7}) == {"cancelled": False}
         with pytest.raises(RpcError) as bad:

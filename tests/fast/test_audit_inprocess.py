@@ -190,7 +190,11 @@ async def make_read_only(log: AuditLog) -> None:
 
 @pytest.mark.parametrize(
     ("break_log", "engine"),
-    [(fill_to_the_brim, "sqlite"), (make_read_only, "sqlite"), (make_read_only, "postgresql")],
+    [
+        (fill_to_the_brim, "sqlite"),
+        (make_read_only, "sqlite"),
+        pytest.param(make_read_only, "postgresql", marks=pytest.mark.postgres),
+    ],
     ids=["disk-full", "read-only", "read-only-postgresql"],
 )
 async def test_an_app_action_that_cannot_be_audited_is_refused_not_run(

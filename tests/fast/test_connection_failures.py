@@ -77,7 +77,7 @@ class Ending:
 
 async def status(tab: AsgiWsClient, server: str, wanted: str) -> dict[str, Any]:
     state = await tab.wait_notification(
-        "servers/status", lambda p: p["server"]["name"] == server and p["server"]["status"] == wanted, timeout=10
+        "servers/status", lambda p: p["server"]["name"] == server and p["server"]["status"] == wanted
     )
     server_state: dict[str, Any] = state["server"]
     return server_state
@@ -144,7 +144,7 @@ async def test_a_server_that_goes_away_releases_its_input_requests_and_says_so(t
         assert state["error"] == "the server closed the connection"
         resolved = await tab.wait_notification("elicitation/resolved", lambda p: p["id"] == request["id"])
         assert resolved["outcome"] == "released"
-        assert "error" in await tab.wait_response(call, timeout=10)
+        assert "error" in await tab.wait_response(call)
         # Reconnecting brings it back.
         await tab.request("servers/reconnect", {"server": "elicit"})
         await status(tab, "elicit", "connected")

@@ -137,7 +137,7 @@ async def exchange(tab: AsgiWsClient, frames: list[object], first_id: int) -> No
             sent.append(request_id)
         await tab.send_raw(item if isinstance(item, str) else json.dumps(item))
     for request_id in sent:
-        response = await tab.wait_response(request_id, timeout=15)
+        response = await tab.wait_response(request_id)
         assert ("result" in response) != ("error" in response), response
         if "error" in response:
             assert not str(response["error"].get("message", "")).startswith("internal error"), response

@@ -55,10 +55,10 @@ async def test_an_idle_remote_connection_notices_its_server_went_away_and_connec
             assert (await tab.wait_connected("remote"))["era"] == "legacy"
             stop.set()  # the server goes away; nothing is asked of it
             await gone.wait()
-            state = await tab.wait_status("remote", "error", timeout=15)
+            state = await tab.wait_status("remote", "error")
             assert "connecting again in" in state["error"]
             async with serving(remote_app(), port, timeout_graceful_shutdown=1):
-                await tab.wait_status("remote", "connected", timeout=15)
+                await tab.wait_status("remote", "connected")
                 result = await tab.request(
                     "tools/call", {"server": "remote", "name": "echo", "arguments": {"text": "back"}, "callId": "c"}
                 )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
+from mcp.client._memory import InMemoryTransport
 
 from tests.support.inprocess import in_process_host
 from tests.support.process import RpcError
@@ -35,14 +39,35 @@ async def test_two_tabs_of_one_person_share_one_connection_and_a_reload_keeps_it
         assert len(connects) == 1  # the reload found the connection still open
 
 
+def watched(closed: list[anyio.Event]) -> Callable[[], Any]:
+    """The demo server in-process; each connection's event is set once webhost has closed its transport."""
+
+    def transport() -> Any:
+        done = anyio.Event()
+        closed.append(done)
+
+        @asynccontextmanager
+        async def opened() -> AsyncIterator[Any]:
+            try:
+                async with InMemoryTransport(demo_server) as streams:
+                    yield streams
+            finally:
+                done.set()
+
+        return opened()
+
+    return transport
+
+
 async def test_after_the_idle_time_the_connection_closes_and_a_new_tab_opens_a_new_one(tmp_path: Path) -> None:
     connects: list[ServerConfig] = []
+    closed: list[anyio.Event] = []
     async with in_process_host(
-        tmp_path, {"demo": demo_server}, connects=connects, webhost_options={"timeouts": {"idle": 0.05}}
+        tmp_path, {}, broken={"demo": watched(closed)}, connects=connects, webhost_options={"timeouts": {"idle": 0.05}}
     ) as host:
         async with host.tab() as tab:
             await tab.wait_connected("demo")
-        await anyio.sleep(0.3)
+        await closed[0].wait()  # the idle time passed with no tab: webhost closed the connection
         async with host.tab() as later:
             await later.wait_connected("demo")
         assert len(connects) == 2

@@ -117,6 +117,7 @@ async def test_no_secret_reaches_the_browser(tmp_path: Path, monkeypatch: pytest
     assert any(e["kind"] == "stderr" and e["summary"] == "starting with key ***" for e in activity), activity
 
 
+@pytest.mark.peers
 async def test_no_oauth_token_reaches_the_browser_a_log_or_the_database_in_the_clear(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

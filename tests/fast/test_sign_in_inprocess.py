@@ -21,7 +21,7 @@ import pytest
 from tests.support.audit import database_file
 from tests.support.inprocess import ORIGIN, InProcessHost, in_process_host, sdk_server
 from tests.support.oidc import CLIENT_ID, CLIENT_SECRET, Provider, run_provider, through_provider
-from tests.support.process import free_port
+from tests.support.process import WAIT, free_port
 from webhost.auth.signin import SESSION_COOKIE
 
 pytestmark = pytest.mark.anyio
@@ -49,6 +49,7 @@ def basic_host(tmp_path: Path, options: dict[str, Any], **kwargs: Any) -> Any:
     return in_process_host(tmp_path, {"basic": sdk_server("basic")}, webhost_options=options, **kwargs)
 
 
+@pytest.mark.peers
 async def test_signing_in_opens_a_session_for_that_person_with_their_role(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
         done = await sign_in(browser, "ada")
@@ -63,6 +64,7 @@ async def test_signing_in_opens_a_session_for_that_person_with_their_role(tmp_pa
         assert info["user"] == {"id": "ada", "name": "Ada Lovelace", "email": "ada@example.com", "role": "admin"}
 
 
+@pytest.mark.peers
 async def test_two_people_each_get_their_own_person_and_sign_out_revokes(
     tmp_path: Path, provider: Provider, database_url: str
 ) -> None:
@@ -100,6 +102,7 @@ async def test_two_people_each_get_their_own_person_and_sign_out_revokes(
         assert (await carol.get("/api/servers")).status_code == 200  # carol's session is hers alone
 
 
+@pytest.mark.peers
 async def test_a_session_survives_a_restart_of_webhost(tmp_path: Path, provider: Provider, database_url: str) -> None:
     async with basic_host(tmp_path, provider.options(), database_url=database_url) as host, web(host) as browser:
         await sign_in(browser, "bob")
@@ -111,6 +114,7 @@ async def test_a_session_survives_a_restart_of_webhost(tmp_path: Path, provider:
         assert (await again.get("/api/servers")).status_code == 200
 
 
+@pytest.mark.peers
 async def test_without_a_session_pages_redirect_and_the_api_and_websocket_are_refused(
     tmp_path: Path, provider: Provider
 ) -> None:
@@ -129,6 +133,7 @@ async def test_without_a_session_pages_redirect_and_the_api_and_websocket_are_re
         assert "SameSite=Lax" in state and "Path=/auth/callback" in state and "HttpOnly" in state
 
 
+@pytest.mark.peers
 async def test_a_tampered_session_cookie_is_refused_with_a_page(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
         await sign_in(browser, "bob")
@@ -141,6 +146,7 @@ async def test_a_tampered_session_cookie_is_refused_with_a_page(tmp_path: Path, 
         assert "Traceback" not in page.text and f"{SESSION_COOKIE}=;" in page.headers["set-cookie"].replace('""', "")
 
 
+@pytest.mark.peers
 async def test_a_denied_consent_is_a_403_page_and_no_session(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
         page = await sign_in(browser, "bob", deny=True)
@@ -148,6 +154,7 @@ async def test_a_denied_consent_is_a_403_page_and_no_session(tmp_path: Path, pro
         assert SESSION_COOKIE not in browser.cookies
 
 
+@pytest.mark.peers
 async def test_a_replayed_or_forged_callback_is_refused(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options()) as host, web(host) as browser:
         start = await browser.get("/")
@@ -165,6 +172,7 @@ async def test_a_replayed_or_forged_callback_is_refused(tmp_path: Path, provider
             assert SESSION_COOKIE + "=" not in response.headers.get("set-cookie", "").replace(f"{SESSION_COOKIE}=;", "")
 
 
+@pytest.mark.peers
 async def test_a_callback_from_another_browser_is_refused(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options()) as host, web(host) as browser, web(host) as other:
         start = await browser.get("/")
@@ -174,6 +182,7 @@ async def test_a_callback_from_another_browser_is_refused(tmp_path: Path, provid
         assert SESSION_COOKIE not in other.cookies
 
 
+@pytest.mark.peers
 async def test_a_wrong_client_secret_is_a_502_page(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options(clientSecret="not-the-secret")) as host, web(host) as browser:
         page = await sign_in(browser, "bob")
@@ -181,6 +190,7 @@ async def test_a_wrong_client_secret_is_a_502_page(tmp_path: Path, provider: Pro
         assert SESSION_COOKIE not in browser.cookies
 
 
+@pytest.mark.peers
 async def test_clock_skew_refuses_the_id_token(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options(), clock=lambda: time.time() + 7200) as host, web(host) as browser:
         page = await sign_in(browser, "bob")
@@ -282,6 +292,7 @@ async def provider_access_token(provider: Provider, login: str) -> str:
         return token
 
 
+@pytest.mark.peers
 async def test_a_script_may_use_an_access_token_from_the_provider(tmp_path: Path, provider: Provider) -> None:
     token = await provider_access_token(provider, "bob")
     async with basic_host(tmp_path, provider.options()) as host:
@@ -295,6 +306,7 @@ async def test_a_script_may_use_an_access_token_from_the_provider(tmp_path: Path
         assert refused.status_code == 401 and "access token" in refused.text
 
 
+@pytest.mark.peers
 async def test_signing_out_closes_the_tabs_open_with_that_session(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options()) as host, web(host) as bob, web(host) as other_bob:
         assert (await sign_in(bob, "bob")).status_code == 200
@@ -308,7 +320,7 @@ async def test_signing_out_closes_the_tabs_open_with_that_session(tmp_path: Path
             await elsewhere.wait_connected("basic")
             out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})
             assert out.status_code == 200
-            with anyio.fail_after(10):
+            with anyio.fail_after(WAIT):
                 await tab.closed.wait()
             assert tab.close_code == 4001 and "signed out" in str(tab.close_reason)
             # The other browser's session was not signed out: its tab goes on.

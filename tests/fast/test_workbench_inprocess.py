@@ -155,6 +155,6 @@ async def test_a_2026_server_s_resource_updates_arrive_after_subscribing_on_the_
             if any(n["method"] == "resources/updated" for n in tab.notifications):
                 break
             await tab.request("session/info")
-        updated = await tab.wait_notification("resources/updated", timeout=5)
+        updated = await tab.wait_notification("resources/updated")
         assert updated == {"server": "live", "uri": "live://counter"}
         await tab.request("resources/unsubscribe", {"server": "live", "uri": "live://counter"})

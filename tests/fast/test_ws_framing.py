@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from tests.support.fast import connected_tab, error_of
 from tests.support.inprocess import AsgiWsClient, in_process_host, sdk_server
 from webhost import __version__
+from webhost.app import HostApp
 from webhost.methods import METHODS
 from webhost.ws import MAX_FRAME
 
@@ -18,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def frame_error(tab: AsgiWsClient, request_id: Any = None) -> dict[str, Any]:
-    return error_of(await tab.wait_response(request_id, timeout=10))
+    return error_of(await tab.wait_response(request_id))
 
 
 async def still_serving(tab: AsgiWsClient) -> None:
@@ -123,7 +125,7 @@ async def test_a_slow_call_does_not_block_a_fast_request(tmp_path: Path) -> None
         await tab.wait_notification(
             "activity", lambda p: p["entry"]["method"] == "tools/call" and p["entry"]["direction"] == "out"
         )
-        listed = await tab.request("resources/read", {"server": "basic", "uri": "basic://text"}, timeout=5)
+        listed = await tab.request("resources/read", {"server": "basic", "uri": "basic://text"})
         assert listed["contents"][0]["text"].startswith("Hello from the basic test server.")
         assert hanging not in tab._responses
         assert await tab.request("tools/cancel", {"callId": "c-hang"}) == {"cancelled": True}
@@ -132,16 +134,28 @@ async def test_a_slow_call_does_not_block_a_fast_request(tmp_path: Path) -> None
 
 
 async def test_a_bug_in_a_handler_answers_the_request_and_keeps_the_socket(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """A bug is webhost's fault, not the MCP server's: -32603 with a reference; the traceback, with the same
+    reference, goes to the log and never to the tab."""
+
     async def broken(session: Any, params: dict[str, Any]) -> dict[str, Any]:
-        raise KeyError("oops")
+        raise KeyError("secret-detail")
 
     monkeypatch.setitem(METHODS, "servers/list", broken)
     async with in_process_host(tmp_path, {}) as host, host.tab() as tab:
-        error = error_of(await tab.request_raw("servers/list"))
-        assert error["code"] == -32000 and "internal error: KeyError" in error["message"]
+        response = await tab.request_raw("servers/list")
+        error = error_of(response)
+        found = re.fullmatch(r"internal error \(ref ([0-9a-f]{8})\)", error["message"])
+        assert error["code"] == -32603 and found is not None, error
+        assert error["data"] == {"ref": found[1]}
+        assert "KeyError" not in json.dumps(response) and "secret-detail" not in json.dumps(response)
         await still_serving(tab)
+        again = error_of(await tab.request_raw("servers/list"))
+        assert again["code"] == -32603 and again["data"]["ref"] != found[1]  # one reference per failure
+    (logged,) = [r for r in caplog.records if found[1] in r.getMessage()]
+    assert "servers/list" in logged.getMessage() and logged.exc_info is not None
+    assert logged.exc_info[0] is KeyError
 
 
 async def test_a_result_json_cannot_carry_is_answered_as_an_error(
@@ -153,5 +167,21 @@ async def test_a_result_json_cannot_carry_is_answered_as_an_error(
     monkeypatch.setitem(METHODS, "servers/list", not_a_number)
     async with in_process_host(tmp_path, {}) as host, host.tab() as tab:
         error = error_of(await tab.request_raw("servers/list"))
-        assert error["code"] == -32000 and "could not be encoded as JSON" in error["message"]
+        assert error["code"] == -32603 and "could not be encoded as JSON" in error["message"]
         await still_serving(tab)
+
+
+async def test_webhost_stopping_answers_what_a_tab_waits_for_with_a_code_of_its_own(tmp_path: Path) -> None:
+    """Stopping is webhost's doing, not the server's: -32005 (not -32000) with the request's method."""
+    async with in_process_host(tmp_path, {"basic": sdk_server("basic")}) as host, host.tab() as tab:
+        await tab.wait_connected("basic")
+        hanging = tab.start_request(
+            "tools/call", {"server": "basic", "name": "hang", "arguments": {}, "callId": "c-hang"}
+        )
+        await tab.wait_notification(
+            "activity", lambda p: p["entry"]["method"] == "tools/call" and p["entry"]["direction"] == "out"
+        )
+        assert isinstance(host.app, HostApp)
+        await host.app.tabs.stop(timeout=30)
+        response = await tab.wait_response(hanging)
+    assert response["error"] == {"code": -32005, "message": "webhost is stopping", "data": {"method": "tools/call"}}

@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 
-from tests.support.process import RpcError, WsClient, connected, run_webhost, stdio_server
+from tests.support.process import WAIT, RpcError, WsClient, connected, run_webhost, stdio_server
 
 pytestmark = pytest.mark.anyio
 
@@ -189,7 +189,7 @@ async def test_missing_and_wrong_resources_give_clear_errors(ws: WsClient) -> No
 
 async def test_the_audit_log_exports_as_json_and_csv(ws: WsClient, host: Any) -> None:
     await open_app(ws, "apps", "bridge_probe")
-    with anyio.fail_after(5), host.http() as client:
+    with anyio.fail_after(WAIT), host.http() as client:
         data = client.get("/api/audit").json()["entries"]
         csv = client.get("/api/audit", params={"format": "csv"})
     assert any(e["kind"] == "app.open" and e["detail"]["csp"] for e in data)

@@ -50,14 +50,13 @@ def test_the_entry_point_serves_healthz_and_still_checks_hosts(tmp_path: Path) -
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 20
-        while True:
+        while True:  # until it answers, or it ended (a busy machine only makes the start-up slower)
             try:
-                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5)
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
                 break
             except httpx.HTTPError:
-                assert process.poll() is None and time.monotonic() < deadline
-                time.sleep(0.1)
+                assert process.poll() is None, process.communicate()[0].decode(errors="replace")
+                time.sleep(0.05)
         assert health.json() == {"status": "ok"}
         foreign = httpx.get(
             f"http://127.0.0.1:{port}/api/servers",

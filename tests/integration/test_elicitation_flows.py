@@ -104,7 +104,7 @@ async def test_cancel_is_distinct_from_decline(ws: WsClient) -> None:
 
 async def test_a_hostile_schema_is_refused_before_anything_is_drawn(ws: WsClient) -> None:
     pending = start(ws, "hostile_schema", "c4")
-    response = await ws.wait_response(pending, timeout=20)
+    response = await ws.wait_response(pending)
     assert not [n for n in ws.notifications if n["method"] == "elicitation/request"]
     entry = await ws.wait_notification("activity", lambda p: "outside the allowed subset" in p["entry"]["summary"])
     assert entry["entry"]["server"] == "elicit"

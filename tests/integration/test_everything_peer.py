@@ -10,7 +10,16 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.support.process import PEER_BIN, PEERS, WsClient, http_process, peer_server, peers_installed, run_webhost
+from tests.support.process import (
+    PEER_BIN,
+    PEERS,
+    WAIT,
+    WsClient,
+    http_process,
+    peer_server,
+    peers_installed,
+    run_webhost,
+)
 
 pytestmark = [
     pytest.mark.anyio,
@@ -36,7 +45,7 @@ def everything(transport: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
 
 async def tool_names(ws: WsClient, wanted: str) -> set[str]:
     # server-everything registers its capability-gated tools after initialization (list_changed).
-    with anyio.fail_after(15):
+    with anyio.fail_after(WAIT):
         while True:
             names = {t["name"] for t in (await ws.request("tools/list", {"server": "everything"}))["tools"]}
             if wanted in names:
@@ -94,5 +103,5 @@ async def test_tools_resources_prompts_logging_and_progress(transport: str, tmp_
                 "tools/call",
                 {"server": "everything", "name": "toggle-simulated-logging", "arguments": {}, "callId": "log"},
             )
-            log = await ws.wait_notification("server/log", timeout=15)
+            log = await ws.wait_notification("server/log")
             assert log["server"] == "everything" and log["level"]

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.process import (
     PYTHON,
+    WAIT,
     RpcError,
     processes_with_marker,
     run_webhost,
@@ -46,7 +47,7 @@ async def test_each_fault_stays_on_its_own_server(tmp_path: Path) -> None:
             assert "exited with status 3" in exits["error"] or "closed" in exits["error"]
             missing = await ws.wait_status("missing", "error")
             assert missing["error"] == "command not found: /nonexistent/definitely-not-here"
-            slow = await ws.wait_status("slow", "error", timeout=15)
+            slow = await ws.wait_status("slow", "error")
             assert slow["error"] == "timed out connecting after 3 s"
 
             await ws.wait_connected("garbage")
@@ -193,7 +194,7 @@ async def test_no_process_is_left_when_webhost_stops(tmp_path: Path) -> None:
             await ws.wait_connected("a")
             await ws.wait_connected("b")
             host.proc.send_signal(signal.SIGTERM)
-            with anyio.fail_after(15):
+            with anyio.fail_after(WAIT):
                 while host.proc.poll() is None:
                     await anyio.sleep(0.1)
         assert wait_for_no_processes(host.marker) == []
@@ -270,15 +271,15 @@ async def test_sigterm_answers_the_calls_in_flight_and_exits_0(tmp_path: Path) -
         async with host.connect() as ws:
             await ws.wait_connected("a")
             call = start_tool_call(ws, "a", "slow", "slow-1", {"steps": 100, "delay": 0.2})
-            await ws.wait_notification("progress", timeout=10)  # the call is running upstream
+            await ws.wait_notification("progress")  # the call is running upstream
             host.proc.send_signal(signal.SIGTERM)
-            response = await ws.wait_response(call, timeout=10)
+            response = await ws.wait_response(call)
             assert response["error"] == {
-                "code": -32000,
+                "code": -32005,
                 "message": "webhost is stopping",
                 "data": {"method": "tools/call"},
             }
-            with anyio.fail_after(10):
+            with anyio.fail_after(WAIT):
                 while host.proc.poll() is None:
                     await anyio.sleep(0.05)
         assert host.proc.returncode == 0, host.log()
@@ -313,7 +314,7 @@ def _alive(pid: int) -> bool:
 
 
 async def _read_pids(path: Path, count: int) -> list[int]:
-    with anyio.fail_after(10):
+    with anyio.fail_after(WAIT):
         while len(words := (path.read_text().split() if path.exists() else [])) != count:
             await anyio.sleep(0.02)
     return [int(word) for word in words]
@@ -336,10 +337,10 @@ async def test_sigkill_of_webhost_takes_its_servers_and_their_escaped_children_a
             pids = await _read_pids(tmp_path / "escapes.pids", 2) + await _read_pids(tmp_path / "stays.pids", 1)
             assert all(_alive(pid) for pid in pids)
             host.proc.send_signal(signal.SIGKILL)
-            with anyio.fail_after(5):
+            with anyio.fail_after(WAIT):
                 while host.proc.poll() is None:
                     await anyio.sleep(0.05)
-        with anyio.fail_after(5):
+        with anyio.fail_after(WAIT):
             while any(_alive(pid) for pid in pids):
                 await anyio.sleep(0.05)
-        assert wait_for_no_processes(host.marker, timeout=5) == []
+        assert wait_for_no_processes(host.marker) == []

@@ -32,10 +32,10 @@ async def test_a_remote_server_that_restarts_is_connected_again_without_the_pers
                 # The loss is seen (on the 2026-07-28 listen stream, or at the next request) and said, with the wait.
                 with pytest.raises(RpcError):  # "not connected" or "Connection closed", by era
                     await ws.request("tools/call", {**ECHO, "arguments": {"text": "b"}, "callId": "2"})
-                state = await ws.wait_status("remote", "error", timeout=15)
+                state = await ws.wait_status("remote", "error")
                 assert "connecting again in" in state["error"]
                 with http_process(args, log_path=tmp_path / "second.log", port=port):
-                    await ws.wait_status("remote", "connected", timeout=30)
+                    await ws.wait_status("remote", "connected")
                     result = await ws.request("tools/call", {**ECHO, "arguments": {"text": "c"}, "callId": "3"})
                     assert result["content"][0]["text"] == "c"
                     tools = await ws.request("tools/list", {"server": "remote"})
@@ -46,7 +46,7 @@ async def test_a_remote_server_that_cannot_be_reached_at_first_is_not_tried_agai
     url = f"http://127.0.0.1:{free_port()}/mcp"
     with run_webhost(tmp_path, {"remote": {"type": "http", "url": url}}) as host:
         async with host.connect() as ws:
-            state = await ws.wait_status("remote", "error", timeout=15)
+            state = await ws.wait_status("remote", "error")
             assert "connecting again" not in state["error"]
             await anyio.sleep(1.5)  # past the first two delays
             assert (await ws.wait_status("remote", "error"))["error"] == state["error"]

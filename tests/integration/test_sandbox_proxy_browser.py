@@ -82,6 +82,9 @@ window.addEventListener("message", (e) => {
     window.appReport = m.params.data;
   }
 });
+// The frame's load comes after its scripts ran (proxy.js, a module, posts its ready as it runs): a test waits for it
+// to bound "no ready came".
+frame.addEventListener("load", () => { frame.dataset.loaded = "true"; });
 frame.src = CFG.proxyUrl;
 document.body.appendChild(frame);
 """
@@ -102,9 +105,8 @@ class _Server:
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
+        while not self.server.started:  # until it listens, or its thread ended (no time limit of its own)
+            if not self.thread.is_alive():
                 raise RuntimeError("server did not start")
             time.sleep(0.02)
 
@@ -187,6 +189,9 @@ def test_app_runs_under_the_declared_policy(env: Env, chromium_browser: Any, inn
     )
     page = chromium_browser.new_page()
     page.goto(env.page_url(inner))
+    page.wait_for_selector('iframe[data-app-frame][data-loaded="true"]', state="attached")
+    # What the negative tests below rely on: by its frame's load, the proxy's ready has reached the host.
+    assert page.evaluate("window.hostLog[0] && window.hostLog[0].method") == "ui/notifications/sandbox-proxy-ready"
     page.wait_for_selector('iframe[data-app-frame][data-app-status="ready"]', timeout=15000)
     page.wait_for_function("window.appReport !== undefined", timeout=15000)
     report = page.evaluate("window.appReport")
@@ -237,7 +242,7 @@ def test_foreign_embedder_gets_nothing(env: Env, chromium_browser: Any) -> None:
     env.add_page("foreign", server="weather", csp_meta=None, sandbox="allow-scripts allow-same-origin")
     page = chromium_browser.new_page()
     page.goto(env.page_url("foreign", host="localhost"))
-    time.sleep(1.5)
+    page.wait_for_selector('iframe[data-app-frame][data-loaded="true"]', state="attached")  # blocked, but loaded
     assert page.evaluate("document.querySelectorAll('iframe[data-app-frame]').length") == 1
     assert page.evaluate("window.hostLog") == []
     page.close()
@@ -247,7 +252,7 @@ def test_token_for_another_server_is_refused(env: Env, chromium_browser: Any) ->
     env.add_page("swap", server="weather", csp_meta=None, sandbox="allow-scripts", label=sandbox_label(SECRET, "files"))
     page = chromium_browser.new_page()
     page.goto(env.page_url("swap"))
-    time.sleep(1.5)
+    page.wait_for_selector('iframe[data-app-frame][data-loaded="true"]', state="attached")  # refused, but loaded
     assert page.evaluate("document.querySelectorAll('iframe[data-app-frame]').length") == 1
     assert page.evaluate("window.hostLog") == []
     page.close()

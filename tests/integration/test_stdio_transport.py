@@ -34,8 +34,9 @@ def script(tmp_path: Path, name: str, body: str, *args: str) -> StdioServerParam
     return StdioServerParameters(command=PYTHON, args=[str(path), *args])
 
 
-def all_gone(pids: list[int], bound: float = 5.0) -> bool:
-    """Whether every pid is gone within a bound (a killed process can take a moment to leave under load)."""
+def all_gone(pids: list[int], bound: float = GUARD) -> bool:
+    """Whether every pid is gone within a bound that only a leak reaches (a killed process can take a moment to
+    leave under load)."""
     deadline = time.monotonic() + bound
     while any(alive(pid) for pid in pids):
         if time.monotonic() > deadline:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import anyio
@@ -67,12 +66,17 @@ async def test_migrations_run_from_empty_then_down_to_nothing_and_up_again(datab
         await storage.close()
 
 
+# Every process starts migrating at the same moment: once all of them are ready (a file each in a shared folder),
+# however long each took to start.
 MIGRATE = """
-import asyncio, sys, time
+import asyncio, os, sys
+from pathlib import Path
 from webhost.storage.db import Storage
 async def main():
     storage = Storage(sys.argv[1])
-    while time.time() < float(sys.argv[2]):  # every process starts migrating at the same moment
+    ready, count = Path(sys.argv[2]), int(sys.argv[3])
+    (ready / str(os.getpid())).touch()
+    while len(list(ready.iterdir())) < count:
         await asyncio.sleep(0.005)
     await storage.start()
     await storage.close()
@@ -80,11 +84,12 @@ asyncio.run(main())
 """
 
 
-async def test_migrations_applied_concurrently_by_several_processes_run_once(database_url: str) -> None:
-    start_at = str(time.time() + 2.0)
+async def test_migrations_applied_concurrently_by_several_processes_run_once(database_url: str, tmp_path: Path) -> None:
+    ready = tmp_path / "ready"
+    ready.mkdir()
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", MIGRATE, database_url, start_at],
+            [sys.executable, "-c", MIGRATE, database_url, str(ready), "3"],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -106,7 +106,7 @@ async def test_a_pending_round_is_asked_again_on_the_other_replica_and_the_answe
                 assert stopped["error"]["message"] == "webhost is stopping"
 
         async with b.connect() as ws_b:
-            again = await ws_b.wait_notification("elicitation/request", timeout=30)
+            again = await ws_b.wait_notification("elicitation/request")
             assert again["message"] == "Round 2 of 2"
             assert again["server"] == "elicit" and again["mode"] == "form"
             assert again["origin"] == {
@@ -153,7 +153,7 @@ async def test_a_legacy_question_is_reported_lost_and_a_running_call_interrupted
             kill(a, signal.SIGKILL)
 
         async with b.connect() as ws_b:
-            lost = await ws_b.wait_notification("calls/outcome", lambda p: p["callId"] == "asks", timeout=30)
+            lost = await ws_b.wait_notification("calls/outcome", lambda p: p["callId"] == "asks")
             assert lost["interrupted"] is True and lost["reason"] == "question-lost"
             assert lost["error"]["message"] == (
                 "the server's question was lost when webhost restarted; run the call again"
@@ -205,7 +205,7 @@ async def test_a_resumed_prompt_and_read_go_to_every_tab_of_the_person_and_the_f
             asked: dict[str, dict[str, Any]] = {}
             for tab in (one, two):
                 for _ in range(2):
-                    request = await tab.wait_notification("elicitation/request", timeout=30)
+                    request = await tab.wait_notification("elicitation/request")
                     assert request["origin"]["resumed"] is True
                     asked.setdefault(request["origin"]["callId"], request)
             prompt, read = asked["p-1"], asked["r-1"]

@@ -197,12 +197,14 @@ class AsgiWsClient(WsClient):
             self._to_client.close()
 
     async def __aexit__(self, *exc: object) -> None:
+        self.resume()  # a paused tab reads again: what webhost still sends does not hold its shutdown up
         try:
             await self._to_app.send({"type": "websocket.disconnect", "code": 1000})
         except anyio.BrokenResourceError:
             pass
-        with anyio.move_on_after(15):
-            await self.app_done.wait()
+        # Until webhost has ended the socket's session, however long a busy machine takes: cut short, the session's
+        # shielded clean-up would wait forever for the tasks cancelled under it (a hang at the event loop's close).
+        await self.app_done.wait()
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
 
@@ -376,6 +378,5 @@ async def _lifespan(app: ASGIApp) -> AsyncIterator[None]:
             yield
         finally:
             await to_app.send({"type": "lifespan.shutdown"})
-            with anyio.move_on_after(15):
-                await from_app.receive()
+            await from_app.receive()  # the whole shutdown, however long it takes (the reason is above, in __aexit__)
             tg.cancel_scope.cancel()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,9 +46,9 @@ def run_auth_server(*flags: str) -> Iterator[AuthServer]:
     )
     try:
         assert proc.stdout is not None
-        deadline = time.monotonic() + 20
+        # Until it says it is ready, or it ended (the pipe's end): a busy machine only makes it later.
         while proc.stdout.readline().strip() != b"ready":
-            if proc.poll() is not None or time.monotonic() > deadline:
+            if proc.poll() is not None:
                 raise RuntimeError("the test authorization server did not start")
         yield AuthServer(f"http://localhost:{port}", proc)
     finally:

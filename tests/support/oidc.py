@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -50,9 +49,9 @@ def run_provider(origins: list[str]) -> Iterator[Provider]:
     proc = subprocess.Popen(args, cwd=PEERS, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         assert proc.stdout is not None
-        deadline = time.monotonic() + 20
+        # Until it says it is ready, or it ended (the pipe's end): a busy machine only makes it later.
         while proc.stdout.readline().strip() != b"ready":
-            if proc.poll() is not None or time.monotonic() > deadline:
+            if proc.poll() is not None:
                 raise RuntimeError("the test OpenID provider did not start")
         yield Provider(f"http://localhost:{port}", proc)
     finally:

@@ -12,13 +12,22 @@ from webhost.apps.prefetch import AppPrefetch
 pytestmark = pytest.mark.anyio
 
 
-def reader(log: list[str], value: str, delay: float = 0.0) -> Any:
+def reader(log: list[str], value: str, gate: anyio.Event | None = None) -> Any:
+    """A read of `value`; with a gate, it stays in flight until the gate is set."""
+
     async def read() -> tuple[dict[str, Any], Any]:
         log.append(value)
-        await anyio.sleep(delay)
+        if gate is not None:
+            await gate.wait()
         return {"html": value}, None
 
     return read
+
+
+async def open_once_blocked(gate: anyio.Event) -> None:
+    """Ends a gated read once every other task waits (the open that should wait for it, among them)."""
+    await anyio.wait_all_tasks_blocked()
+    gate.set()
 
 
 async def test_a_read_ahead_serves_one_open() -> None:
@@ -32,10 +41,12 @@ async def test_a_read_ahead_serves_one_open() -> None:
 
 async def test_an_open_waits_for_a_read_in_flight() -> None:
     prefetch, log = AppPrefetch(), list[str]()
+    gate = anyio.Event()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(prefetch.warm, "s", "ui://a", reader(log, "v1", 0.05))
-        await anyio.sleep(0.01)
-        assert await prefetch.take("s", "ui://a") == ({"html": "v1"}, None)
+        tg.start_soon(prefetch.warm, "s", "ui://a", reader(log, "v1", gate))
+        await anyio.wait_all_tasks_blocked()  # the read is in flight
+        tg.start_soon(open_once_blocked, gate)
+        assert await prefetch.take("s", "ui://a") == ({"html": "v1"}, None)  # (None, had it not waited)
 
 
 @pytest.mark.parametrize("uri", [None, "ui://a"])
@@ -46,10 +57,13 @@ async def test_invalidation_drops_kept_and_in_flight_reads(uri: str | None) -> N
     prefetch.invalidate("s", uri)
     assert await prefetch.take("s", "ui://a") is None
     assert await prefetch.take("other", "ui://a") is not None
+    gate = anyio.Event()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(prefetch.warm, "s", "ui://a", reader(log, "v2", 0.05))
-        await anyio.sleep(0.01)
+        tg.start_soon(prefetch.warm, "s", "ui://a", reader(log, "v2", gate))
+        await anyio.wait_all_tasks_blocked()  # the read is in flight
         prefetch.invalidate("s", uri)
+        gate.set()
+    assert log[-1] == "v2"
     assert await prefetch.take("s", "ui://a") is None
 
 

@@ -37,7 +37,7 @@ async def ask_in_background(
         box.append(await broker.ask("srv", view, accept_only_yes))
 
     tg.start_soon(run)
-    await anyio.sleep(0.01)
+    await anyio.wait_all_tasks_blocked()  # the asking task has published its request and waits
 
 
 async def test_an_answer_is_validated_delivered_once_and_the_view_resolved() -> None:
@@ -74,7 +74,7 @@ async def test_release_cancels_only_the_matching_requests() -> None:
             await ask_in_background(broker, {"mode": "form"}, results, tg)
             current_origin.reset(token)
         assert broker.release(lambda p: (p.origin or {}).get("callId") == "a") == 1
-        await anyio.sleep(0.01)
+        await anyio.wait_all_tasks_blocked()  # the released task has its answer
         assert results == [{"action": "cancel"}]
         remaining = [r for r in events.requests() if r["origin"] == {"callId": "b"}][0]
         broker.respond(remaining["id"], {"action": "decline"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ import uvloop
 
 from webhost import __version__, cli
 from webhost.config import Config
+from webhost.demo.config import demo_config
 from webhost.settings import Settings
+from webhost.storage.db import StorageUnavailable
 
 
 def one_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -181,3 +184,67 @@ def test_without_uvloop_auto_falls_back_and_uvloop_is_one_line(
         "uvloop is not installed (pip install uvloop; it does not run on Windows)"
     )
     assert len(served) == 1
+
+
+def test_a_data_directory_that_is_a_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], served: list[tuple[Settings, Config]]
+) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("a file", encoding="utf-8")
+    assert cli.main(["serve", "--data-dir", str(taken)]) == 2
+    assert one_line(capsys) == f"webhost: data directory {taken}: not a directory"
+    assert served == []
+
+
+@pytest.mark.parametrize(
+    ("raised", "status", "line"),
+    [
+        (StorageUnavailable("cannot reach the database at postgresql://w:***@db/w"), 2, "webhost: cannot reach"),
+        (KeyboardInterrupt(), 0, None),
+    ],
+    ids=["database-unavailable", "ctrl-c"],
+)
+def test_what_stops_serve_is_a_status_and_at_most_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    raised: BaseException,
+    status: int,
+    line: str | None,
+) -> None:
+    async def failing_serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+        raise raised
+
+    monkeypatch.setattr(cli, "serve", failing_serve)
+    assert cli.main(["serve", "--data-dir", str(tmp_path / "data")]) == status
+    if line is None:
+        assert capsys.readouterr().err == ""
+    else:
+        assert one_line(capsys).startswith(line)
+
+
+@pytest.mark.anyio
+async def test_the_database_is_migrated_before_listening(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    await cli.prepare_database(settings, demo_config())
+    assert (tmp_path / "webhost.sqlite3").exists()
+    await cli.prepare_database(settings, demo_config())  # at head already: nothing to do, no error
+
+
+def test_the_login_token_and_oauth_codes_are_masked_in_uvicorns_log_lines() -> None:
+    cli.hide_login_tokens()
+    cli.hide_login_tokens()  # once is enough: the filter is not added twice
+    for name in ("uvicorn.access", "uvicorn.error"):
+        assert sum(isinstance(f, cli._HideToken) for f in logging.getLogger(name).filters) == 1
+    hide = cli._HideToken()
+    line = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/1.1" %d', None, None)
+    line.args = ("127.0.0.1:5000", "GET", "/oauth/callback?code=abc&state=xyz&x=1", 200)
+    assert hide.filter(line)  # masked, never dropped
+    assert line.getMessage() == '127.0.0.1:5000 - "GET /oauth/callback?code=***&state=***&x=1 HTTP/1.1" 200'
+    plain = logging.LogRecord("uvicorn.error", logging.INFO, __file__, 1, "GET /?token=t-secret&view=tools", None, None)
+    assert hide.filter(plain) and plain.getMessage() == "GET /?token=***&view=tools"
+
+
+def test_the_login_url_names_a_reachable_host() -> None:
+    assert cli._display_host("0.0.0.0") == cli._display_host("::") == "127.0.0.1"
+    assert cli._display_host("127.0.0.2") == "127.0.0.2"

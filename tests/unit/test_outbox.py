@@ -26,7 +26,7 @@ async def _sent_for(post: str, method: str | None) -> list[str]:
         outbox.post_entry('{"n":1}')
         outbox.post_entry('{"n":2}')
         outbox.post(post, method=method)
-        await anyio.sleep(BATCH_WINDOW * 3)  # the batch's timer was cancelled: nothing else comes
+        assert outbox._batch_timer is None  # the batch went with the frame: its timer was cancelled
         outbox.close()
     return sent
 
@@ -46,18 +46,18 @@ async def test_a_response_goes_ahead_of_the_held_entries_and_they_follow_it_at_o
 async def test_an_entry_with_nothing_after_it_is_sent_once_its_window_is_over() -> None:
     outbox = Outbox(max_bytes=1 << 20)
     sent: list[tuple[float, str]] = []
+    first = anyio.Event()
 
     async def send(text: str) -> None:
         sent.append((anyio.current_time(), text))
+        first.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(outbox.drain, send)
-        await anyio.sleep(0)
+        await anyio.wait_all_tasks_blocked()  # the writer waits for frames
         posted = anyio.current_time()
         outbox.post_entry('{"n":1}')
-        with anyio.fail_after(2):
-            while not sent:
-                await anyio.sleep(0.005)
+        await first.wait()
         outbox.close()
     at, text = sent[0]
     assert json.loads(text)["params"]["entries"] == [{"n": 1}]
@@ -86,7 +86,7 @@ async def test_a_response_in_parts_is_sent_back_to_back_each_part_made_when_its_
         assert made == []  # nothing is made when it is posted
         assert outbox._bytes >= 100_000  # it counts against the budget until it is sent (the entry too)
         outbox.post('{"jsonrpc":"2.0","method":"list/changed","params":{}}', method="list/changed")
-        await anyio.sleep(BATCH_WINDOW * 2)
+        await anyio.wait_all_tasks_blocked()  # the writer sent everything and waits for more
         assert outbox._bytes == 0
         outbox.close()
     assert [json.loads(t).get("n", json.loads(t).get("method")) for t in sent] == [0, 1, 2, "activity", "list/changed"]
@@ -105,17 +105,17 @@ async def test_a_response_is_sent_from_its_own_task_when_nothing_waits_and_queue
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(outbox.drain, send, name="writer")
-        await anyio.sleep(0)
+        await anyio.wait_all_tasks_blocked()  # the writer runs and waits for frames
         outbox.post_entry('{"entry":1}')
         asyncio.current_task().set_name("request")  # type: ignore[union-attr]
         await outbox.send_response('{"jsonrpc":"2.0","id":1,"result":{}}')
-        await anyio.sleep(BATCH_WINDOW / 4)
+        await anyio.wait_all_tasks_blocked()  # the writer sent the entries that followed it
         # While the writer is sending a notification, a response waits for it, in order.
         outbox.post('{"jsonrpc":"2.0","method":"slow","params":{}}', method="slow")
-        await anyio.sleep(0)
+        await anyio.wait_all_tasks_blocked()  # the writer is in the middle of sending it
         tg.start_soon(outbox.send_response, '{"jsonrpc":"2.0","id":2,"result":{}}')
-        await anyio.sleep(0.01)
+        await anyio.wait_all_tasks_blocked()  # the response was queued behind it
         release.set()
-        await anyio.sleep(BATCH_WINDOW / 4)
+        await anyio.wait_all_tasks_blocked()  # the writer sent it
         outbox.close()
     assert sent == [("1", "request"), ("activity", "writer"), ("slow", "writer"), ("2", "writer")]

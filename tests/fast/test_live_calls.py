@@ -191,7 +191,7 @@ async def test_a_call_or_a_round_answered_within_the_settle_time_costs_no_write(
                 assert listener is not None
                 listener(REQUEST, {"inputRequests": {"k": {}}, "requestState": "s"})
                 listener(REQUEST, None)
-        await anyio.sleep(0.6)  # past the settle time: the writer woke and found nothing to write
+        await journal._idle.wait()  # the writer woke after the settle time and wrote what it found
         assert batches == []
         with journal.running("ada", "tab-1", {**origin, "callId": "long"}):
             await journal.flush()  # a flush writes at once what is queued

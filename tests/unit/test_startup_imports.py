@@ -1,0 +1,73 @@
+"""`webhost --help` and a bad setting or configuration answer before the heavy imports: the SDK and its
+generated types, FastAPI and Starlette, SQLAlchemy and Alembic, uvicorn, Playwright (seconds of CPU that a
+person asking for help or fixing a typo should not pay; bench/startup.py measures it).
+
+One fresh interpreter runs every case in turn through `webhost.cli.main`, noting after each one which heavy
+packages `sys.modules` holds: the first case that pulls one in is named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = ["mcp", "mcp_types", "fastapi", "starlette", "sqlalchemy", "alembic", "uvicorn", "playwright"]
+
+RUN_CASES = """
+import contextlib, io, json, sys
+from webhost.cli import main
+
+heavy, cases = json.loads(sys.argv[1])
+seen = []
+for args in cases:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(args)
+        except SystemExit as exc:
+            code = exc.code
+    loaded = sorted({name.split(".")[0] for name in sys.modules} & set(heavy))
+    seen.append({"args": args, "code": code, "out": out.getvalue(), "err": err.getvalue(), "heavy": loaded})
+print(json.dumps(seen))
+"""
+
+
+def test_help_and_configuration_errors_answer_without_the_heavy_imports(tmp_path: Path) -> None:
+    bad_json = tmp_path / "bad.json"
+    bad_json.write_text("{bad", encoding="utf-8")
+    bad_field = tmp_path / "field.json"
+    bad_field.write_text(json.dumps({"mcpServers": {"x": {"command": 5}}}), encoding="utf-8")
+    cases = [
+        ["--help"],
+        ["serve", "--help"],
+        ["check", "--help"],
+        ["serve", "--port", "eighty"],
+        ["serve", "--config", str(bad_json)],
+        ["serve", "--config", str(bad_field)],
+        ["check", str(bad_json)],
+    ]
+    env = {name: value for name, value in os.environ.items() if not name.startswith("WEBHOST_")}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_CASES, json.dumps([HEAVY, cases])],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    seen = json.loads(done.stdout)
+    assert [case["args"] for case in seen] == cases
+    for case in seen:
+        assert case["heavy"] == [], f"webhost {' '.join(case['args'])} imported {case['heavy']}"
+    helps, errors = seen[:3], seen[3:]
+    assert [case["code"] for case in helps] == [0, 0, 0]
+    assert "serve" in helps[0]["out"] and "--config" in helps[1]["out"] and "--settle" in helps[2]["out"]
+    assert [case["code"] for case in errors] == [2, 2, 2, 2]
+    assert "--port" in errors[0]["err"]
+    assert "configuration error" in errors[1]["err"] and "invalid JSON" in errors[1]["err"]
+    assert "mcpServers.x.command" in errors[2]["err"]
+    assert "bad configuration" in errors[3]["err"]
+    assert all("Traceback" not in case["err"] for case in seen)
