@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.support.inprocess import SECRET, AsgiWsClient, InProcessHost, in_process_host, sdk_server
@@ -397,3 +398,102 @@ async def test_a_turn_left_streaming_by_a_stopped_replica_is_interrupted_and_can
         await tab.request("chat/retry", {"conversationId": conversation})
         answer = await final(tab, conversation)
         assert answer["status"] == "done" and text_of(answer) == "answered here"
+
+
+async def test_an_app_of_a_call_gives_context_and_sends_messages_through_the_backend(
+    tmp_path: Path, endpoint: ModelEndpointServer
+) -> None:
+    endpoint.script(
+        "bridge",
+        [
+            {
+                "match": "board",
+                "times": 1,
+                "events": [
+                    {"tool": {"id": "b1", "name": "board__show_board", "args": ['{"title": "T", "items": []}']}},
+                ],
+            },
+            {"events": [{"text": "noted"}]},
+        ],
+    )
+    options = {"toolCalls": "allow", "maxAppContextChars": 120, "maxContextChars": 100}
+    async with apps_host(tmp_path, endpoint, "bridge", **options) as (host, tab):
+        sent = await tab.request("chat/send", {"text": "show the board"})
+        conversation = sent["conversationId"]
+        [call] = calls_of(await final(tab, conversation))
+        frame = await tab.request(
+            "apps/open", {"server": "board", "tool": "show_board", "conversationId": conversation, "callId": call["id"]}
+        )
+        context = {"content": [{"type": "text", "text": "x" * 150}]}
+        await tab.request(
+            "apps/request", {"frameId": frame["frameId"], "method": "ui/update-model-context", "params": context}
+        )
+        chips = await tab.wait_notification("chat/event", lambda p: p.get("type") == "contexts" and p["contexts"])
+        [chip] = chips["contexts"]
+        assert chip["instance"] == call["id"] and chip["cut"] and chip["fullChars"] == 150 and len(chip["text"]) == 120
+        await tab.request("chat/send", {"conversationId": conversation, "text": "and now"})
+        cut = await tab.wait_notification("chat/event", lambda p: p.get("type") == "contexts-cut")
+        assert cut["instances"] == [call["id"]] and cut["limit"] == 100
+        await final(tab, conversation)
+        system = endpoint.requests("bridge")[-1]["body"]["messages"][0]["content"]
+        assert "x" * 100 in system and "x" * 101 not in system
+        # ui/message: the first one waits for the person; denied, the app gets an error.
+        message = {"role": "user", "content": [{"type": "text", "text": "from the app"}]}
+        ask = {"frameId": frame["frameId"], "method": "ui/message", "params": message}
+        async with anyio.create_task_group() as tg:
+            refused: list[BaseException] = []
+
+            async def send_denied() -> None:
+                try:
+                    await tab.request("apps/request", ask)
+                except RpcError as exc:
+                    refused.append(exc)
+
+            tg.start_soon(send_denied)
+            consent = await tab.wait_notification("approval/request", lambda p: p["kind"] == "app-message")
+            assert consent["detail"]["text"] == "from the app" and consent["detail"]["conversationId"] == conversation
+            await tab.request("approvals/respond", {"id": consent["id"], "decision": "deny"})
+        assert refused and "did not allow" in str(refused[0])
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(tab.request, "apps/request", ask)
+            consent = await tab.wait_notification(
+                "approval/request", lambda p: p["kind"] == "app-message" and p["id"] != consent["id"]
+            )
+            await tab.request("approvals/respond", {"id": consent["id"], "decision": "allow", "remember": True})
+        user = await tab.wait_notification(
+            "chat/event", lambda p: p.get("type") == "message" and p["message"].get("fromApp") is not None
+        )
+        assert user["message"]["text"] == "from the app" and user["message"]["fromApp"]["server"] == "board"
+        await final(tab, conversation)
+        # Closed by the person: its context leaves the model's requests.
+        await tab.request("apps/close", {"frameId": frame["frameId"], "reason": "closed by the person"})
+        await tab.wait_notification("chat/event", lambda p: p.get("type") == "contexts" and not p["contexts"])
+
+
+async def test_an_app_cannot_open_for_a_call_that_waits_for_approval(
+    tmp_path: Path, endpoint: ModelEndpointServer
+) -> None:
+    endpoint.script(
+        "too-early",
+        [{"events": [{"tool": {"id": "b1", "name": "board__show_board", "args": ['{"title": "T", "items": []}']}}]}],
+    )
+    async with apps_host(tmp_path, endpoint, "too-early") as (host, tab):
+        sent = await tab.request("chat/send", {"text": "show the board"})
+        asked = await tab.wait_notification("approval/request", lambda p: p["kind"] == "model-tool-call")
+        call_id = asked["detail"]["callId"]
+        with pytest.raises(RpcError, match="has not allowed"):
+            await tab.request(
+                "apps/open",
+                {"server": "board", "tool": "show_board", "conversationId": sent["conversationId"], "callId": call_id},
+            )
+        with pytest.raises(RpcError, match="no such tool call"):
+            await tab.request(
+                "apps/open",
+                {
+                    "server": "board",
+                    "tool": "board_refresh",
+                    "conversationId": sent["conversationId"],
+                    "callId": call_id,
+                },
+            )
+        await tab.request("chat/stop", {"conversationId": sent["conversationId"]})

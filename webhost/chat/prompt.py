@@ -36,7 +36,7 @@ CONTEXT_NOTE = (
 
 def system_prompt(base: str, contexts: Iterable[AppContext], *, limit: int) -> tuple[str, list[str]]:
     """The configured prompt, then each app's context in a delimited block, within `limit` characters in all.
-    Also the instances whose context was cut or left out by the overall limit."""
+    Also the instances whose context the overall limit cut (or left out)."""
     blocks: list[str] = []
     cut: list[str] = []
     left = limit
@@ -46,8 +46,6 @@ def system_prompt(base: str, contexts: Iterable[AppContext], *, limit: int) -> t
             text = text[:left]
             cut.append(context.instance)
         left -= len(text)
-        if context.cut and context.instance not in cut:
-            cut.append(context.instance)
         blocks.append(
             f'<app-context app="{_attr(context.app)}" server="{_attr(context.server)}" '
             f'instance="{_attr(context.instance)}">\n{CONTEXT_NOTE}\n{text}\n</app-context>'

@@ -149,9 +149,11 @@ class Turn:
     async def _stream(self, step: int, tools: ToolSet) -> list[ToolCall]:
         """One request to the model; its text and tool calls are added to the message as they come."""
         options = self.host.options
-        system, _cut = prompt.system_prompt(
+        system, cut = prompt.system_prompt(
             options.chat.system_prompt, self.host.app_contexts(), limit=options.chat.max_context_chars
         )
+        if cut:  # the person is told which apps' context did not fit whole in this request
+            self.publish("contexts-cut", instances=cut, limit=options.chat.max_context_chars)
         structured = frozenset(name for name, p in options.servers.items() if p.model_sees_structured_content)
         request = prompt.request(
             model=self.model.model,

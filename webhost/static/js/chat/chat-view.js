@@ -224,6 +224,8 @@ export class ChatView {
       this.#messages.get(String(p.messageId))?.partialArgs(String(p.callId), p.partial ?? {});
     } else if (p.type === "progress") {
       this.#messages.get(String(p.messageId))?.progress(p);
+    } else if (p.type === "contexts-cut") {
+      this.#chips.requestCut(Array.isArray(p.instances) ? p.instances.map(String) : [], Number(p.limit) || 0);
     } else if (p.type === "removed") {
       const view = this.#messages.get(String(p.messageId));
       this.#messages.delete(String(p.messageId));

@@ -17,8 +17,21 @@ export class ContextChips {
     this.el.hidden = true;
   }
 
+  /** The instances whose context the last request had to cut (maxContextChars), and that limit. */
+  /** @type {{instances: string[], limit: number}} */
+  #requestCut = { instances: [], limit: 0 };
+  /** @type {any[]} */
+  #contexts = [];
+
+  /** The last request could not hold these contexts whole. @param {string[]} instances @param {number} limit */
+  requestCut(instances, limit) {
+    this.#requestCut = { instances, limit };
+    this.set(this.#contexts);
+  }
+
   /** @param {any[]} contexts */
   set(contexts) {
+    this.#contexts = contexts;
     this.el.hidden = !contexts.length;
     this.el.replaceChildren(...contexts.map((c) => {
       const text = String(c.text ?? "");
@@ -30,7 +43,11 @@ export class ContextChips {
         h("details", {},
           h("summary", {}, h("strong", { text: String(c.app) }), h("span", { class: "muted", text: ` ${preview}` })),
           h("pre", { class: "text-content", text }),
-          c.cut ? h("p", { class: "chat-cut", text: `Cut to ${text.length} of ${c.fullChars} characters (maxAppContextChars).` }) : null),
+          c.cut ? h("p", { class: "chat-cut", text: `Cut to ${text.length} of ${c.fullChars} characters (maxAppContextChars).` }) : null,
+          this.#requestCut.instances.includes(String(c.instance))
+            ? h("p", { class: "chat-cut", dataset: { requestCut: "" },
+              text: `Only part of it fit in the last request: all apps' context together is cut to ${this.#requestCut.limit} characters (maxContextChars).` })
+            : null),
         remove);
     }));
   }
