@@ -481,3 +481,29 @@ def test_the_chat_on_a_phone_in_both_themes_has_no_serious_accessibility_problem
         shots.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shots / f"chat-phone-{theme}.png"), full_page=True)
     assert not problems, "\n".join(problems)
+
+
+def test_an_app_in_the_conversation_goes_fullscreen_and_back_and_keeps_running_out_of_view(
+    page: Page, allowing: Webhost, endpoint: ModelEndpointServer
+) -> None:
+    board_call(endpoint, "board", title="Wide")
+    chat = open_chat(page, allowing, "board")
+    send(chat, "show the board")
+    card = chat.locator('[data-chat-tool-call][data-tool="show_board"]')
+    app = app_in(card)
+    expect(app.locator("body")).to_have_attribute("data-results", "1", timeout=ANSWER_MS)
+    stage = card.locator(".wh-app-stage")
+    card.locator('[data-app-action="fullscreen"]').click()
+    expect(stage).to_have_attribute("data-display-mode", "fullscreen")
+    box = stage.bounding_box()
+    assert box is not None and box["x"] == 0 and box["y"] == 0
+    expect(app.locator("#title")).to_have_text("Wide")  # the same app, not reloaded
+    page.keyboard.press("Escape")
+    expect(stage).to_have_attribute("data-display-mode", "inline")
+    # The person goes to the workbench and back: the app kept running (same instance, same state).
+    page.locator('[data-server="board"] [data-tool="lookup"]').click()
+    expect(chat).to_be_hidden()
+    expect(page.locator("iframe[data-app-frame]")).to_have_count(0)  # the chat's frame is out of the selectors
+    page.locator('[data-action="open-chat"]').click()
+    expect(app.locator("body")).to_have_attribute("data-inputs", "1")
+    expect(app.locator("#title")).to_have_text("Wide")
