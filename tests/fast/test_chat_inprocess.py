@@ -497,3 +497,34 @@ async def test_an_app_cannot_open_for_a_call_that_waits_for_approval(
                 },
             )
         await tab.request("chat/stop", {"conversationId": sent["conversationId"]})
+
+
+async def test_two_messages_sent_at_once_into_a_stored_conversation_start_one_answer(
+    tmp_path: Path, endpoint: ModelEndpointServer
+) -> None:
+    endpoint.script("twice", [{"events": [{"gate": "twice-answer"}, {"text": "one answer"}]}])
+    async with apps_host(tmp_path, endpoint, "twice") as (host, tab):
+        endpoint.release("twice-answer")
+        sent = await tab.request("chat/send", {"text": "first"})
+        await final(tab, sent["conversationId"])
+    endpoint.script("twice", [{"events": [{"gate": "twice-again"}, {"text": "one answer"}]}])
+    async with apps_host(tmp_path, endpoint, "twice") as (host, tab):  # a new process: nothing in memory
+        outcomes: list[object] = []
+
+        async def send(text: str) -> None:
+            try:
+                outcomes.append(
+                    await tab.request("chat/send", {"conversationId": sent["conversationId"], "text": text})
+                )
+            except RpcError as exc:
+                outcomes.append(exc)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(send, "second")
+            tg.start_soon(send, "third")
+        refused = [o for o in outcomes if isinstance(o, RpcError)]
+        assert len(refused) == 1 and "still answering" in str(refused[0])
+        endpoint.release("twice-again")
+        await final(tab, sent["conversationId"])
+        opened = await tab.request("chat/open", {"conversationId": sent["conversationId"]})
+        assert [m["role"] for m in opened["messages"]] == ["user", "assistant", "user", "assistant"]

@@ -82,6 +82,7 @@ class Chat:
         # into the one on screen then reads nothing from the database first).
         self._active: dict[str, ActiveConversation] = {}
         self._app_message_times: dict[str, list[float]] = {}  # per app instance, for the rate limit
+        self._loading = anyio.Lock()
 
     # -- what the page asks ---------------------------------------------------------------------------
 
@@ -170,6 +171,9 @@ class Chat:
             raise InvalidParams("the title is empty")
         if not await self.store.update(self.deps.person.id, conversation_id, title=title):
             raise InvalidParams("no such conversation", {"conversationId": conversation_id})
+        kept = self._active.get(conversation_id)
+        if kept is not None:
+            kept.title = title
         self._tell("conversations")
 
     async def delete(self, conversation_id: str) -> None:
@@ -329,6 +333,13 @@ class Chat:
         if active is not None:
             self._keep(active)
             return active
+        async with self._loading:  # two requests for a conversation not in memory load it once
+            active = self._active.get(conversation_id)
+            if active is not None:
+                return active
+            return await self._load(conversation_id)
+
+    async def _load(self, conversation_id: str) -> ActiveConversation:
         stored = await self.store.get(self.deps.person.id, conversation_id)
         if stored is None:
             raise InvalidParams("no such conversation", {"conversationId": conversation_id})
