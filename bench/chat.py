@@ -8,6 +8,9 @@ socket) and the real page in headless Chromium, each row with its baseline measu
    over 50 ms while it streamed (long frames: what a person sees as a stutter), and the rate the page drew.
 3. **memory per open conversation**: a conversation of 200 messages (100 turns) opened in the chat, the page's
    JS heap after a garbage collection, against the same chat showing an empty conversation; and its DOM nodes.
+5. **apps kept running out of view**: N board apps opened in one conversation (each at its own tool call), the
+   browser's renderer processes' memory (RSS, from /proc) before and after, per app: the cost of keeping apps
+   alive instead of parking them.
 4. **first argument fragment → first `tool-input-partial` in the app**: an app opened at the model's tool call
    (chat_apps' board), the endpoint holding the arguments until the app is ready; from the moment the first
    fragment is let go to the app's first `tool-input-partial` (the app's own clock, both in epoch time on this
@@ -39,6 +42,7 @@ from playwright.sync_api import Page, sync_playwright
 from tests.support.model_endpoint import ModelEndpointServer, model_endpoint_process
 from webhost.testing.host import start_webhost
 
+ROWS = ["first", "stream", "memory", "partial", "apps"]
 RATES = (50, 100, 200, 400, 800)
 STREAM_TOKENS = 400
 TURNS = 100
@@ -110,10 +114,10 @@ def main() -> None:
     args = parse_args(
         (__doc__ or "").splitlines()[0],
         extra=lambda p: p.add_argument(
-            "--only", action="append", choices=["first", "stream", "memory", "partial"], help="run only these rows"
+            "--only", action="append", choices=ROWS, help="run only these rows (repeatable)"
         ),
     )
-    only = set(args.only or ["first", "stream", "memory", "partial"])
+    only = set(args.only or ROWS)
     first_n = iterations_for(args, 40, 10)
     print(environment())
     with (
@@ -122,7 +126,7 @@ def main() -> None:
     ):
         models = [
             {"id": name, "api": "openai", "model": f"bench-{name}", "baseUrl": endpoint.openai_base_url, "apiKey": "k"}
-            for name in ("first", "stream", "memory", "partial")
+            for name in ("first", "stream", "memory", "partial", "apps")
         ]
         config = {
             "mcpServers": {"board": stdio_entry("chat_apps")},
@@ -143,6 +147,8 @@ def main() -> None:
                     memory(page, endpoint, browser_cdp=page.context.new_cdp_session(page))
                 if "partial" in only:
                     first_partial(page, endpoint, iterations_for(args, 20, 5))
+                if "apps" in only:
+                    apps_kept(page, endpoint, 4 if args.quick else 10)
                 browser.close()
     print(load_average())
 
@@ -296,6 +302,53 @@ def first_partial(page: Page, endpoint: ModelEndpointServer, iterations: int) ->
         f"\n4. first argument fragment → first tool-input-partial in the app ({iterations}): median "
         f"{median(samples):.1f} ms, max {max(samples):.1f} ms, spread {statistics.pstdev(samples):.1f} ms "
         f"(goal ≤ 150 ms: {'met' if median(samples) <= 150 else 'NOT met'})"
+    )
+
+
+def renderer_rss_mb() -> float:
+    """The resident memory of every Chromium renderer process on this machine (this benchmark's browser is the
+    only one running), in MB."""
+    total = 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"--type=renderer" not in cmdline:
+            continue
+        for line in text.splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total / 1024
+
+
+def apps_kept(page: Page, endpoint: ModelEndpointServer, count: int) -> None:
+    open_chat(page, "apps")
+    calls = [
+        {"tool": {"id": f"a{i}", "name": "board__show_board", "args": [f'{{"title": "Board {i}", "items": ["x"]}}']}}
+        for i in range(count)
+    ]
+    endpoint.script("bench-apps", [{"match": "boards", "times": 1, "events": calls}, {"events": [{"text": "ok"}]}])
+    before = renderer_rss_mb()
+    page.evaluate(
+        "(t) => { const c = document.querySelector('[data-testid=\"chat\"]'); const b = c.querySelector('textarea');"
+        " b.value = t; b.dispatchEvent(new Event('input')); c.querySelector('[data-action=\"send\"]').click(); }",
+        "many boards",
+    )
+    cards = page.locator(
+        '[data-chat-tool-call][data-tool="show_board"] iframe[data-app-frame][data-app-status="ready"]'
+    )
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('[data-chat-tool-call] iframe[data-app-frame][data-app-status=\"ready\"]')"
+        ".length >= n",
+        arg=count,
+    )
+    after = renderer_rss_mb()
+    print(
+        f"\n5. apps kept running out of view: {cards.count()} board apps open in one conversation; renderer "
+        f"processes {before:.0f} MB before, {after:.0f} MB after: {(after - before) / count:.1f} MB per app "
+        "(they are kept running, not parked)"
     )
 
 
