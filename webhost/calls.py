@@ -69,9 +69,14 @@ class CallRegistry:
         call.scope.cancel()
         return True
 
-    def cancel_all(self) -> None:
+    def cancel_all(self, *, keep: set[str] | None = None) -> None:
+        """Cancel every call running here but those in `keep` (calls left to run on when their tab goes)."""
         for call in list(self._calls.values()):
-            call.scope.cancel()
+            if keep is None or call.id not in keep:
+                call.scope.cancel()
+
+    def running(self, call_id: str) -> bool:
+        return call_id in self._calls
 
     def origin_for(self, server: str) -> dict[str, Any] | None:
         """The call that caused a request from `server`: this task's call, else the only one in flight there."""

@@ -46,6 +46,7 @@ class BrowserSession:
         # Set when someone ends this tab (`sessions/end`): the browser edge closes the socket with the reason.
         self.ended = anyio.Event()
         self.end_reason = ""
+        self._left: set[str] = set()  # the call ids this tab left running when it went (close)
         self.notify = notify
         self.options = options
         self.config = deps.config
@@ -110,16 +111,23 @@ class BrowserSession:
             self.end_reason = reason
             self.ended.set()
 
-    async def close(self) -> None:
-        """Release this tab's approvals and app frames and cancel its calls; the workspace decides the servers."""
+    async def close(self, *, leave_calls: bool = False) -> None:
+        """Release this tab's approvals and app frames and cancel its calls; the workspace decides the servers.
+
+        With `leave_calls` (the tab went away, as a reload does), its page tool calls are not cancelled: they run
+        on in the person's workspace, where the person's next tab finds them (workspace/left_calls.py).
+        """
         self.directory.remove(self)
         self.approvals.release()
         self.apps.close_all(reason="session closed")
-        self.calls.cancel_all()
+        self._left = self.workspace.leave_calls(self) if leave_calls else set()
+        self.calls.cancel_all(keep=self._left)
 
     def _call_ended(self, call_id: str) -> None:
+        # A left call's input requests were handed to every tab (routed to None).
+        routes = (self.id, None) if call_id in self._left else (self.id,)
         self.inputs.release(
-            lambda p: self.workspace.routed_to(p.id) == self.id and (p.origin or {}).get("callId") == call_id
+            lambda p: self.workspace.routed_to(p.id) in routes and (p.origin or {}).get("callId") == call_id
         )
 
     def _app_closed(self, instance: AppInstance) -> None:

@@ -177,7 +177,9 @@ async def serve_websocket(
                 await _read_loop(websocket, tab, limits)
             finally:
                 try:
-                    await session.close()
+                    # A tab that went away (a reload) leaves its tool calls running for the person's next tab;
+                    # one ended on purpose, or by webhost stopping, takes them with it.
+                    await session.close(leave_calls=not tabs.stopping and not session.ended.is_set())
                 finally:
                     await tab.end_requests()  # the requests' tasks are not the group's: ended here, always
                     tg.cancel_scope.cancel()

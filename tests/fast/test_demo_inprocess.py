@@ -109,6 +109,10 @@ async def test_registering_asks_twice_and_says_what_it_registered(tmp_path: Path
         await answer(tab, "decline")
         assert text((await tab.wait_response(pending))["result"]) == "Registration declined."
 
+        pending = start_tool_call(tab, "demo", "register_user", "c-cancelled")
+        await answer(tab, "cancel")
+        assert text((await tab.wait_response(pending))["result"]) == "Registration cancelled."
+
 
 @ERAS
 async def test_a_colour_is_picked_or_not(tmp_path: Path, legacy: bool) -> None:

@@ -112,6 +112,11 @@ def _registered(profile: Mapping[str, Any]) -> str:
     )
 
 
+def _not_registered(answer: ElicitResult) -> str:
+    """The first question declined or cancelled."""
+    return "Registration cancelled." if answer.action == "cancel" else "Registration declined."
+
+
 def _checked_profile(answer: ElicitResult) -> dict[str, Any]:
     problems = schema_problems(REGISTER_SCHEMA, answer.content)
     if problems:
@@ -126,7 +131,7 @@ async def _register_legacy(ctx: Ctx) -> str:
     """The same two questions as server→client requests, inside the open tools/call (legacy era)."""
     answer = await legacy_ask(ctx, _register_form())
     if answer.action != "accept":
-        return f"Registration {answer.action}d."
+        return _not_registered(answer)
     profile = _checked_profile(answer)
     confirm = await legacy_ask(ctx, _confirm_form(profile))
     if confirm.action != "accept" or not (confirm.content or {}).get("confirm"):
@@ -212,7 +217,7 @@ def register_input_tools(mcp: MCPServer[Any]) -> None:
                 {"profile": ElicitRequest(params=_register_form())}, dump_state({"step": "profile"})
             )
         if answer.action != "accept":
-            return f"Registration {answer.action}d."
+            return _not_registered(answer)
         profile = _checked_profile(answer)
         return exact_input_required(
             {"confirm": ElicitRequest(params=_confirm_form(profile))},

@@ -1,13 +1,15 @@
-"""Tools: list (with app metadata and visibility computed), call with progress, cancel."""
+"""Tools: list (with app metadata and visibility computed), call with progress, cancel; the calls a gone tab left."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.elicitation.requests import URL_ELICITATION_REQUIRED
 from webhost.errors import UpstreamError
 from webhost.session import BrowserSession
+from webhost.workspace.left_calls import RunningCall
 
 from . import _params
 from ._recorded import recorded
@@ -41,9 +43,20 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
     name = _params.string(params, "name")
     arguments = _params.optional_object(params, "arguments")
     call_id = _params.string(params, "callId", max_length=200)
+    left_calls = session.workspace.left_calls
+    running = RunningCall(
+        tab=session.id,
+        call_id=call_id,
+        server=connection.name,
+        name=name,
+        arguments=arguments,
+        started_at=time.time(),
+        cancel=lambda: session.calls.cancel(call_id),
+    )
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        session.notify("progress", {"callId": call_id, "progress": progress, "total": total, "message": message})
+        report = {"callId": call_id, "progress": progress, "total": total, "message": message}
+        left_calls.progress(running, report, session.notify)
 
     async def run() -> dict[str, Any]:
         seen: set[str] = set()
@@ -58,11 +71,32 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
                 await session.requests.complete_required_urls(connection, data.get("upstreamData"), seen)
 
     origin = {"method": "tools/call", "name": name, "server": connection.name}
-    return await recorded(session, "tool", origin, arguments, call_id, run)
+    # In the workspace, not in this request: a reload of the tab does not end it (workspace/left_calls.py).
+    return await left_calls.run(running, lambda: recorded(session, "tool", origin, arguments, call_id, run))
 
 
 async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"cancelled": session.calls.cancel(_params.string(params, "callId", max_length=200))}
+    """Cancel a call of this tab, or, with `tab`, one another tab of the person left running when it went."""
+    call_id = _params.string(params, "callId", max_length=200)
+    tab = params.get("tab")
+    if isinstance(tab, str) and tab and tab != session.id:
+        return {"cancelled": session.workspace.left_calls.cancel(tab, call_id)}
+    return {"cancelled": session.calls.cancel(call_id)}
 
 
-METHODS = {"tools/list": list_tools, "tools/call": call_tool, "tools/cancel": cancel}
+async def running_calls(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The person's tool calls still running that a tab which went away left behind (a reload's new tab shows them)."""
+    calls = session.workspace.left_calls.running()
+    for call in calls:
+        session.activity(
+            call["server"],
+            direction="local",
+            kind="notification",
+            method="tools/call",
+            summary=f"{call['name']}: still running, started before this tab opened",
+            data={"callId": call["callId"], "arguments": call["arguments"]},
+        )
+    return {"calls": calls}
+
+
+METHODS = {"tools/list": list_tools, "tools/call": call_tool, "tools/cancel": cancel, "calls/running": running_calls}

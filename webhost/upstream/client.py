@@ -233,8 +233,8 @@ class ServerClient:
         except BaseException as exc:
             elapsed = (time.monotonic() - started) * 1000
             mapped = map_exception(exc, link.name, method)
-            if mapped is None:
-                link.log(direction="local", kind="error", method=method, summary="cancelled", duration_ms=elapsed)
+            if mapped is None:  # cancelled (the person's Cancel, a closed tab, webhost stopping): not a failure
+                link.log(direction="local", kind="cancelled", method=method, summary="cancelled", duration_ms=elapsed)
                 raise
             link.log(
                 direction="in",

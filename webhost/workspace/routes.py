@@ -34,6 +34,10 @@ class InputRoutes:
     ) -> None:
         self._tabs = tabs  # the workspace's live tabs, by id
         self._routes: dict[str, str | None] = {}  # input request id → the tab it was asked in (None: every tab)
+        self._options = options
+        self._activity = activity
+        # Tabs that went away while calls of theirs still run (left_calls.py): what those calls ask goes to every tab.
+        self._left: dict[str, InputRequests] = {}
         self.broker = InputBroker(self._publish, human_timeout=options.human_timeout, leave_app=leave_app)
         # The requests no single tab can be named for: asked of every tab.
         self.any_tab = InputRequests(
@@ -69,8 +73,44 @@ class InputRoutes:
         return [view for view in self.broker.pending() if self._routes.get(str(view.get("id"))) in (tab_id, None)]
 
     def release_tab(self, tab_id: str) -> None:
-        """A tab closed: what it was asked is released, and with no tab left, what every tab was asked."""
-        self.broker.release(lambda p: self._routes.get(p.id) == tab_id or (not self._tabs and p.id in self._routes))
+        """A tab closed: what it was asked is released, and with no tab left, what every tab was asked; what a
+        call it left running asks stays, for the person's next tab."""
+        self.broker.release(
+            lambda p: (
+                (self._routes.get(p.id) == tab_id or (not self._tabs and p.id in self._routes))
+                and not self._of_left_call(p.origin)
+            )
+        )
+
+    def leave(self, tab_id: str, calls: CallRegistry, call_ids: set[str]) -> None:
+        """`tab_id` went away leaving `call_ids` running in `calls`: what they ask goes to every tab from now on."""
+        if not call_ids:
+            return
+        self._left[tab_id] = InputRequests(
+            broker=self.broker,
+            apps=None,
+            calls=calls,
+            options=self._options,
+            activity=self._activity,
+            route=self.route_to(None),
+        )
+        for view in self.broker.pending():
+            request_id = str(view.get("id"))
+            origin = view.get("origin") or {}
+            if self._routes.get(request_id) == tab_id and origin.get("callId") in call_ids:
+                self._routes[request_id] = None
+                for tab in self._tabs.values():  # asked of every tab now: the others may answer it too
+                    tab.notify("elicitation/request", view)
+
+    def left_done(self, tab_id: str) -> None:
+        """The last call `tab_id` left running ended."""
+        self._left.pop(tab_id, None)
+
+    def _of_left_call(self, origin: dict[str, Any] | None) -> bool:
+        call_id = (origin or {}).get("callId")
+        return isinstance(call_id, str) and any(
+            requests.calls is not None and requests.calls.running(call_id) for requests in self._left.values()
+        )
 
     def requests_for(self, server: str) -> InputRequests:
         """Whose tab a server's request belongs to: the call's own tab, the one tab busy with that server, or all."""
@@ -79,6 +119,8 @@ class InputRoutes:
             return self.chat
         if tab_id is not None and tab_id in self._tabs:
             return self._tabs[tab_id].requests
+        if tab_id is not None and tab_id in self._left:
+            return self._left[tab_id]
         if _belongs_to_no_tab(current_origin.get()):
             return self.any_tab
         busy = [tab.requests for tab in self._tabs.values() if tab.calls.busy_on(server)]

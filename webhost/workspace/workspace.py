@@ -33,6 +33,7 @@ from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
 from .activity import ActivityEntries, short
 from .chat import person_chat
 from .deps import HostDeps, Tab
+from .left_calls import LeftCalls
 from .routes import InputRoutes
 from .sign_in import ServerSignIn
 from .values import InputValues, expand_for
@@ -73,6 +74,10 @@ class Workspace:
         }
         self._activity = ActivityEntries()
         self._task_group = task_group
+        # Page tool calls run here, so that a reload does not take them with the tab (left_calls.py).
+        self.left_calls = LeftCalls(
+            task_group, tell_all=self._tell_all, has_tabs=lambda: bool(self.tabs), tab_done=self.routes.left_done
+        )
         self._status_seen = anyio.Event()  # set (and replaced) on every status change of a connection
         self.takeover = (
             Takeover(
@@ -122,6 +127,8 @@ class Workspace:
             tab.notify("elicitation/request", view)
         for view in self.chat.approvals.pending():  # the chat's decisions wait for any tab of the person
             tab.notify("approval/request", view)
+        for ending in self.left_calls.unheard():  # calls left running by a tab that went, ended meanwhile
+            tab.notify("calls/outcome", ending)
         if self.takeover is not None:
             self.takeover.tab_attached()  # calls a stopped replica left behind: resumed or reported here
 
@@ -129,6 +136,12 @@ class Workspace:
     def call_hook(self) -> CallHook | None:
         """What each tab's calls tell the replica's journal (None: not journalled)."""
         return self.deps.journal.hook(self.person.id) if self.deps.journal is not None else None
+
+    def leave_calls(self, tab: Tab) -> set[str]:
+        """`tab` is going: its page tool calls run on, and what they ask goes to every tab. Returns their ids."""
+        left = self.left_calls.leave(tab.id)
+        self.routes.leave(tab.id, tab.calls, left)
+        return left
 
     def detach(self, tab: Tab, on_idle: Callable[[Workspace], None]) -> None:
         """A tab closed: what it was asked is released; with no tab left, the idle countdown starts."""
@@ -150,6 +163,7 @@ class Workspace:
     async def close(self) -> None:
         """Release every input request and stop every server process."""
         self.closed = True
+        self.left_calls.cancel_all()
         self.inputs.release(outcome="released")
         with anyio.CancelScope(shield=True):
             await self.chat.close()

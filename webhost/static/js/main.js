@@ -89,7 +89,7 @@ function main() {
   byId("workspace").append(workspace.el);
   byId("inbox-slot").replaceWith(inbox.el);
   byId("log-slot").replaceWith(log.el);
-  wireHeader(inbox.el, workspace);
+  wireHeader(inbox, workspace);
 
   rpc.on("servers/status", (p) => servers.updateStatus(p.server));
   // Entries come coalesced, in order ({entries: [...]}, webhost/outbox.py); {entry} is still read.
@@ -104,6 +104,9 @@ function main() {
   rpc.on("approval/resolved", (p) => inbox.resolveApproval(p));
   // A call another webhost process started and stopped running (resumed here, or interrupted): its ending.
   rpc.on("calls/outcome", (p) => workspace.callOutcome(p));
+  // Calls a tab of this person left running when it went (a reload): shown pending until their outcome comes.
+  const running = (/** @type {any} */ p) => { for (const c of Array.isArray(p?.calls) ? p.calls : []) workspace.callRunning(c); };
+  rpc.on("calls/left", running);
   rpc.on("history/added", (p) => history.added(p.entry));
   rpc.on("history/cleared", () => history.cleared());
 
@@ -112,6 +115,7 @@ function main() {
     if (state === "open") {
       servers.refresh();
       void history.load();
+      rpc.request("calls/running", {}).then(running).catch(() => { /* shown by the banner if the socket is gone */ });
       rpc.request("session/info", {}).then((info) => {
         document.documentElement.dataset.sessionId = String(info?.sessionId ?? "");
         if (info?.limits && typeof info.limits === "object") limits = { ...limits, ...info.limits };
@@ -126,12 +130,17 @@ function main() {
   return { rpc, apps, chat, limits: () => limits };
 }
 
-/** @param {HTMLElement} inboxEl @param {Workspace} workspace */
-function wireHeader(inboxEl, workspace) {
+/** @param {Inbox} inbox @param {Workspace} workspace */
+function wireHeader(inbox, workspace) {
   byId("open-chat").addEventListener("click", () => workspace.open("chat", "", workspace.chatConversation()));
   byId("open-apps").addEventListener("click", () => workspace.open("apps", ""));
   byId("open-audit").addEventListener("click", () => workspace.open("audit", ""));
   byId("open-sessions").addEventListener("click", () => workspace.open("sessions", ""));
+  // The sticky header's height, for scroll-padding (layout.css): what the page scrolls to stops below it.
+  const topbar = /** @type {HTMLElement} */ (document.querySelector(".topbar"));
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty("--wh-topbar-height", `${topbar.offsetHeight}px`);
+  }).observe(topbar);
   const toggle = byId("theme-toggle");
   const label = () => {
     const next = getTheme() === "dark" ? "light" : "dark";
@@ -142,11 +151,7 @@ function wireHeader(inboxEl, workspace) {
   toggle.addEventListener("click", toggleTheme);
   onThemeChange(label);
   label();
-  byId("inbox-badge").addEventListener("click", () => {
-    inboxEl.scrollIntoView({ behavior: "smooth", block: "start" });
-    const first = /** @type {HTMLElement | null} */ (inboxEl.querySelector("input, select, textarea, button"));
-    first?.focus();
-  });
+  byId("inbox-badge").addEventListener("click", () => { inbox.reveal(); });
 }
 
 /** The running page, for automation: `(await import(mainScriptUrl)).page.rpc` / `.apps`. */

@@ -121,6 +121,18 @@ export class RpcClient {
     });
   }
 
+  /** Resolves once the socket is open (at once when it is): a view opened from the address asks after that. */
+  opened() {
+    if (this.#state === "open") return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = this.onState((state) => {
+        if (state !== "open") return;
+        off();
+        resolve(undefined);
+      });
+    });
+  }
+
   /**
    * Subscribe to a notification; returns an unsubscribe function.
    * @param {string} method

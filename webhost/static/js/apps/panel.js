@@ -159,6 +159,7 @@ export class AppPanel {
       title: `${this.server} · ${this.resourceUri}`,
       onUserMode: (mode) => { bridge.setDisplayMode(mode, "user"); },
       onClose: () => { void this.close("closed by the person"); },
+      declaredModes: () => bridge?.declaredDisplayModes() ?? null,
     });
     bridge = new AppBridge(descriptor, { rpc: this.#opts.rpc, stage, toolInput: this.#input, warmFrames: this.#opts.warmFrames,
       prepared: this.#opts.prepared?.() ?? null });

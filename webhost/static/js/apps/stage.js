@@ -43,7 +43,9 @@ export class Stage extends EventTarget {
   #callbacks;
 
   /**
-   * @param {{title: string, onUserMode: (mode: DisplayMode) => void, onClose: () => void}} callbacks
+   * @param {{title: string, onUserMode: (mode: DisplayMode) => void, onClose: () => void,
+   *   declaredModes?: () => string[] | null}} callbacks `declaredModes`: the App's own
+   *   appCapabilities.availableDisplayModes (null: it declared none); the bar offers no mode it left out
    */
   constructor(callbacks) {
     super();
@@ -191,10 +193,13 @@ export class Stage extends EventTarget {
 
   #updateBar() {
     const modes = this.availableModes();
+    // A mode is offered when the layout allows it and the App declared it (or declared none).
+    const declared = this.#callbacks.declaredModes?.() ?? null;
+    const offered = (/** @type {DisplayMode} */ m) => modes.includes(m) && (!declared || declared.includes(m));
     for (const b of /** @type {NodeListOf<HTMLButtonElement>} */ (this.#bar.querySelectorAll("[data-stage-action]"))) {
       const action = b.dataset.stageAction;
-      if (action === "pip") b.hidden = this.mode !== "fullscreen" || !modes.includes("pip");
-      if (action === "fullscreen") b.hidden = this.mode !== "pip";
+      if (action === "pip") b.hidden = this.mode !== "fullscreen" || !offered("pip");
+      if (action === "fullscreen") b.hidden = this.mode !== "pip" || !offered("fullscreen");
       if (action === "inline") b.textContent = this.mode === "pip" ? "Back to page" : "Exit fullscreen";
     }
   }

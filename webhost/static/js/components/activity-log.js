@@ -15,7 +15,7 @@ import { textView } from "./content-view.js";
 
 const DOM_CAP = 200;
 const KEEP = 2000;
-const KINDS = ["request", "response", "error", "notification", "stderr", "status"];
+const KINDS = ["request", "response", "error", "cancelled", "notification", "stderr", "status"];
 const ARROWS = /** @type {Record<string, string>} */ ({ out: "→", in: "←", local: "•" });
 /** How close to the bottom (px) still counts as "at the bottom": a few rows, not a fraction of one. */
 const FOLLOW_SLACK = 80;

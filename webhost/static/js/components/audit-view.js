@@ -57,6 +57,8 @@ export class AuditView {
     this.#status.className = "muted audit-status";
     this.#status.textContent = "Loading…";
     try {
+      await this.#rpc.opened(); // opened from the address (#kind=audit), it may be shown before the socket is open
+      if (seq !== this.#seq) return;
       const r = await this.#rpc.request("audit/list", server ? { server, limit: LIMIT } : { limit: LIMIT });
       if (seq !== this.#seq) return;
       /** @type {any[]} */

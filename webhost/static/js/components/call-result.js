@@ -16,6 +16,7 @@ import { matchParking } from "../park.js";
  * @property {boolean} withAppSlot reserve a container for the tool's MCP App
  * @property {import("./content-view.js").ContentContext} ctx
  * @property {{method: string, params: Record<string, unknown>}} [request] what was sent (Copy request)
+ * @property {number} [startedAt] when the call started (epoch seconds), for one this page did not start
  */
 
 export class CallResult {
@@ -38,6 +39,7 @@ export class CallResult {
   /** @param {CallResultOptions} opts */
   constructor(opts) {
     this.#opts = opts;
+    if (typeof opts.startedAt === "number") this.#started = performance.now() - Math.max(0, Date.now() - opts.startedAt * 1000);
     this.el = h("section", { class: "tool-result", "aria-label": "Tool result",
       dataset: { testid: "tool-result", status: "pending", callId: opts.callId } },
     h("div", { class: "result-head" }, this.#status, this.#elapsed, h("span", { class: "spacer" }), this.#copies, this.#cancel),

@@ -1,12 +1,15 @@
 // @ts-check
 // The stack of things waiting for the user: input requests (elicitation) and approvals.
 // Cards are keyed by request id, added on */request notifications, removed on */resolved.
+// A new input request takes focus (an app-rendered one on its card, so that the keys reach it before the app
+// has loaded); Escape on a request answers it the way its own Cancel (an approval: Deny) does.
 
 import { h } from "../html.js";
 import { park, isParked, bounded } from "../park.js";
 import { formCard, urlCard, appCard, endedNote } from "./elicitation-card.js";
 import { ApprovalCard, approvalGroup } from "./approval-card.js";
 import { samplingCard } from "./sampling-card.js";
+import { InboxPanel } from "./inbox-panel.js";
 
 const ENDED = /** @type {Record<string, string>} */ ({
   timeout: "An input request timed out.",
@@ -29,17 +32,20 @@ export class Inbox {
   /** The last focused element outside the inbox (a Call button, disabled while its call runs, drops focus). */
   /** @type {HTMLElement | null} */
   #lastFocus = null;
-  #list = h("div", { class: "inbox-list" });
+  #live = h("p", { class: "visually-hidden", "aria-live": "assertive" });
+  #panel = new InboxPanel(this.#live);
+  #list = this.#panel.list;
+  /** Cards that answer Escape (a group's card is added once per request). @type {WeakSet<HTMLElement>} */
+  #escapes = new WeakSet();
   /** The request each card shows, by card key (where it belongs is asked again when placement changes). */
   /** @type {Map<string, any>} */
   #requests = new Map();
   /** Where a request is shown instead of the inbox (the chat, for its open conversation), or null. */
   /** @type {(req: any) => HTMLElement | null} */
   #place = () => null;
-  #count = h("span", { class: "count", text: "0" });
-  #live = h("p", { class: "visually-hidden", "aria-live": "assertive" });
+  #count = this.#panel.count;
   #onCount;
-  el;
+  el = this.#panel.el;
 
   /**
    * @param {import("../rpc.js").RpcClient} rpc
@@ -50,9 +56,6 @@ export class Inbox {
     this.#rpc = rpc;
     this.#apps = apps;
     this.#onCount = onCount;
-    this.el = h("aside", { class: "inbox", "aria-label": "Waiting for you", hidden: true },
-      h("h2", { class: "inbox-title" }, "Waiting for you ", this.#count),
-      this.#live, this.#list);
     document.addEventListener("focusin", (ev) => {
       const target = /** @type {HTMLElement} */ (ev.target);
       if (target instanceof HTMLElement && !this.el.contains(target)) this.#lastFocus = target;
@@ -114,7 +117,7 @@ export class Inbox {
       for (const [k, el] of this.#cards) if (k.startsWith("w:") && el.dataset.url === String(req.url ?? "")) this.#remove(k);
     }
     this.#add(key, card, req);
-    if (req.mode !== "app") this.#takeFocus(key, card);
+    this.#takeFocus(key, card);
     const what = req.mode === "url" ? "your consent to open a link" : req.mode === "sampling" ? "a model reply" : "input";
     this.#announce(`${req.server ?? "A server"} is asking for ${what}.`);
   }
@@ -238,13 +241,37 @@ export class Inbox {
     this.#groups.clear();
   }
 
+  /** Show the panel's cards and focus the first request in it (the header's "N waiting"). */
+  reveal() { return this.#panel.reveal(); }
+
   /** @param {string} key @param {HTMLElement} card @param {any} [req] the request it shows */
   #add(key, card, req) {
     this.#cards.get(key)?.remove();
     this.#cards.set(key, card);
     if (req) this.#requests.set(key, req);
-    this.#homeOf(key).append(card);
+    this.#answerEscape(card);
+    const home = this.#homeOf(key);
+    home.append(card);
+    if (home === this.#list) this.#panel.expand(); // a new request is shown, even if the person hid the others
     this.#changed();
+  }
+
+  /**
+   * Escape inside a request answers it as its Cancel does (an approval: Deny), wherever the card is shown.
+   * @param {HTMLElement} card
+   */
+  #answerEscape(card) {
+    if (this.#escapes.has(card)) return;
+    this.#escapes.add(card);
+    card.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape" || ev.defaultPrevented || ev.isComposing) return;
+      const action = card.matches("[data-approval]") ? "deny" : "cancel";
+      const button = /** @type {HTMLButtonElement | null} */ (card.querySelector(`[data-action="${action}"]:not(:disabled)`));
+      if (!button) return;
+      ev.preventDefault();
+      ev.stopPropagation(); // the answer only: not also the chat's "stop" or a fullscreen app's exit
+      button.click();
+    });
   }
 
   /**
@@ -294,6 +321,13 @@ export class Inbox {
       if (from && this.#cards.get(k)?.contains(from)) back = target;
     }
     if (back) this.#returnFocus.set(key, back);
+    if (card.dataset.mode === "app") {
+      // The app draws the fields, in a frame that is still loading: the card itself holds focus (Escape cancels,
+      // Tab goes into the app).
+      card.tabIndex = -1;
+      card.focus();
+      return;
+    }
     const first = /** @type {HTMLElement | null} */ (card.querySelector(
       "input:not([type=hidden]):not(:disabled), select:not(:disabled), textarea:not(:disabled), button:not(:disabled)"));
     first?.focus();

@@ -140,6 +140,8 @@ export class ServerCard {
       }
     }
     this.#noMatch.hidden = !searching || shown > 0;
+    // A server with nothing matching shrinks to its name and status line while the search lasts (sidebar.css).
+    this.el.toggleAttribute("data-search-miss", q !== "" && shown === 0);
     if (searching && this.#body.hidden) {
       this.el.classList.remove("collapsed");
       this.#body.hidden = false;

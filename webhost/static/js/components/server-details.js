@@ -1,6 +1,8 @@
 // @ts-check
-// A server's details: status, identity, capabilities, instructions, and its own log
-// (server/log notifications, i.e. the server's notifications/message).
+// A server's details: status, identity, capabilities, instructions, the checks it offers, and its own log
+// (server/log notifications, i.e. the server's notifications/message). Ping and logging/setLevel are offered only
+// where they exist: a legacy-era server (2026-07-28 removed both: its log level is set per request), and the log
+// level only when the server declares `logging`.
 
 import { h, replaceChildren, prettyJson } from "../html.js";
 import { jsonDetails } from "./content-view.js";
@@ -16,6 +18,11 @@ export class ServerDetails {
   #lastSeq = 0;
   #pingOut = h("span", { class: "muted ping-result", "aria-live": "polite", dataset: { testid: "ping-result" } });
   #levelOut = h("span", { class: "muted", "aria-live": "polite", dataset: { testid: "log-level-result" } });
+  /** @type {HTMLElement} */
+  #pingRow;
+  /** @type {HTMLElement} */
+  #levelRow;
+  #checksNote = h("p", { class: "muted server-checks-note", dataset: { testid: "server-checks-note" } });
   el;
 
   /** @param {import("./server-card.js").ServerCard} card */
@@ -57,20 +64,34 @@ export class ServerDetails {
         this.#levelOut.textContent = describeError(err);
       }
     });
+    this.#pingRow = h("div", { class: "server-tool-row" }, ping, this.#pingOut);
+    this.#levelRow = h("div", { class: "server-tool-row" }, h("label", { class: "muted", text: "Log level " }), level, this.#levelOut);
     this.el = h("article", { class: "view server-view" },
       this.#info,
       h("section", { class: "server-tools" },
         h("div", { class: "section-head" }, h("h3", { text: "Check" })),
-        h("div", { class: "server-tool-row" }, ping, this.#pingOut),
-        h("div", { class: "server-tool-row" }, h("label", { class: "muted", text: "Log level " }), level, this.#levelOut)),
+        this.#pingRow, this.#levelRow, this.#checksNote),
       h("section", { class: "log-section" },
         h("div", { class: "section-head" }, h("h3", { text: "Server log" }), h("span", { class: "spacer" }), clear),
         this.#log));
     this.refresh();
   }
 
+  /** Show only the checks this server has, and say why the others are missing. @param {any} s */
+  #offerChecks(s) {
+    const can = checksOf(s);
+    this.#pingRow.hidden = !can.ping;
+    this.#levelRow.hidden = !can.level;
+    this.#checksNote.textContent = s.status !== "connected" ? "The checks need the server connected."
+      : can.modern ? `This server speaks 2026-07-28, which has no ping and no logging/setLevel${can.logging
+        ? ": webhost asks for every log message (level debug) with each request." : "."}`
+        : !can.level ? "This server does not declare logging, so it has no log level to set." : "";
+    this.#checksNote.hidden = !this.#checksNote.textContent;
+  }
+
   refresh() {
     const s = this.card.state;
+    this.#offerChecks(s);
     const info = s.serverInfo ?? {};
     replaceChildren(this.#info,
       h("header", { class: "view-head" },
@@ -100,6 +121,18 @@ export class ServerDetails {
     if (!logs.length) this.#log.replaceChildren(h("li", { class: "empty muted", text: "No log messages yet." }));
     else this.#log.querySelector(".empty")?.remove();
   }
+}
+
+/**
+ * Which checks the server has: ping and logging/setLevel exist before 2026-07-28 only (a 2026-07-28 server
+ * answers them "method not found"), and setLevel only for a server that declares `logging`.
+ * @param {any} s the server's state
+ */
+function checksOf(s) {
+  const connected = s.status === "connected";
+  const legacy = s.era === "legacy";
+  const logging = Boolean(s.capabilities?.logging);
+  return { ping: connected && legacy, level: connected && legacy && logging, modern: s.era === "modern", logging };
 }
 
 // The rows of the grid: who offers each (a server capability, webhost's as the client, or either).

@@ -1,7 +1,8 @@
 // @ts-check
 // Live sessions (sessions/list): every open tab for an admin (a member would see only their own),
 // with its person, role, when it opened and the servers it is connected to, and an End button
-// (sessions/end) that closes that tab's WebSocket with a reason the tab then shows.
+// (sessions/end) that closes that tab's WebSocket with a reason the tab then shows. End asks first: it
+// becomes "End it?" with [data-session-action="confirm-end"] and [data-session-action="keep"].
 //
 // Its selectors: [data-testid="sessions-view"], one [data-session-id="ID"] per tab (data-user-id,
 // data-role, data-current="true" for this tab) with [data-session-action="end"]; the toolbar's
@@ -41,6 +42,8 @@ export class SessionsView {
     this.#status.className = "muted audit-status";
     this.#status.textContent = "Loading…";
     try {
+      await this.#rpc.opened(); // opened from the address (#kind=sessions), it is shown before the socket is open
+      if (seq !== this.#seq) return;
       const r = await this.#rpc.request("sessions/list", {});
       if (seq !== this.#seq) return;
       /** @type {any[]} */
@@ -70,7 +73,24 @@ export class SessionsView {
     const servers = Array.isArray(s?.servers) ? s.servers.map(String) : [];
     const end = h("button", { type: "button", class: "small", text: s?.current ? "End (this tab)" : "End",
       dataset: { sessionAction: "end" } });
-    end.addEventListener("click", () => { void this.#end(id, end); });
+    // Ending closes someone's tab: asked once more, in place.
+    const confirm = h("button", { type: "button", class: "small danger-outline", text: s?.current ? "End this tab" : "End it",
+      dataset: { sessionAction: "confirm-end" } });
+    const keep = h("button", { type: "button", class: "small ghost", text: "Keep", dataset: { sessionAction: "keep" } });
+    const whose = String(user.name ?? user.id ?? "this");
+    const asking = h("span", { class: "session-confirm", role: "group", "aria-label": `End ${whose}'s session?`,
+      hidden: true }, h("span", { class: "muted", text: "End it? " }), confirm, keep);
+    end.addEventListener("click", () => {
+      end.hidden = true;
+      asking.hidden = false;
+      confirm.focus();
+    });
+    keep.addEventListener("click", () => {
+      asking.hidden = true;
+      end.hidden = false;
+      end.focus();
+    });
+    confirm.addEventListener("click", () => { void this.#end(id, confirm); });
     return h("li", { dataset: { sessionId: id, userId: String(user.id ?? ""), role: String(user.role ?? ""),
       current: s?.current ? "true" : "false" } },
     h("span", { class: "session-user", text: String(user.name ?? user.id ?? "—"), title: String(user.id ?? "") }),
@@ -78,7 +98,7 @@ export class SessionsView {
     h("time", { class: "session-started", datetime: started ? started.toISOString() : "",
       text: started ? started.toLocaleString([], { hour12: false }) : "—" }),
     h("span", { class: "session-servers", text: servers.length ? servers.join(", ") : "no server connected" }),
-    end);
+    end, asking);
   }
 
   /** @param {string} id @param {HTMLButtonElement} button */

@@ -37,6 +37,8 @@ export class ToolView {
   #form = null;
   /** @type {CallResult | null} */
   #current = null;
+  /** Results this tab did not start itself, by callId (their ending finds them). @type {Map<string, CallResult>} */
+  #shown = new Map();
   el = h("article", { class: "view tool-view" });
 
   /** @param {string} server @param {any} tool @param {ToolContext} ctx */
@@ -125,33 +127,82 @@ export class ToolView {
   }
 
   /**
-   * The ending of a call this tab did not run on this webhost process (`calls/outcome`), as the tool's
-   * latest result, marked `data-resumed` or `data-interrupted`.
+   * A call of this tool still running that this tab did not start (`calls/running`, `calls/left`: the tab that
+   * started it went away, as a reload does): shown as the tool's latest result, pending, with its progress and
+   * a Cancel that reaches it; its ending comes as `calls/outcome` (`showOutcome`).
+   * @param {any} c {callId, tab, server, name, arguments, startedAt, progress?}
+   */
+  showRunning(c) {
+    const callId = String(c.callId ?? "");
+    if (!callId || this.#resultOf(callId)) return;
+    const { rpc, calls } = this.#ctx;
+    const result = new CallResult({
+      callId,
+      onCancel: () => rpc.request("tools/cancel", { callId, tab: String(c.tab ?? "") }),
+      withAppSlot: false,
+      request: { method: "tools/call", params: { server: this.#server, name: this.#tool.name, arguments: c.arguments ?? {} } },
+      startedAt: typeof c.startedAt === "number" ? c.startedAt : undefined,
+      ctx: { server: this.#server, readResource: this.#ctx.readResource },
+    });
+    result.el.dataset.reattached = "true";
+    result.note("Started before this page was loaded, and still running.");
+    this.#showResult(result, "replaced by a call still running");
+    calls.set(callId, result);
+    if (c.progress) result.progress(c.progress);
+  }
+
+  /**
+   * The ending of a call this tab did not run itself (`calls/outcome`): one started before a reload
+   * (`reattached`: its pending result gets it), or one another webhost process ran (`resumed` or
+   * `interrupted`), as the tool's latest result.
    * @param {any} p
    */
   showOutcome(p) {
     const callId = String(p.callId ?? "");
-    const result = new CallResult({
-      callId,
-      onCancel: async () => ({ cancelled: false }),
-      withAppSlot: false,
-      ctx: { server: this.#server, readResource: this.#ctx.readResource },
-    });
-    result.el.dataset[p.resumed ? "resumed" : "interrupted"] = "true";
-    result.note(p.resumed
-      ? "Resumed here after the webhost process running this call stopped."
-      : "This call was running when its webhost process stopped.");
-    const previous = [...this.#resultSlot.children].filter((c) => !isParked(c));
-    this.#resultSlot.append(result.el);
-    matchParking(result.el); // this tool's view may be parked now
-    for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "replaced by a resumed call", this.#ctx.apps);
-    if (!this.#current?.pending) this.#current = result;
+    let result = callId ? this.#resultOf(callId) : null;
+    if (!result || !result.pending) {
+      result = new CallResult({
+        callId,
+        onCancel: async () => ({ cancelled: false }),
+        withAppSlot: false,
+        startedAt: typeof p.startedAt === "number" ? p.startedAt : undefined,
+        ctx: { server: this.#server, readResource: this.#ctx.readResource },
+      });
+      const how = p.reattached ? "reattached" : p.resumed ? "resumed" : "interrupted";
+      result.el.dataset[how] = "true";
+      result.note(p.reattached ? "Started before this page was loaded."
+        : p.resumed ? "Resumed here after the webhost process running this call stopped."
+          : "This call was running when its webhost process stopped.");
+      this.#showResult(result, "replaced by a resumed call");
+    }
+    this.#ctx.calls.delete(callId);
+    this.#ctx.onCallDone(callId);
     if (p.error) {
       const e = p.error;
       result.error(new RpcError(String(e.message ?? "Error"), Number(e.code ?? 0), e.data));
     } else {
       result.ok(p.result);
     }
+  }
+
+  /** The result area of call `callId`, still in this view. @param {string} callId @returns {CallResult | null} */
+  #resultOf(callId) {
+    const shown = this.#shown.get(callId);
+    return shown && shown.el.isConnected ? shown : null;
+  }
+
+  /**
+   * Make `result` the tool's latest result: the previous ones leave (after their apps' teardown).
+   * @param {CallResult} result @param {string} why
+   */
+  #showResult(result, why) {
+    const previous = [...this.#resultSlot.children].filter((c) => !isParked(c));
+    this.#resultSlot.append(result.el);
+    matchParking(result.el); // this tool's view may be parked now
+    for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), why, this.#ctx.apps);
+    for (const [id, shown] of this.#shown) if (!shown.el.isConnected) this.#shown.delete(id);
+    this.#shown.set(result.el.dataset.callId ?? "", result);
+    if (!this.#current?.pending) this.#current = result;
   }
 
   /** @param {Record<string, unknown>} args */

@@ -61,6 +61,8 @@ export class Workspace {
   #tools = new Map();
   /** Endings of calls run elsewhere (`calls/outcome`) for tools not opened yet, by server and tool. @type {Map<string, any>} */
   #outcomes = new Map();
+  /** Calls still running that this tab did not start (a reload's), for tools not opened yet. @type {Map<string, any>} */
+  #running = new Map();
   /** @type {{kind: ViewKind | "welcome", server: string, key: string, view?: any} | null} */
   #open = null;
   /** The shown non-tool item (welcome, resource, prompt, …): replaced on every open. @type {{el: HTMLElement, view?: any} | null} */
@@ -146,6 +148,9 @@ export class Workspace {
           close: () => { void this.closeTool(server, key); },
         });
         this.#tools.set(id, tv);
+        const running = this.#running.get(id);
+        this.#running.delete(id);
+        if (running) tv.showRunning(running);
         const outcome = this.#outcomes.get(id);
         this.#outcomes.delete(id);
         if (outcome) tv.showOutcome(outcome);
@@ -325,6 +330,19 @@ export class Workspace {
   }
 
   /**
+   * A tool call still running that this tab did not start (`calls/running`, `calls/left`: the tab that started
+   * it went away, as a reload does): pending in its tool's result area, now or when that tool is opened.
+   * @param {any} c
+   */
+  callRunning(c) {
+    if (c?.method !== "tools/call") return;
+    const id = `${c.server}\n${c.name}`;
+    const tv = this.#tools.get(id);
+    if (tv) tv.showRunning(c);
+    else this.#running.set(id, c);
+  }
+
+  /**
    * How a call this tab did not run here ended (`calls/outcome`: resumed on this webhost process after
    * the one running it stopped, or interrupted): shown in its tool's result area when that tool is open
    * in the page; the activity log has it in any case.
@@ -334,6 +352,7 @@ export class Workspace {
     if (p?.method !== "tools/call") return;
     const id = `${p.server}\n${p.name}`;
     const tv = this.#tools.get(id);
+    if (this.#running.get(id)?.callId === p.callId) this.#running.delete(id);
     if (tv) tv.showOutcome(p);
     else this.#outcomes.set(id, p); // shown when that tool is opened (its last outcome, like any result)
   }
