@@ -416,7 +416,7 @@ async def test_an_app_of_a_call_gives_context_and_sends_messages_through_the_bac
             {"events": [{"text": "noted"}]},
         ],
     )
-    options = {"toolCalls": "allow", "maxAppContextChars": 120, "maxContextChars": 100}
+    options: dict[str, Any] = {"toolCalls": "allow", "maxAppContextChars": 120, "maxContextChars": 100}
     async with apps_host(tmp_path, endpoint, "bridge", **options) as (host, tab):
         sent = await tab.request("chat/send", {"text": "show the board"})
         conversation = sent["conversationId"]
