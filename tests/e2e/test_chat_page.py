@@ -507,3 +507,26 @@ def test_an_app_in_the_conversation_goes_fullscreen_and_back_and_keeps_running_o
     page.locator('[data-action="open-chat"]').click()
     expect(app.locator("body")).to_have_attribute("data-inputs", "1")
     expect(app.locator("#title")).to_have_text("Wide")
+
+
+def test_a_tab_that_opens_the_conversation_while_the_model_writes_gives_its_app_the_arguments_so_far(
+    page: Page, allowing: Webhost, endpoint: ModelEndpointServer
+) -> None:
+    board_call(endpoint, "board", title="Second tab", gate="second-tab")
+    chat = open_chat(page, allowing, "board")
+    send(chat, "show the board")
+    card = chat.locator('[data-chat-tool-call][data-tool="show_board"]')
+    expect(app_in(card).locator("#title")).to_have_text("Second tab")
+    conversation = chat.locator('[data-conversation][data-active="true"]').get_attribute("data-conversation")
+    other = page.context.new_page()
+    other.goto(f"{allowing.base_url}/#kind=chat&key={conversation}")
+    other_card = other.locator('[data-testid="chat"] [data-chat-tool-call][data-tool="show_board"]')
+    expect(other_card).to_have_attribute("data-status", "running")
+    other_app = app_in(other_card)
+    expect(other_app.locator("#title")).to_have_text("Second tab")  # from the snapshot's partial arguments
+    expect(other_app.locator("body")).to_have_attribute("data-inputs", "0")
+    endpoint.release("second-tab")
+    for app in (app_in(card), other_app):
+        expect(app.locator("body")).to_have_attribute("data-results", "1", timeout=ANSWER_MS)
+        expect(app.locator("body")).to_have_attribute("data-inputs", "1")
+    other.close()

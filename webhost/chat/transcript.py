@@ -42,10 +42,14 @@ class ToolCall:
     result: dict[str, Any] | None = None  # the MCP result, bounded (content, isError, structuredContent)
     error: str | None = None
     resource_uri: str | None = None  # the tool's app (`_meta.ui.resourceUri`), when it has one
+    # While the model writes the arguments: the healed object last sent to the app, so a page that opens the
+    # conversation meanwhile gives its app the same (the `args` events before its snapshot are not replayed).
+    partial: dict[str, Any] | None = None
     started_at: float = field(default_factory=time.time)
     ended_at: float | None = None
 
     def finish(self, status: CallStatus, *, result: dict[str, Any] | None = None, error: str | None = None) -> None:
+        self.partial = None
         self.status = status
         self.result = result
         self.error = error
@@ -143,6 +147,7 @@ _CALL_FIELDS = {
     "result": "result",
     "error": "error",
     "resourceUri": "resource_uri",
+    "partial": "partial",
     "startedAt": "started_at",
     "endedAt": "ended_at",
 }

@@ -242,6 +242,7 @@ class Turn:
         healed = partial.add(fragment)
         call.arguments_text = partial.text
         if healed is not None:
+            call.partial = healed
             self.publish("args", callId=call.id, partial=healed)
         elif partial.next_due_in() is not None:
             flushers.start_soon(self._flush_later, call, partial)
@@ -253,9 +254,11 @@ class Turn:
         await anyio.sleep(delay)
         healed = partial.due()
         if healed is not None and call.status == "streaming":
+            call.partial = healed
             self.publish("args", callId=call.id, partial=healed)
 
     def _end_call(self, call: ToolCall, arguments: str) -> None:
+        call.partial = None
         call.arguments_text = arguments or "{}"
         try:
             value = orjson.loads(call.arguments_text)

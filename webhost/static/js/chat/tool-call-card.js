@@ -111,6 +111,11 @@ export class ToolCallCard {
         args: status === "streaming" ? null : call.arguments ?? {},
       });
       if (status !== "streaming") this.#inputSent = true;
+      // Opened from a snapshot while the model writes (a page that opened the conversation meanwhile).
+      const partial = call.partial;
+      if (status === "streaming" && partial && typeof partial === "object") {
+        void this.#app.then((app) => { if (!this.#inputSent) app?.partialInput(partial); });
+      }
     }
     void this.#app.then((app) => {
       if (!app) return;
