@@ -35,7 +35,7 @@ def test_demo_input_request(webhost_page: WebhostPage) -> None:
     webhost_page.page.locator('[data-testid="call-tool"]').click()
     webhost_page.elicitation("demo", "form").answer({"name": "Ada", "email": "ada@example.com", "age": 36})
     webhost_page.elicitation("demo", "form").answer({"confirm": True})
-    assert "Ada" in webhost_page.result().text
+    assert "Ada" in webhost_page.settled_result(expect="ok").text
 
 BASIC = {"mcpServers": {"basic": {"command": sys.executable, "args": [BASIC_PY]}}}
 

@@ -189,14 +189,21 @@ async def test_prompts_and_resources_can_ask_too(ws: WsClient) -> None:
     assert "Bo" in prompt["messages"][0]["content"]["text"]
 
 
-async def test_closing_the_tab_releases_everything(host: Any) -> None:
+async def test_a_closed_tab_leaves_its_call_and_request_to_the_next_and_a_cancel_there_releases_both(host: Any) -> None:
     async with host.connect() as ws:
         await ws.wait_connected("elicit")
         start(ws, "form_defaults", "c12")
-        await ws.wait_notification("elicitation/request")
+        asked = await ws.wait_notification("elicitation/request")
+        old_tab = (await ws.request("session/info"))["sessionId"]
     async with host.connect() as other:
         await other.wait_connected("elicit")
+        # The call outlived its tab (a reload looks the same): the person's next tab is asked instead.
+        assert [p["id"] for p in (await other.request("session/info"))["pending"]] == [asked["id"]]
+        assert await other.request("tools/cancel", {"callId": "c12", "tab": old_tab}) == {"cancelled": True}
+        ending = await other.wait_notification("calls/outcome", lambda p: p["callId"] == "c12")
+        assert ending["error"]["code"] == -32800
         assert (await other.request("session/info"))["pending"] == []
+        assert (await other.request("calls/running"))["calls"] == []
 
 
 async def test_another_session_never_sees_the_request(host: Any) -> None:

@@ -415,6 +415,22 @@ class WebhostPage:
                     + "; ".join(f"{e.get_attribute('data-field-error')}: {_text(e)}" for e in field_errors.all())
                 )
             raise AssertionError('pressing call produced no new [data-testid="tool-result"]')
+        return self._settled(expect, timeout)
+
+    def settled_result(self, expect: str | None = None, timeout: float = CALL_MS) -> ToolResult:
+        """The open tool's last result once it is no longer pending (after an input request was answered, the
+        call goes on: its result comes later). With ``expect``, a different outcome fails with its text."""
+        try:
+            self.page.wait_for_function(
+                """(sel) => { const r = document.querySelector(sel); return r && r.dataset.status !== "pending"; }""",
+                arg=RESULT,
+                timeout=timeout,
+            )
+        except PlaywrightError:
+            pass
+        return self._settled(expect, timeout)
+
+    def _settled(self, expect: str | None, timeout: float) -> ToolResult:
         settled = self.result()
         if settled.status == "pending":
             raise AssertionError(f"the call was still pending after {timeout / 1000:.0f} s: {settled.text}")
