@@ -1,9 +1,12 @@
-"""Secrets out of everything built for the browser: `***` in place of each known secret value.
+"""Secrets out of what webhost builds for the browser and its logs: `***` in place of each known secret value.
 
-The configuration knows which values are secret (every `${VAR}` expansion, header and env values,
-a URL's password and query values: `ServerConfig.secret_values`); a `Redactor` holding them is
-applied where webhost's data leaves for the browser. URLs are also masked by shape
-(`redact_url`), so a literal password or query value never shows even when it was not expanded.
+The configuration knows which values are secret (every `${VAR}` and `${input:ID}` expansion, header
+values, a URL's password and query values: `ServerConfig.secret_values`); a `Redactor` holding them is
+applied where webhost builds text from the configuration: a server's target, its connect errors, its
+own stderr and log lines (with that server's own secrets only), the audit export. Never to what a
+server sends by itself, which would tell a hostile server which of its guesses are secrets
+(docs/security.md, "Secrets"). URLs are also masked by shape (`redact_url`), so a literal password or
+query value never shows even when it was not expanded.
 """
 
 from __future__ import annotations
