@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 import anyio
 import httpx
@@ -180,6 +180,36 @@ async def test_a_callback_from_another_browser_is_refused(tmp_path: Path, provid
         page = await other.get(back)
         assert page.status_code == 403 and "not started in this browser" in page.text
         assert SESSION_COOKIE not in other.cookies
+
+
+def with_iss(back: str, iss: str | None) -> str:
+    """The provider's redirect back with its `iss` parameter replaced (or removed, for None)."""
+    parts = urlsplit(back)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "iss"] + ([("iss", iss)] if iss is not None else [])
+    return f"{parts.path}?{urlencode(query)}"
+
+
+@pytest.mark.peers
+async def test_an_answer_without_the_providers_iss_or_with_another_is_refused(
+    tmp_path: Path, provider: Provider
+) -> None:
+    """Issue 24 item 6, RFC 9207: the test provider advertises `authorization_response_iss_parameter_supported`,
+    so an answer without `iss`, or naming another issuer, is a mix-up and is refused before the code is spent
+    (before: both signed the person in)."""
+    async with basic_host(tmp_path, provider.options()) as host:
+        for iss, words in (
+            (None, "no iss parameter"),
+            ("https://evil.example", "issued by &#39;https://evil.example&#39;"),
+        ):
+            async with web(host) as browser:
+                start = await browser.get("/")
+                back = await through_provider(start.headers["location"], "bob")
+                assert "iss=" in back  # the provider names itself
+                page = await browser.get(with_iss(back, iss))
+                assert page.status_code == 403 and words in page.text and "mix-up" in page.text, page.text
+                assert SESSION_COOKIE not in browser.cookies
+        async with web(host) as browser:  # the provider's own answer, iss and all, signs in
+            assert (await sign_in(browser, "bob")).status_code == 200
 
 
 @pytest.mark.peers

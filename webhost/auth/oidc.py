@@ -133,6 +133,29 @@ class OidcClient:
         )
         return AuthorizationRequest(url=url, state=state, nonce=nonce, code_verifier=verifier)
 
+    async def check_response_issuer(self, iss: str | None) -> None:
+        """RFC 9207: the authorization response's `iss` must be this provider's issuer identifier, and a provider
+        that advertises `authorization_response_iss_parameter_supported` must send it (a mix-up defence: an
+        answer from another provider, carrying a code for it, is refused before the code is spent)."""
+        metadata = await self.metadata()
+        issuer = str(metadata["issuer"])
+        if iss is None:
+            if metadata.get("authorization_response_iss_parameter_supported") is True:
+                raise OidcError(
+                    403,
+                    "The sign-in was refused",
+                    "The answer does not name the provider that issued it (no iss parameter), though the provider "
+                    "always names itself: it may come from another provider (a mix-up). Start again from webhost.",
+                )
+            return
+        if iss != issuer:
+            raise OidcError(
+                403,
+                "The sign-in was refused",
+                f"The answer was issued by {iss!r}, not by {issuer!r} (the iss parameter): it comes from another "
+                "provider (a mix-up). Start again from webhost.",
+            )
+
     async def exchange(self, code: str, *, redirect_uri: str, code_verifier: str, nonce: str) -> Tokens:
         """Trade the code for tokens, verify the ID token, and add the userinfo claims (same `sub`)."""
         metadata = await self.metadata()

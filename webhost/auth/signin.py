@@ -237,6 +237,7 @@ class OidcSignIn:
             )
         if self.clock() - sign_in.created_at > SIGN_IN_SECONDS:
             raise OidcError(403, "Sign-in took too long", "This sign-in was started more than 10 minutes ago.")
+        await self.client.check_response_issuer(query.get("iss"))
         tokens = await self.client.exchange(
             code, redirect_uri=sign_in.redirect_uri, code_verifier=sign_in.code_verifier, nonce=sign_in.nonce
         )
