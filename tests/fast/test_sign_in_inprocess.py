@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import secrets
 import sqlite3
 import time
@@ -100,6 +101,26 @@ async def test_two_people_each_get_their_own_person_and_sign_out_revokes(
             async with host.tab(authorization=None, cookie=f"{SESSION_COOKIE}={old}"):
                 pass
         assert (await carol.get("/api/servers")).status_code == 200  # carol's session is hers alone
+
+
+@pytest.mark.peers
+async def test_the_id_token_rests_sealed_and_sign_out_still_hands_it_back(tmp_path: Path, provider: Provider) -> None:
+    """Issue 24 item 4: the raw ID token (name, email) was stored in the clear in `web_sessions.id_token`; now it
+    is sealed, and sign-out still sends the provider the very token it issued as `id_token_hint`."""
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as bob:
+        assert (await sign_in(bob, "bob")).status_code == 200
+        out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})
+    hint = parse_qs(urlsplit(out.text.split("url=", 1)[1].split('"', 1)[0].replace("&amp;", "&")).query)
+    id_token = hint["id_token_hint"][0]
+    payload = id_token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    assert claims["sub"] == "bob" and claims["aud"] == CLIENT_ID  # the provider's own token, handed back whole
+    database = b"".join(p.read_bytes() for p in (tmp_path / "data").glob("webhost.sqlite3*"))
+    assert id_token.encode() not in database and payload.encode() not in database
+    db = sqlite3.connect(database_file(tmp_path / "data"))
+    [(clear, sealed)] = db.execute("SELECT id_token, sealed_id_token FROM web_sessions").fetchall()
+    db.close()
+    assert clear is None and isinstance(sealed, bytes) and b"eyJ" not in sealed
 
 
 @pytest.mark.peers

@@ -73,7 +73,14 @@ def oidc_sign_in(
         admin_groups=auth.admin_groups,
         session_hours=auth.session_hours,
     )
-    return OidcSignIn(client, storage, derive_key(secret, "web-session/v1"), settings, secure_cookies=secure)
+    return OidcSignIn(
+        client,
+        storage,
+        derive_key(secret, "web-session/v1"),
+        settings,
+        secure_cookies=secure,
+        id_token_key=derive_key(secret, "id-token/v1"),
+    )
 
 
 def secure_cookies(settings: Settings) -> bool:

@@ -10,18 +10,22 @@ secret) and HttpOnly:
 
 The database keeps the hash of each (session ids and states are never stored in the clear): a
 session outlives a restart, ends after `sessionHours`, and is revoked on sign-out; a state is used
-once, so a replayed callback is refused.
+once, so a replayed callback is refused. The ID token, which sign-out hands back to the provider as
+`id_token_hint` and which names the person (name, email), is kept sealed (`IdTokenSeal`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -54,6 +58,32 @@ class Tampered(Exception):
     """A session cookie whose signature does not verify."""
 
 
+class IdTokenSeal:
+    """A session's ID token sealed with AES-GCM under its own key (`derive_key(secret, "id-token/v1")`), with the
+    session's id hash and the person's id as associated data: moved to another session or person, it does not open."""
+
+    VERSION = b"\x01"
+
+    def __init__(self, key: bytes) -> None:
+        self._aead = AESGCM(key)
+
+    def seal(self, session_id: str, person_id: str, id_token: str) -> bytes:
+        nonce = os.urandom(12)
+        return self.VERSION + nonce + self._aead.encrypt(nonce, id_token.encode(), _bound(session_id, person_id))
+
+    def open(self, session_id: str, person_id: str, sealed: bytes | None) -> str | None:
+        if not sealed or sealed[:1] != self.VERSION:
+            return None
+        try:
+            return self._aead.decrypt(sealed[1:13], sealed[13:], _bound(session_id, person_id)).decode()
+        except (InvalidTag, UnicodeDecodeError):  # another secret, or a row that was tampered with
+            return None
+
+
+def _bound(session_id: str, person_id: str) -> bytes:
+    return b"id-token\x00" + hashlib.sha256(session_id.encode()).hexdigest().encode() + b"\x00" + person_id.encode()
+
+
 class OidcSignIn:
     def __init__(
         self,
@@ -63,9 +93,11 @@ class OidcSignIn:
         settings: OidcSettings,
         *,
         secure_cookies: bool,
+        id_token_key: bytes,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
+        self._id_tokens = IdTokenSeal(id_token_key)
         self.storage = storage
         self.settings = settings
         self.secure = secure_cookies
@@ -175,8 +207,9 @@ class OidcSignIn:
         else:
             session_id = secrets.token_urlsafe(32)
             now = self.clock()
+            sealed = self._id_tokens.seal(session_id, person.id, id_token)
             await self.storage.create_session(
-                session_id, person, now=now, expires_at=now + self.session_seconds, id_token=id_token
+                session_id, person, now=now, expires_at=now + self.session_seconds, sealed_id_token=sealed
             )
             response = HTMLResponse(
                 page_html(200, "Signed in", f"Signed in as {person.name}.", next_url=next_path), headers=NO_STORE
@@ -281,7 +314,7 @@ class OidcSignIn:
                 session_id = None
         if session_id is not None:
             session = await self.storage.session(session_id, self.clock())
-            id_token = session.id_token if session else None
+            id_token = self._id_tokens.open(session_id, session.person.id, session.sealed_id_token) if session else None
             await self.storage.revoke_session(session_id, self.clock())
         endpoint = await self.client.end_session_endpoint()
         response: Response
