@@ -310,15 +310,18 @@ async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Pat
     assert recorded["bob@example.com"] == ("bob@example.com", "bob@example.com", "member", "[]")
 
 
-async def provider_access_token(provider: Provider, login: str) -> str:
-    """What a script does: its own code flow with PKCE at the provider, for an access token."""
+async def provider_access_token(
+    provider: Provider, login: str, client: tuple[str, str] = (CLIENT_ID, CLIENT_SECRET), *, kind: str = "access_token"
+) -> str:
+    """What a script does: its own code flow with PKCE at the provider, for an access token (or the ID token)
+    issued to `client` (webhost's own by default)."""
     async with httpx.AsyncClient(timeout=10) as http:
         metadata = (await http.get(f"{provider.issuer}/.well-known/openid-configuration")).json()
         verifier = secrets.token_urlsafe(48)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
         query = {
             "response_type": "code",
-            "client_id": CLIENT_ID,
+            "client_id": client[0],
             "redirect_uri": f"{ORIGIN}/auth/callback",
             "scope": "openid email profile groups",
             "state": secrets.token_urlsafe(8),
@@ -330,7 +333,7 @@ async def provider_access_token(provider: Provider, login: str) -> str:
         code = parse_qs(urlsplit(back).query)["code"][0]
         tokens = await http.post(
             metadata["token_endpoint"],
-            auth=(CLIENT_ID, CLIENT_SECRET),
+            auth=client,
             data={
                 "grant_type": "authorization_code",
                 "code": code,
@@ -339,7 +342,17 @@ async def provider_access_token(provider: Provider, login: str) -> str:
             },
         )
         assert tokens.status_code == 200, tokens.text
-        token: str = tokens.json()["access_token"]
+        token: str = tokens.json()[kind]
+        return token
+
+
+async def client_credentials_token(provider: Provider, client: tuple[str, str]) -> str:
+    """A token the provider issues to a client itself (no person): the client_credentials grant."""
+    async with httpx.AsyncClient(timeout=10) as http:
+        metadata = (await http.get(f"{provider.issuer}/.well-known/openid-configuration")).json()
+        answer = await http.post(metadata["token_endpoint"], auth=client, data={"grant_type": "client_credentials"})
+        assert answer.status_code == 200, answer.text
+        token: str = answer.json()["access_token"]
         return token
 
 
@@ -355,6 +368,48 @@ async def test_a_script_may_use_an_access_token_from_the_provider(tmp_path: Path
         async with host.http(token="not-a-token-the-provider-issued") as stranger:
             refused = await stranger.get("/api/audit")
         assert refused.status_code == 401 and "access token" in refused.text
+
+
+@pytest.mark.peers
+async def test_a_token_the_provider_issued_to_another_client_is_refused(tmp_path: Path, provider: Provider) -> None:
+    """Issue 24 item 2: the provider's userinfo endpoint accepts any of its access tokens, so webhost let in
+    whoever held one, whichever client it was issued to: Ada's token for another application read /api/audit
+    as an admin. Now a token must be issued to webhost's clientId (introspection here, the provider's tokens
+    being opaque); a client_credentials token (no person) and an ID token (not an access token) are refused."""
+    other_app = ("other-app", "other-secret")
+    refused = {
+        "another client's token": await provider_access_token(provider, "ada", other_app),
+        "a client_credentials token": await client_credentials_token(provider, other_app),
+        "webhost's own client_credentials token": await client_credentials_token(provider, (CLIENT_ID, CLIENT_SECRET)),
+        "an ID token": await provider_access_token(provider, "ada", kind="id_token"),
+    }
+    own = await provider_access_token(provider, "ada")
+    async with basic_host(tmp_path, provider.options()) as host:
+        for what, token in refused.items():
+            async with host.http(token=token) as script:
+                answer = await script.get("/api/audit")
+            assert answer.status_code == 401 and "clientId" in answer.json()["error"], (what, answer.text)
+            with pytest.raises(ConnectionRefusedError):
+                async with host.tab(authorization=f"Bearer {token}"):
+                    pass
+        async with host.http(token=own) as script:  # Ada's token for webhost still lets her in, as herself
+            assert (await script.get("/api/audit")).status_code == 200
+        async with host.tab(authorization=f"Bearer {own}") as tab:
+            assert (await tab.request("session/info"))["user"]["role"] == "admin"
+
+
+@pytest.mark.peers
+async def test_an_access_token_is_believed_no_longer_than_it_lives(tmp_path: Path, provider: Provider) -> None:
+    """Issue 24 item 2: webhost checks the token's end itself (the introspected `exp`, on its own clock) and keeps
+    no answer past it; before, the userinfo endpoint's word was asked again and believed."""
+    token = await provider_access_token(provider, "bob")
+    now = [time.time()]
+    async with basic_host(tmp_path, provider.options(), clock=lambda: now[0]) as host:
+        async with host.http(token=token) as script:
+            assert (await script.get("/api/audit")).status_code == 200
+            now[0] += 2 * 3600  # past the provider's access token lifetime (one hour), leeway included
+            late = await script.get("/api/audit")
+    assert late.status_code == 401 and "expired" in late.json()["error"]
 
 
 @pytest.mark.peers

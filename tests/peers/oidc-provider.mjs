@@ -2,8 +2,11 @@
 //
 //   node oidc-provider.mjs --port PORT --redirect URI [--redirect URI ...] [--post-logout URI ...]
 //
-// Issuer http://localhost:PORT (listening on 127.0.0.1 and ::1). One client, `webhost` with secret
-// `webhost-secret`, registered for the given redirect URIs. Three people (password = "<id>-pw"):
+// Issuer http://localhost:PORT (listening on 127.0.0.1 and ::1). The client `webhost` with secret
+// `webhost-secret`, registered for the given redirect URIs, and another relying party, `other-app` with
+// secret `other-secret` (the same redirect URIs, and the client_credentials grant): its tokens are not for
+// webhost. Both may use the client_credentials grant (a token of no person). Token introspection (RFC 7662)
+// is on; access tokens are opaque. Three people (password = "<id>-pw"):
 // ada (admin: group webhost-admins), bob and carol (members). Its own sign-in page is one form
 // (login, password) that signs in and consents at once, and a Deny button (access_denied).
 // Prints "ready" on stdout once it listens.
@@ -31,9 +34,17 @@ const provider = new Provider(issuer, {
     client_secret: "webhost-secret",
     redirect_uris: values("--redirect"),
     post_logout_redirect_uris: values("--post-logout"),
-    grant_types: ["authorization_code"],
+    grant_types: ["authorization_code", "client_credentials"],
     response_types: ["code"],
     token_endpoint_auth_method: "client_secret_basic",
+  }, {
+    client_id: "other-app",
+    client_secret: "other-secret",
+    redirect_uris: values("--redirect"),
+    grant_types: ["authorization_code", "client_credentials"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "client_secret_basic",
+    scope: "openid email profile groups",
   }],
   async findAccount(ctx, id) {
     const person = people[id];
@@ -53,6 +64,8 @@ const provider = new Provider(issuer, {
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
   features: {
     devInteractions: { enabled: false },
+    introspection: { enabled: true },
+    clientCredentials: { enabled: true },
     rpInitiatedLogout: {
       enabled: true,
       async logoutSource(ctx, form) {

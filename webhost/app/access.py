@@ -80,6 +80,7 @@ def oidc_sign_in(
         settings,
         secure_cookies=secure,
         id_token_key=derive_key(secret, "id-token/v1"),
+        clock=clock,  # one clock for the tokens' ends and the answers kept about them
     )
 
 

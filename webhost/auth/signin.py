@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from webhost.auth.bearer import verify_access_token
 from webhost.auth.oidc import OidcClient, OidcError, person_claims
 from webhost.auth.pages import NO_STORE, page_html, problem_page
 from webhost.auth.proxy import role_for
@@ -122,32 +123,36 @@ class OidcSignIn:
         return session.person if session else None
 
     async def person_for_access_token(self, access_token: str) -> Person | None:
-        """A script's `Authorization: Bearer` with an access token the provider issued: the person its
-        userinfo names (asked at most once a minute per token, so scripts do not hammer the provider)."""
+        """A script's `Authorization: Bearer` with an access token the provider issued for webhost's client: the
+        person it names (`webhost.auth.bearer`). The answer is kept for a minute at most, and never past the
+        token's end, so scripts do not hammer the provider."""
         key = hashlib.sha256(access_token.encode()).hexdigest()
         now = self.clock()
         cached = self._bearers.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]
-        claims = await self.client.access_token_claims(access_token)
+        token = await verify_access_token(self.client, access_token)
         found = (
             person_claims(
-                claims,
+                token.claims,
                 user_claim=self.settings.user_claim,
                 name_claim=self.settings.name_claim,
                 groups_claim=self.settings.groups_claim,
             )
-            if claims
+            if token is not None
             else None
         )
         person = None
-        if found is not None:
+        until = now + BEARER_CACHE_SECONDS
+        if found is not None and token is not None:
             person_id, name, email, groups = found
             role = role_for(person_id, email, groups, self.settings.admins, self.settings.admin_groups)
             person = Person(id=person_id, name=name, email=email, role=role, groups=groups)
+            if token.expires_at is not None:
+                until = min(until, token.expires_at)
         if len(self._bearers) >= MAX_CACHED_BEARERS:
             self._bearers.clear()
-        self._bearers[key] = (now + BEARER_CACHE_SECONDS, person)
+        self._bearers[key] = (until, person)
         return person
 
     def _session_id(self, cookie: str) -> str | None:
