@@ -311,7 +311,12 @@ async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Pat
 
 
 async def provider_access_token(
-    provider: Provider, login: str, client: tuple[str, str] = (CLIENT_ID, CLIENT_SECRET), *, kind: str = "access_token"
+    provider: Provider,
+    login: str,
+    client: tuple[str, str] = (CLIENT_ID, CLIENT_SECRET),
+    *,
+    kind: str = "access_token",
+    resource: str | None = None,
 ) -> str:
     """What a script does: its own code flow with PKCE at the provider, for an access token (or the ID token)
     issued to `client` (webhost's own by default)."""
@@ -329,6 +334,8 @@ async def provider_access_token(
             "code_challenge": challenge,
             "code_challenge_method": "S256",
         }
+        if resource is not None:  # a JWT access token for that resource (tests/peers/oidc-provider.mjs)
+            query |= {"resource": resource, "scope": query["scope"] + " api"}
         back = await through_provider(f"{metadata['authorization_endpoint']}?{urlencode(query)}", login)
         code = parse_qs(urlsplit(back).query)["code"][0]
         tokens = await http.post(
@@ -396,6 +403,28 @@ async def test_a_token_the_provider_issued_to_another_client_is_refused(tmp_path
             assert (await script.get("/api/audit")).status_code == 200
         async with host.tab(authorization=f"Bearer {own}") as tab:
             assert (await tab.request("session/info"))["user"]["role"] == "admin"
+
+
+@pytest.mark.peers
+async def test_a_jwt_access_token_is_accepted_only_when_its_audience_is_webhost(
+    tmp_path: Path, provider: Provider
+) -> None:
+    """Issue 24 item 2, the JWT branch: a JWT access token is verified against the provider's keys and must name
+    webhost's clientId as its audience; one for another API (same person, same client) is refused."""
+    for_webhost = await provider_access_token(provider, "ada", resource="urn:webhost")
+    for_other_api = await provider_access_token(provider, "ada", resource="urn:other-api")
+    assert for_webhost.count(".") == 2 and for_other_api.count(".") == 2  # JWTs, not opaque tokens
+    async with basic_host(tmp_path, provider.options()) as host:
+        async with host.http(token=for_webhost) as script:
+            assert (await script.get("/api/audit")).status_code == 200
+        async with host.tab(authorization=f"Bearer {for_webhost}") as tab:
+            assert (await tab.request("session/info"))["user"]["id"] == "ada"
+        async with host.http(token=for_other_api) as script:
+            refused = await script.get("/api/audit")
+        assert refused.status_code == 401 and "clientId" in refused.json()["error"]
+        forged = for_webhost[:-8] + ("A" * 8 if not for_webhost.endswith("A" * 8) else "B" * 8)
+        async with host.http(token=forged) as script:  # a signature that does not verify
+            assert (await script.get("/api/audit")).status_code == 401
 
 
 @pytest.mark.peers

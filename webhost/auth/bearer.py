@@ -4,11 +4,12 @@ A token the provider issued to another client (another application's, or a `clie
 not let its holder in, though the provider's userinfo endpoint would answer for it. So:
 
 - a JWT access token is verified as an ID token is (the provider's JWKS, asymmetric algorithms only), with
-  its issuer, its expiry, and an audience that names webhost (`clientId` among `aud`, or as `azp` or
-  `client_id`); an ID token (it carries a `nonce` or a hash of the code) is not an access token;
+  its issuer, its expiry, and an audience that names webhost (`clientId` among `aud`, or, for a token
+  that names no audience, as `azp` or `client_id`); an ID token (it carries a `nonce` or a hash of the
+  code) is not an access token;
 - an opaque one is asked about at the provider's token introspection endpoint (RFC 7662, with webhost's
-  client credentials): it must be active, unexpired, from the issuer, and issued to `clientId` (its
-  `client_id`, or `clientId` among its audiences);
+  client credentials): it must be active, unexpired, from the issuer, and for `clientId` (among its
+  audiences, or, without one, its `client_id`);
 - without either (an opaque token and no `introspection_endpoint`), no access token is accepted.
 
 The person's claims then come from the userinfo endpoint when its `sub` is the token's, else from the
@@ -115,9 +116,11 @@ async def _introspected(client: OidcClient, endpoint: str, token: str) -> Access
 
 
 def _for(client_id: str, audience: object, *parties: object) -> bool:
-    """Whether a token names webhost's client: among its audiences, or as the party it was issued to."""
-    audiences = audience if isinstance(audience, list) else [audience]
-    return client_id in audiences or client_id in parties
+    """Whether a token is for webhost: its audiences include webhost's client (a token webhost's client got
+    for another API is that API's, RFC 9068); a token that names no audience, when it was issued to webhost's
+    client (`azp`, `client_id`)."""
+    audiences = [a for a in (audience if isinstance(audience, list) else [audience]) if a]
+    return client_id in audiences if audiences else client_id in parties
 
 
 async def _with_userinfo(
