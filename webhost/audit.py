@@ -43,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.errors import POLICY_REFUSED, PolicyRefused, WebhostError
 from webhost.people import TOKEN_PERSON_ID, Person
+from webhost.redact import Redactor
 from webhost.storage import audit as store
 from webhost.storage.audit import COLUMNS
 from webhost.storage.db import Storage
@@ -270,6 +271,9 @@ class AuditLog:
         self._closing = False
         self._db: AsyncConnection | None = None  # the writer's own connection
         self._next_maintenance = self._clock() + MAINTENANCE_SECONDS
+        # What the rows of one person (None: everyone's) are read with: the configuration's secrets and those
+        # people's input values masked in summaries and details (set by the composition root).
+        self.mask: Callable[[str | None], Redactor] = lambda user: Redactor()
 
     async def start(self, task_group: anyio.abc.TaskGroup) -> None:
         """Import the 0.1 file (once), start the writer in `task_group`, apply the retention settings."""
@@ -620,10 +624,13 @@ class AuditLog:
         except (sa.exc.SQLAlchemyError, OSError) as exc:
             reason = str(getattr(exc, "orig", None) or exc).splitlines()[0][:300]
             raise AuditUnavailable(f"the audit log cannot be read: {reason}", {"reason": reason}) from None
+        mask = self.mask(user)
         result = []
         for row in rows:
             entry = {column: _cell(row[column]) for column in COLUMNS}
             entry["detail"] = read_detail(entry["detail"])
+            if mask:  # what apps and servers wrote; never the names (server, kind, person)
+                entry["summary"], entry["detail"] = mask.value(entry["summary"]), mask.value(entry["detail"])
             result.append(entry)
         return result
 

@@ -15,7 +15,6 @@ from typing import Any
 
 from webhost.calls import CallRegistry
 from webhost.errors import Cancelled, WebhostError
-from webhost.redact import Redactor
 from webhost.storage.history import CallHistory, Finished, Summary
 
 
@@ -26,7 +25,6 @@ class Recorder:
     history: CallHistory | None
     person_id: str
     tab: str
-    redactor: Callable[[], Redactor]  # the person's input values as they are when the call ends
     on_stored: Callable[[Summary], None]
 
 
@@ -58,7 +56,6 @@ async def run_recorded(
                 duration_ms=(time.perf_counter() - started) * 1000,
                 tab=recorder.tab,
                 call_id=call_id,
-                redactor=recorder.redactor(),
                 on_stored=recorder.on_stored,
             )
         )

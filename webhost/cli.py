@@ -12,7 +12,6 @@ import asyncio
 import ipaddress
 import logging
 import os
-import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -26,13 +25,15 @@ from webhost import __version__
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
 from webhost.event_loop import LoopUnavailable, event_loop_factory
+from webhost.redact import mask_query_parameters
 from webhost.settings import Settings, env_for, flag_for
 from webhost.storage.urls import database_url
 
 LOOPBACK_NAMES = {"localhost"}
 # In a logged request line (uvicorn's access log): the login URL's token (`GET /?token=...`), and the
-# one-time code and state an authorization server sends to /oauth/callback.
-_TOKEN_IN_URL = re.compile(r"([?&](?:token|code|state)=)[^&\s\"]*")
+# one-time code and state an authorization server sends to /oauth/callback. Matched by the name as a
+# query parser reads it (`?tok%65n=` is `token`), in any case (`?TOKEN=` is refused, but its value may be the token).
+_SECRET_PARAMETERS = frozenset({"token", "code", "state"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -272,10 +273,10 @@ class _HideToken(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, str):
-            record.msg = _TOKEN_IN_URL.sub(r"\1***", record.msg)
+            record.msg = mask_query_parameters(record.msg, _SECRET_PARAMETERS)
         if isinstance(record.args, tuple):
             record.args = tuple(
-                _TOKEN_IN_URL.sub(r"\1***", arg) if isinstance(arg, str) else arg for arg in record.args
+                mask_query_parameters(arg, _SECRET_PARAMETERS) if isinstance(arg, str) else arg for arg in record.args
             )
         return True
 

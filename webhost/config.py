@@ -181,11 +181,12 @@ class ServerConfig(_Model):
 
     @property
     def secret_values(self) -> frozenset[str]:
-        """Every value the browser must not see: each ${VAR} expansion, every env and header value, and
-        the URL's userinfo and query values."""
+        """The values masked in what webhost builds from this entry (its target, its connect errors, its own
+        stderr and log lines): each `${VAR}` and `${input:ID}` expansion, every header value, the URL's
+        userinfo and query values, and the OAuth client's secret and key. A literal `env` value is not one
+        (write `${VAR}` for a secret), and a value is never masked in what a server sends by itself."""
         return frozenset(
             self._expanded
-            | set(self.env.values())
             | set(self.headers.values())
             | (url_secrets(self.url) if self.url else set())
             | ({self.oauth.client_secret} if self.oauth is not None and self.oauth.client_secret else set())
@@ -418,7 +419,8 @@ class Config(_Model):
         return {name: entry | {"name": name} if isinstance(entry, dict) else entry for name, entry in value.items()}
 
     def redactor(self) -> Redactor:
-        """Masks every server's secret values (`ServerConfig.secret_values`) in what goes to the browser."""
+        """Every server's secret values (`ServerConfig.secret_values`) and the sign-in's and the chat's keys: for
+        what no single server owns (the audit export, "What the model saw")."""
         return Redactor(
             [
                 *(value for server in self.servers.values() for value in server.secret_values),

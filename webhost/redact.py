@@ -1,16 +1,20 @@
-"""Secrets out of everything built for the browser: `***` in place of each known secret value.
+"""Secrets out of what webhost builds for the browser and its logs: `***` in place of each known secret value.
 
-The configuration knows which values are secret (every `${VAR}` expansion, header and env values,
-a URL's password and query values: `ServerConfig.secret_values`); a `Redactor` holding them is
-applied where webhost's data leaves for the browser. URLs are also masked by shape
-(`redact_url`), so a literal password or query value never shows even when it was not expanded.
+The configuration knows which values are secret (every `${VAR}` and `${input:ID}` expansion, header
+values, a URL's password and query values: `ServerConfig.secret_values`); a `Redactor` holding them is
+applied where webhost builds text from the configuration: a server's target, its connect errors, its
+own stderr and log lines (with that server's own secrets only), the audit export. Never to what a
+server sends by itself, which would tell a hostile server which of its guesses are secrets
+(docs/security.md, "Secrets"). URLs are also masked by shape (`redact_url`), so a literal password or
+query value never shows even when it was not expanded.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
-from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlsplit, urlunsplit
 
 from webhost import jsontext
 
@@ -44,6 +48,22 @@ def redact_url(url: str) -> str:
     if query:
         query = "&".join(pair.partition("=")[0] + "=" + MASK if "=" in pair else MASK for pair in query.split("&"))
     return urlunsplit((parts.scheme, netloc, parts.path, query, MASK if parts.fragment else ""))
+
+
+_QUERY = re.compile(r"\?([^\s\"#]*)")
+
+
+def mask_query_parameters(text: str, names: frozenset[str]) -> str:
+    """Every query (`?a=1&b=2`) in the text with the values of the parameters named `names` masked.
+
+    A name is compared as a query parser reads it, decoded and case-folded: `?tok%65n=` is `token` to
+    starlette, and `?TOKEN=` carries the token's value though it is not accepted as a login."""
+
+    def one(pair: str) -> str:
+        name, equals, _ = pair.partition("=")
+        return name + "=" + MASK if equals and unquote_plus(name).casefold() in names else pair
+
+    return _QUERY.sub(lambda m: "?" + "&".join(one(pair) for pair in m.group(1).split("&")), text)
 
 
 def url_secrets(url: str) -> set[str]:

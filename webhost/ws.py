@@ -41,9 +41,6 @@ logger = logging.getLogger(__name__)
 
 MAX_FRAME = 16 * 1024 * 1024
 ENCODE_IN_THREAD = 1024 * 1024  # results above this are encoded off the event loop
-# Set by the last middleware (app.RedactWebSocket): masks the configuration's secrets in a JSON value, for a
-# response sent in parts (a secret cut in two by a part boundary would pass the per-frame masking).
-REDACT_SCOPE_KEY = "webhost.redact_value"
 SessionFactory = Callable[[Publish], BrowserSession]
 
 
@@ -322,13 +319,11 @@ async def _answer(
 
 
 async def _post_parts(tab: _Tab, response: dict[str, Any], limits: Limits) -> None:
-    """A very large result in parts, made as the writer sends them: its secrets masked and its size measured
-    first, in a worker thread (encoding it to measure it, and dropping each piece), within the cap."""
-    redact: Callable[[object], object] | None = tab.websocket.scope.get(REDACT_SCOPE_KEY)
+    """A very large result in parts, made as the writer sends them: its size measured first, in a worker
+    thread (encoding it to measure it, and dropping each piece), within the cap."""
 
     def measured() -> tuple[object, int]:
-        value = redact(response) if redact is not None else response
-        return value, sum(len(piece) for piece in response_parts.pieces(value))
+        return response, sum(len(piece) for piece in response_parts.pieces(response))
 
     try:
         value, chars = await anyio.to_thread.run_sync(measured)

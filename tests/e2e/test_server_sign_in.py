@@ -140,3 +140,31 @@ def test_in_token_mode_the_cross_site_return_finishes_the_sign_in(page: Page, tm
         sign_in_from(page, "carol")
         call(page, "whoami")
         assert re.search(r'"subject":\s*"carol"', result_of(page))
+
+
+def test_the_sign_in_window_says_signed_in_only_once_the_code_was_traded(
+    page: Page, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Issue 24 item 5: the authorization server's token endpoint refuses the code, and the window says so
+    (before, it said "Signed in to secure" and the server then asked again)."""
+    with (
+        run_auth_server() as broken,
+        run_protected_server(broken.issuer, tmp_path_factory.mktemp("broken")) as url,
+        run_webhost(tmp_path, {"secure": {"type": "http", "url": url}}) as host,
+    ):
+        broken.break_token()
+        login(page, host)
+        server = page.locator('[data-server="secure"][data-status="auth-required"]')
+        expect(server).to_be_visible(timeout=CONNECT_MS)
+        with page.context.expect_page() as opened:
+            server.locator('[data-action="sign-in"]').click()
+        popup = opened.value
+        popup.locator('[name="login"]').fill("carol")
+        popup.locator('[name="password"]').fill("carol-pw")
+        popup.locator('[data-action="provider-sign-in"]').click()
+        message = popup.locator('[data-testid="sign-in-message"]')
+        expect(message).to_contain_text("Sign-in to secure did not complete", timeout=CONNECT_MS)
+        expect(message).to_contain_text("token endpoint refused")
+        expect(message).not_to_contain_text("Signed in")
+        popup.close()
+        expect(page.locator('[data-server="secure"]')).to_have_attribute("data-status", "auth-required")

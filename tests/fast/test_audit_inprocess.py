@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -242,3 +243,32 @@ async def test_an_app_action_that_cannot_be_audited_is_refused_not_run(
             {"server": "demo", "name": "count_slowly", "arguments": {"steps": 1, "delay": 0}, "callId": "c-page"},
         )
         assert result["content"][0]["text"] == "Counted to 1."
+
+
+async def test_the_audit_view_masks_configured_secrets_in_what_apps_wrote_but_never_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit log shows what apps sent (a `ui/message`), with every configured secret masked in its summary and
+    detail, in `audit/list` and both exports; the row's server keeps its name even when a configured value equals
+    it (issue 24 item 1: before, the whole frame was masked, names included)."""
+    monkeypatch.setenv("WH_AUDIT_SECRET", "audit-SECRET-9")
+    monkeypatch.setenv("WH_AUDIT_NAME", "demo")
+    entries = {"demo": {"command": "in-process", "env": {"KEY": "${WH_AUDIT_SECRET}", "NAME": "${WH_AUDIT_NAME}"}}}
+    async with (
+        in_process_host(tmp_path, {"demo": demo_server}, entries=entries) as host,
+        host.tab() as tab,
+    ):
+        await tab.wait_connected("demo")
+        frame = await open_dashboard(tab)
+        text = "leaked audit-SECRET-9 here"
+        params = {"role": "user", "content": [{"type": "text", "text": text}]}
+        await tab.request("apps/request", {"frameId": frame, "method": "ui/message", "params": params})
+        listed = (await tab.request("audit/list", {}))["entries"]
+        async with host.http() as http:
+            exported = (await http.get("/api/audit")).json()["entries"]
+            csv_text = (await http.get("/api/audit", params={"format": "csv"})).text
+    for entries_seen in (listed, exported):
+        [message] = [e for e in entries_seen if e["kind"] == "app.message"]
+        assert message["server"] == "demo"
+        assert "audit-SECRET-9" not in json.dumps(message) and "***" in json.dumps(message)
+    assert "audit-SECRET-9" not in csv_text and ",demo," in csv_text

@@ -351,6 +351,48 @@ async def test_the_persons_own_key_is_asked_for_and_never_shown(tmp_path: Path, 
             assert "sk-person-secret-123" not in json.dumps(shown)
 
 
+async def test_what_the_model_saw_shows_the_persons_own_values_but_never_their_key(
+    tmp_path: Path, endpoint: ModelEndpointServer
+) -> None:
+    """Issue 25 item 8 in the chat: a result holding one of the person's `${input:ID}` values is theirs, so "What
+    the model saw" shows it as the model got it (before: `***`); their own API key is never shown."""
+    value = "svc-value-4711"
+    endpoint.script(
+        "own-values",
+        [
+            {
+                "match": "Echo",
+                "times": 1,
+                "events": [{"tool": {"id": "call_v", "name": "basic__echo", "args": [f'{{"text": "my {value}"}}']}}],
+            },
+            {"events": [{"text": "Done."}]},
+        ],
+    )
+    model = {"id": "mine", "api": "openai", "model": "own-values", "baseUrl": endpoint.openai_base_url}
+    webhost = {"chat": {"models": [{**model, "apiKey": "${input:llm_key}"}], "toolCalls": "allow"}}
+    inputs = [
+        {"type": "promptString", "id": "llm_key", "description": "Your key", "password": True},
+        {"type": "promptString", "id": "svc", "description": "Your service value", "password": True},
+    ]
+    entries = {"basic": {"command": "in-process", "env": {"SVC": "${input:svc}"}}}
+    async with in_process_host(
+        tmp_path, {"basic": sdk_server("basic")}, entries=entries, webhost_options=webhost, inputs=inputs
+    ) as host:
+        async with host.tab() as tab:
+            await tab.request("inputs/set", {"values": {"llm_key": "sk-person-key-5150", "svc": value}})
+            await tab.wait_connected("basic")
+            sent = await tab.request("chat/send", {"text": "Echo my value"})
+            answer = await final(tab, sent["conversationId"])
+            assert answer["status"] == "done"
+            [call] = calls_of(answer)
+            assert call["arguments"] == {"text": f"my {value}"}
+            shown = await tab.request(
+                "chat/requests", {"conversationId": sent["conversationId"], "messageId": answer["id"]}
+            )
+    seen = json.dumps(shown)
+    assert f"my {value}" in seen and "sk-person-key-5150" not in seen
+
+
 async def test_a_daily_budget_stops_a_turn_with_a_message(tmp_path: Path, endpoint: ModelEndpointServer) -> None:
     endpoint.script("budget", [{"events": [{"text": "expensive"}, {"usage": {"input": 80, "output": 40}}]}])
     async with apps_host(tmp_path, endpoint, "budget", dailyTokenBudget=100) as (host, tab):

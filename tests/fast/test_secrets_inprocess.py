@@ -17,7 +17,7 @@ import pytest
 from tests.support.asgi_server import serving
 from tests.support.inprocess import SECRET, in_process_host, sdk_server
 from tests.support.oauth_as import approve, run_auth_server, run_protected_server
-from tests.support.process import free_port
+from tests.support.process import free_port, stdio_server
 from webhost.apps.origins import derive_key
 from webhost.people import Person
 from webhost.storage.db import Storage
@@ -168,28 +168,113 @@ async def test_no_oauth_token_reaches_the_browser_a_log_or_the_database_in_the_c
         assert token.encode() not in database
 
 
-async def test_the_call_history_holds_no_secret_of_the_configuration_nor_the_persons_input_values(
+async def test_a_persons_own_value_in_their_result_shows_to_them_live_and_in_their_history(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What a person's calls carry is theirs, but a configuration secret or an `${input:ID}` value that shows
-    up in arguments or results is masked before it is written (webhost/storage/history.py)."""
+    """Issue 25 item 8: a person's results are theirs. A tool that answers with the person's own `${input:ID}`
+    value (or a configured value, or a short word such as "prod") shows what the server answered, in the live
+    result, the activity log and the history, and the history rests as answered; the server's own stderr and
+    webhost's error about it still mask that server's secrets (before: `***` in the result and the history,
+    and "prod" masked inside "production")."""
     monkeypatch.setenv("WH_ENV", SECRETS["WH_ENV"])
+    monkeypatch.setenv("WH_REGION", "prod")
     input_value = "input-SECRET-7"
-    entries = {"basic": {"command": "in-process", "env": {"API_KEY": "${WH_ENV}", "OTHER": "${input:api_key}"}}}
+    env = {"API_KEY": "${WH_ENV}", "OTHER": "${input:api_key}", "REGION": "${WH_REGION}"}
+    entries = {"basic": stdio_server("basic", env=env)}
     inputs = [{"type": "promptString", "id": "api_key", "description": "key", "password": True}]
-    async with in_process_host(tmp_path, {"basic": sdk_server("basic")}, entries=entries, inputs=inputs) as host:
+    text = f"{SECRETS['WH_ENV']} and {input_value} in production"
+    async with in_process_host(tmp_path, {}, entries=entries, inputs=inputs) as host:
         async with host.tab() as tab:
             await tab.request("inputs/set", {"values": {"api_key": input_value}})
             await tab.wait_connected("basic")
-            text = f"{SECRETS['WH_ENV']} and {input_value}"
-            await tab.request(
-                "tools/call", {"server": "basic", "name": "echo", "arguments": {"text": text}, "callId": "c-s"}
-            )
+            call = {"server": "basic", "name": "echo", "arguments": {"text": text}, "callId": "c-s"}
+            live = await tab.request("tools/call", call)
             added = await tab.wait_notification("history/added", lambda p: p["entry"]["callId"] == "c-s")
-            full = await tab.request("history/get", {"id": added["entry"]["id"]})
-            received = json.dumps([tab.notifications, full], ensure_ascii=False)
+            stored = (await tab.request("history/get", {"id": added["entry"]["id"]}))["entry"]
+            response = await tab.wait_notification(
+                "activity", lambda p: p["entry"]["kind"] == "response" and p["entry"]["method"] == "tools/call"
+            )
+            # What the server writes to its stderr, and webhost's error quoting what it said, are masked.
+            secrets = f"{SECRETS['WH_ENV']} and {input_value}"
+            await tab.request(
+                "tools/call", {"server": "basic", "name": "stderr", "arguments": {"text": secrets}, "callId": "c-e"}
+            )
+            line = await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "stderr")
+            refused = await tab.request_raw(
+                "tools/call",
+                {"server": "basic", "name": "rpc_error", "arguments": {"message": f"bad {input_value}"}, "callId": "r"},
+            )
+    assert live["content"][0]["text"] == text
+    assert stored["result"]["content"][0]["text"] == text and stored["arguments"] == {"text": text}
+    assert response["entry"]["data"]["content"][0]["text"] == text
     with sqlite3.connect(tmp_path / "data" / "webhost.sqlite3") as db:
         rows = "\n".join(repr(row) for row in db.execute("SELECT * FROM call_history"))
-    assert "*** and ***" in rows
-    for where in (rows, received):
-        assert SECRETS["WH_ENV"] not in where and input_value not in where
+    assert text in rows
+    assert line["entry"]["summary"] == "*** and *** [1/1]"
+    assert refused["error"]["message"] == "basic: bad ***"
+
+
+async def test_what_a_server_sends_is_never_masked_by_value_so_it_learns_no_other_servers_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24 item 1: a hostile server echoes guesses, in its result (which its own App reads), its log and its
+    stderr. Before, each guess that was another server's secret came back as `***`, which confirmed it (a URL
+    `api_key`, an `Authorization` value and a URL password in one call). Now it comes back as it was sent,
+    while the other server's own target still masks them."""
+    for name in ("WH_PASS", "WH_KEY", "WH_HDR"):
+        monkeypatch.setenv(name, SECRETS[name])
+    closed = free_port()
+    entries = {
+        "hostile": stdio_server("basic"),
+        "other": {
+            "type": "http",
+            "url": f"http://user:${{WH_PASS}}@127.0.0.1:{closed}/mcp?api_key=${{WH_KEY}}",
+            "headers": {"Authorization": "Bearer ${WH_HDR}"},
+        },
+    }
+    guesses = " | ".join([SECRETS["WH_PASS"], SECRETS["WH_KEY"], f"Bearer {SECRETS['WH_HDR']}", "a-wrong-guess"])
+    async with in_process_host(tmp_path, {}, entries=entries) as host:
+        async with host.tab() as tab:
+            await tab.wait_connected("hostile")
+            other = await tab.wait_status("other", "error")
+            echoed = await tab.request(
+                "tools/call", {"server": "hostile", "name": "echo", "arguments": {"text": guesses}, "callId": "g"}
+            )
+            await tab.request(
+                "tools/call", {"server": "hostile", "name": "stderr", "arguments": {"text": guesses}, "callId": "e"}
+            )
+            line = await tab.wait_notification("activity", lambda p: p["entry"]["kind"] == "stderr")
+    assert echoed["content"][0]["text"] == guesses
+    assert line["entry"]["summary"] == guesses + " [1/1]"
+    assert other["target"] == f"http: http://***@127.0.0.1:{closed}/mcp?api_key=***"
+    assert not _leaks(other["error"])
+
+
+async def test_names_are_never_masked_even_when_a_configured_value_equals_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24 item 1: a server named like an env value (or a `${VAR}` that expands to its name), and a tool
+    named like one, keep their names in every frame; before, every frame had `weather` and `echo` masked, so
+    the page's `data-server` was `***` and the server could not be used."""
+    monkeypatch.setenv("WH_NAME", "weather")
+    entries = {
+        "weather": {"command": "in-process", "env": {"CITY": "weather", "TOOL": "echo", "SELF": "${WH_NAME}"}},
+        "basic": {"command": "in-process", "env": {"NEIGHBOUR": "weather"}},
+    }
+    servers = {"weather": sdk_server("basic"), "basic": sdk_server("basic")}
+    async with in_process_host(tmp_path, servers, entries=entries) as host:
+        async with host.tab() as tab:
+            await tab.wait_connected("weather")
+            listing = await tab.request("servers/list")
+            tools = await tab.request("tools/list", {"server": "weather"})
+            echoed = await tab.request(
+                "tools/call", {"server": "weather", "name": "echo", "arguments": {"text": "weather"}, "callId": "w"}
+            )
+            statuses = [n["params"]["server"]["name"] for n in tab.notifications if n["method"] == "servers/status"]
+            activity = [n["params"]["entry"] for n in tab.notifications if n["method"] == "activity"]
+    assert {s["name"] for s in listing["servers"]} == {"weather", "basic"}
+    assert "echo" in {t["name"] for t in tools["tools"]}
+    assert echoed["content"][0]["text"] == "weather"
+    assert "weather" in statuses and "***" not in statuses
+    assert {e["server"] for e in activity} <= {"weather", "basic"}
+    assert any(e["kind"] == "response" and e["server"] == "weather" for e in activity), activity

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 import anyio
 import httpx
@@ -103,6 +104,26 @@ async def test_two_people_each_get_their_own_person_and_sign_out_revokes(
 
 
 @pytest.mark.peers
+async def test_the_id_token_rests_sealed_and_sign_out_still_hands_it_back(tmp_path: Path, provider: Provider) -> None:
+    """Issue 24 item 4: the raw ID token (name, email) was stored in the clear in `web_sessions.id_token`; now it
+    is sealed, and sign-out still sends the provider the very token it issued as `id_token_hint`."""
+    async with basic_host(tmp_path, provider.options()) as host, web(host) as bob:
+        assert (await sign_in(bob, "bob")).status_code == 200
+        out = await bob.post("/auth/sign-out", headers={"origin": "null", "sec-fetch-site": "same-origin"})
+    hint = parse_qs(urlsplit(out.text.split("url=", 1)[1].split('"', 1)[0].replace("&amp;", "&")).query)
+    id_token = hint["id_token_hint"][0]
+    payload = id_token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    assert claims["sub"] == "bob" and claims["aud"] == CLIENT_ID  # the provider's own token, handed back whole
+    database = b"".join(p.read_bytes() for p in (tmp_path / "data").glob("webhost.sqlite3*"))
+    assert id_token.encode() not in database and payload.encode() not in database
+    db = sqlite3.connect(database_file(tmp_path / "data"))
+    [(clear, sealed)] = db.execute("SELECT id_token, sealed_id_token FROM web_sessions").fetchall()
+    db.close()
+    assert clear is None and isinstance(sealed, bytes) and b"eyJ" not in sealed
+
+
+@pytest.mark.peers
 async def test_a_session_survives_a_restart_of_webhost(tmp_path: Path, provider: Provider, database_url: str) -> None:
     async with basic_host(tmp_path, provider.options(), database_url=database_url) as host, web(host) as browser:
         await sign_in(browser, "bob")
@@ -182,6 +203,36 @@ async def test_a_callback_from_another_browser_is_refused(tmp_path: Path, provid
         assert SESSION_COOKIE not in other.cookies
 
 
+def with_iss(back: str, iss: str | None) -> str:
+    """The provider's redirect back with its `iss` parameter replaced (or removed, for None)."""
+    parts = urlsplit(back)
+    query = [(k, v) for k, v in parse_qsl(parts.query) if k != "iss"] + ([("iss", iss)] if iss is not None else [])
+    return f"{parts.path}?{urlencode(query)}"
+
+
+@pytest.mark.peers
+async def test_an_answer_without_the_providers_iss_or_with_another_is_refused(
+    tmp_path: Path, provider: Provider
+) -> None:
+    """Issue 24 item 6, RFC 9207: the test provider advertises `authorization_response_iss_parameter_supported`,
+    so an answer without `iss`, or naming another issuer, is a mix-up and is refused before the code is spent
+    (before: both signed the person in)."""
+    async with basic_host(tmp_path, provider.options()) as host:
+        for iss, words in (
+            (None, "no iss parameter"),
+            ("https://evil.example", "issued by &#39;https://evil.example&#39;"),
+        ):
+            async with web(host) as browser:
+                start = await browser.get("/")
+                back = await through_provider(start.headers["location"], "bob")
+                assert "iss=" in back  # the provider names itself
+                page = await browser.get(with_iss(back, iss))
+                assert page.status_code == 403 and words in page.text and "mix-up" in page.text, page.text
+                assert SESSION_COOKIE not in browser.cookies
+        async with web(host) as browser:  # the provider's own answer, iss and all, signs in
+            assert (await sign_in(browser, "bob")).status_code == 200
+
+
 @pytest.mark.peers
 async def test_a_wrong_client_secret_is_a_502_page(tmp_path: Path, provider: Provider) -> None:
     async with basic_host(tmp_path, provider.options(clientSecret="not-the-secret")) as host, web(host) as browser:
@@ -259,15 +310,23 @@ async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Pat
     assert recorded["bob@example.com"] == ("bob@example.com", "bob@example.com", "member", "[]")
 
 
-async def provider_access_token(provider: Provider, login: str) -> str:
-    """What a script does: its own code flow with PKCE at the provider, for an access token."""
+async def provider_access_token(
+    provider: Provider,
+    login: str,
+    client: tuple[str, str] = (CLIENT_ID, CLIENT_SECRET),
+    *,
+    kind: str = "access_token",
+    resource: str | None = None,
+) -> str:
+    """What a script does: its own code flow with PKCE at the provider, for an access token (or the ID token)
+    issued to `client` (webhost's own by default)."""
     async with httpx.AsyncClient(timeout=10) as http:
         metadata = (await http.get(f"{provider.issuer}/.well-known/openid-configuration")).json()
         verifier = secrets.token_urlsafe(48)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
         query = {
             "response_type": "code",
-            "client_id": CLIENT_ID,
+            "client_id": client[0],
             "redirect_uri": f"{ORIGIN}/auth/callback",
             "scope": "openid email profile groups",
             "state": secrets.token_urlsafe(8),
@@ -275,11 +334,13 @@ async def provider_access_token(provider: Provider, login: str) -> str:
             "code_challenge": challenge,
             "code_challenge_method": "S256",
         }
+        if resource is not None:  # a JWT access token for that resource (tests/peers/oidc-provider.mjs)
+            query |= {"resource": resource, "scope": query["scope"] + " api"}
         back = await through_provider(f"{metadata['authorization_endpoint']}?{urlencode(query)}", login)
         code = parse_qs(urlsplit(back).query)["code"][0]
         tokens = await http.post(
             metadata["token_endpoint"],
-            auth=(CLIENT_ID, CLIENT_SECRET),
+            auth=client,
             data={
                 "grant_type": "authorization_code",
                 "code": code,
@@ -288,7 +349,17 @@ async def provider_access_token(provider: Provider, login: str) -> str:
             },
         )
         assert tokens.status_code == 200, tokens.text
-        token: str = tokens.json()["access_token"]
+        token: str = tokens.json()[kind]
+        return token
+
+
+async def client_credentials_token(provider: Provider, client: tuple[str, str]) -> str:
+    """A token the provider issues to a client itself (no person): the client_credentials grant."""
+    async with httpx.AsyncClient(timeout=10) as http:
+        metadata = (await http.get(f"{provider.issuer}/.well-known/openid-configuration")).json()
+        answer = await http.post(metadata["token_endpoint"], auth=client, data={"grant_type": "client_credentials"})
+        assert answer.status_code == 200, answer.text
+        token: str = answer.json()["access_token"]
         return token
 
 
@@ -304,6 +375,70 @@ async def test_a_script_may_use_an_access_token_from_the_provider(tmp_path: Path
         async with host.http(token="not-a-token-the-provider-issued") as stranger:
             refused = await stranger.get("/api/audit")
         assert refused.status_code == 401 and "access token" in refused.text
+
+
+@pytest.mark.peers
+async def test_a_token_the_provider_issued_to_another_client_is_refused(tmp_path: Path, provider: Provider) -> None:
+    """Issue 24 item 2: the provider's userinfo endpoint accepts any of its access tokens, so webhost let in
+    whoever held one, whichever client it was issued to: Ada's token for another application read /api/audit
+    as an admin. Now a token must be issued to webhost's clientId (introspection here, the provider's tokens
+    being opaque); a client_credentials token (no person) and an ID token (not an access token) are refused."""
+    other_app = ("other-app", "other-secret")
+    refused = {
+        "another client's token": await provider_access_token(provider, "ada", other_app),
+        "a client_credentials token": await client_credentials_token(provider, other_app),
+        "webhost's own client_credentials token": await client_credentials_token(provider, (CLIENT_ID, CLIENT_SECRET)),
+        "an ID token": await provider_access_token(provider, "ada", kind="id_token"),
+    }
+    own = await provider_access_token(provider, "ada")
+    async with basic_host(tmp_path, provider.options()) as host:
+        for what, token in refused.items():
+            async with host.http(token=token) as script:
+                answer = await script.get("/api/audit")
+            assert answer.status_code == 401 and "clientId" in answer.json()["error"], (what, answer.text)
+            with pytest.raises(ConnectionRefusedError):
+                async with host.tab(authorization=f"Bearer {token}"):
+                    pass
+        async with host.http(token=own) as script:  # Ada's token for webhost still lets her in, as herself
+            assert (await script.get("/api/audit")).status_code == 200
+        async with host.tab(authorization=f"Bearer {own}") as tab:
+            assert (await tab.request("session/info"))["user"]["role"] == "admin"
+
+
+@pytest.mark.peers
+async def test_a_jwt_access_token_is_accepted_only_when_its_audience_is_webhost(
+    tmp_path: Path, provider: Provider
+) -> None:
+    """Issue 24 item 2, the JWT branch: a JWT access token is verified against the provider's keys and must name
+    webhost's clientId as its audience; one for another API (same person, same client) is refused."""
+    for_webhost = await provider_access_token(provider, "ada", resource="urn:webhost")
+    for_other_api = await provider_access_token(provider, "ada", resource="urn:other-api")
+    assert for_webhost.count(".") == 2 and for_other_api.count(".") == 2  # JWTs, not opaque tokens
+    async with basic_host(tmp_path, provider.options()) as host:
+        async with host.http(token=for_webhost) as script:
+            assert (await script.get("/api/audit")).status_code == 200
+        async with host.tab(authorization=f"Bearer {for_webhost}") as tab:
+            assert (await tab.request("session/info"))["user"]["id"] == "ada"
+        async with host.http(token=for_other_api) as script:
+            refused = await script.get("/api/audit")
+        assert refused.status_code == 401 and "clientId" in refused.json()["error"]
+        forged = for_webhost[:-8] + ("A" * 8 if not for_webhost.endswith("A" * 8) else "B" * 8)
+        async with host.http(token=forged) as script:  # a signature that does not verify
+            assert (await script.get("/api/audit")).status_code == 401
+
+
+@pytest.mark.peers
+async def test_an_access_token_is_believed_no_longer_than_it_lives(tmp_path: Path, provider: Provider) -> None:
+    """Issue 24 item 2: webhost checks the token's end itself (the introspected `exp`, on its own clock) and keeps
+    no answer past it; before, the userinfo endpoint's word was asked again and believed."""
+    token = await provider_access_token(provider, "bob")
+    now = [time.time()]
+    async with basic_host(tmp_path, provider.options(), clock=lambda: now[0]) as host:
+        async with host.http(token=token) as script:
+            assert (await script.get("/api/audit")).status_code == 200
+            now[0] += 2 * 3600  # past the provider's access token lifetime (one hour), leeway included
+            late = await script.get("/api/audit")
+    assert late.status_code == 401 and "expired" in late.json()["error"]
 
 
 @pytest.mark.peers

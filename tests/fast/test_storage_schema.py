@@ -32,6 +32,8 @@ STORES = {
         conversations.chat_usage.name,
     },
 }
+# Revisions that add a column rather than a table: (table, column).
+COLUMNS = {"0008": ("web_sessions", "sealed_id_token")}
 
 
 def differences(connection: sa.Connection) -> list[Any]:
@@ -41,6 +43,10 @@ def differences(connection: sa.Connection) -> list[Any]:
 
 def tables(connection: sa.Connection) -> set[str]:
     return set(sa.inspect(connection).get_table_names())
+
+
+def columns(connection: sa.Connection, table: str) -> set[str]:
+    return {column["name"] for column in sa.inspect(connection).get_columns(table)}
 
 
 def config(connection: sa.Connection | None) -> AlembicConfig:
@@ -74,6 +80,11 @@ async def test_the_migrated_schema_is_the_metadata_and_every_revision_comes_down
                 await db.run_sync(downgrade_to, below)
                 left = await db.run_sync(tables)
             assert not STORES.get(revision, set()) & left, f"{revision} left {left}"
+            if revision in COLUMNS:
+                table, added = COLUMNS[revision]
+                async with storage.engine.connect() as db:
+                    names = await db.run_sync(columns, table)
+                assert added not in names, f"{revision} left {table}.{added}"
         async with storage.engine.begin() as db:
             await db.run_sync(downgrade_to, "base")
             assert await db.run_sync(tables) == {"alembic_version"}

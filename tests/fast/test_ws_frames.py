@@ -226,9 +226,10 @@ async def test_a_very_large_result_comes_in_parts_to_a_tab_that_asked_and_whole_
         assert not any('"response/part"' in text[:60] for text in whole.received)
 
 
-async def test_a_secret_that_a_part_boundary_would_cut_is_masked_in_a_result_sent_in_parts(
+async def test_a_result_sent_in_parts_is_what_the_server_answered_a_configured_value_included(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A value a part boundary cuts in two arrives whole once the parts are joined."""
     secret = "the-SECRET-value-77"
     monkeypatch.setenv("WH_PARTS_SECRET", secret)
     entries = {"chatty": {"command": "in-process", "env": {"API_KEY": "${WH_PARTS_SECRET}"}}}
@@ -244,5 +245,6 @@ async def test_a_secret_that_a_part_boundary_would_cut_is_masked_in_a_result_sen
         )
         await _wait_last_part(tab, request_id)
         text = _joined_parts(tab, request_id)["result"]["content"][0]["text"]
-    assert text == "x" * before + "***" + "y" * response_parts.STREAM_OVER
-    assert not any(secret in frame for frame in tab.received)
+    # A person's results are theirs (issue 25 item 8): nothing is masked by value in them, so nothing there
+    # tells a server which strings are secrets (issue 24 item 1); the joined parts are the answer, whole.
+    assert text == "x" * before + secret + "y" * response_parts.STREAM_OVER

@@ -57,6 +57,18 @@ def test_the_login_token_stays_out_of_the_access_log(host: Webhost) -> None:
     assert host.token not in log
 
 
+def test_the_login_token_stays_out_of_the_access_log_however_its_name_is_spelled(host: Webhost) -> None:
+    # `tok%65n` is `token` once decoded: a login like any other; `TOKEN` is refused, but carries the token.
+    assert httpx.get(f"{host.base_url}/?tok%65n={host.token}&view=spelled").status_code == 303
+    assert httpx.get(f"{host.base_url}/?TOKEN={host.token}&view=upper").status_code == 401
+    deadline = time.monotonic() + WAIT
+    while "view=upper" not in host.log() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    log = host.log()
+    assert '"GET /?tok%65n=***&view=spelled HTTP/1.1" 303' in log and '"GET /?TOKEN=***&view=upper HTTP/1.1" 401' in log
+    assert host.token not in log
+
+
 @pytest.mark.parametrize(
     ("path", "location"),
     [

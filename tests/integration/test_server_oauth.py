@@ -247,7 +247,11 @@ async def test_a_token_endpoint_error_is_said_in_words(
         broken.break_token()
         async with host_with(tmp_path, url) as host, host.tab(person=ADA) as tab:
             await status_of(tab, "auth-required")
-            await sign_in(host, tab, "ada", ADA)
+            page = await sign_in(host, tab, "ada", ADA)
+            # The callback page speaks after the code was traded (issue 24 item 5): before, "Signed in to secure".
+            assert "Signed in" not in page, page
+            assert "Sign-in to secure did not complete: the authorization server" in page, page
+            assert "token endpoint refused" in page and "broken on purpose" in page
             state = await reason_with(tab, "token endpoint")
             assert state["error"].startswith("the authorization server's token endpoint refused"), state
             assert "server_error" in state["error"] and state["signIn"]["waiting"] is False

@@ -2,14 +2,18 @@
 //
 //   node oidc-provider.mjs --port PORT --redirect URI [--redirect URI ...] [--post-logout URI ...]
 //
-// Issuer http://localhost:PORT (listening on 127.0.0.1 and ::1). One client, `webhost` with secret
-// `webhost-secret`, registered for the given redirect URIs. Three people (password = "<id>-pw"):
+// Issuer http://localhost:PORT (listening on 127.0.0.1 and ::1). The client `webhost` with secret
+// `webhost-secret`, registered for the given redirect URIs, and another relying party, `other-app` with
+// secret `other-secret` (the same redirect URIs, and the client_credentials grant): its tokens are not for
+// webhost. Both may use the client_credentials grant (a token of no person). Token introspection (RFC 7662)
+// is on; access tokens are opaque, except for a request that names the resource `urn:webhost` (a JWT access
+// token whose audience is `webhost`) or `urn:other-api` (audience `other-api`), with the scope `api`. Three people (password = "<id>-pw"):
 // ada (admin: group webhost-admins), bob and carol (members). Its own sign-in page is one form
 // (login, password) that signs in and consents at once, and a Deny button (access_denied).
 // Prints "ready" on stdout once it listens.
 import crypto from "node:crypto";
 import http from "node:http";
-import Provider from "oidc-provider";
+import Provider, { errors } from "oidc-provider";
 import { readForm, signInPage } from "./sign-in-page.mjs";
 
 const args = process.argv.slice(2);
@@ -31,9 +35,17 @@ const provider = new Provider(issuer, {
     client_secret: "webhost-secret",
     redirect_uris: values("--redirect"),
     post_logout_redirect_uris: values("--post-logout"),
-    grant_types: ["authorization_code"],
+    grant_types: ["authorization_code", "client_credentials"],
     response_types: ["code"],
     token_endpoint_auth_method: "client_secret_basic",
+  }, {
+    client_id: "other-app",
+    client_secret: "other-secret",
+    redirect_uris: values("--redirect"),
+    grant_types: ["authorization_code", "client_credentials"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "client_secret_basic",
+    scope: "openid email profile groups",
   }],
   async findAccount(ctx, id) {
     const person = people[id];
@@ -46,13 +58,25 @@ const provider = new Provider(issuer, {
     };
   },
   claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
-  scopes: ["openid", "email", "profile", "groups"],
+  scopes: ["openid", "email", "profile", "groups", "api"],
   pkce: { required: () => true },
   jwks: { keys: [{ ...key, kid: "test-key-1", alg: "RS256", use: "sig" }] },
   cookies: { keys: [crypto.randomBytes(32).toString("hex")] },
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
   features: {
     devInteractions: { enabled: false },
+    introspection: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: (ctx, client, oneOf) => oneOf ?? undefined,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (ctx, resourceIndicator) => {
+        const audience = { "urn:webhost": "webhost", "urn:other-api": "other-api" }[resourceIndicator];
+        if (!audience) throw new errors.InvalidTarget();
+        return { scope: "api", audience, accessTokenTTL: 3600, accessTokenFormat: "jwt", jwt: { sign: { alg: "RS256" } } };
+      },
+    },
+    clientCredentials: { enabled: true },
     rpInitiatedLogout: {
       enabled: true,
       async logoutSource(ctx, form) {
@@ -84,6 +108,7 @@ async function interaction(req, res) {
   }
   const grant = new provider.Grant({ accountId: login, clientId: details.params.client_id });
   grant.addOIDCScope(String(details.params.scope));
+  for (const indicator of [].concat(details.params.resource ?? [])) grant.addResourceScope(indicator, "api");
   const grantId = await grant.save();
   await provider.interactionFinished(req, res, { login: { accountId: login }, consent: { grantId } },
     { mergeWithLastSubmission: false });

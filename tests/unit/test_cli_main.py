@@ -245,6 +245,23 @@ def test_the_login_token_and_oauth_codes_are_masked_in_uvicorns_log_lines() -> N
     assert hide.filter(plain) and plain.getMessage() == "GET /?token=***&view=tools"
 
 
+def test_the_token_is_masked_whatever_spelling_of_its_name_reaches_the_log() -> None:
+    """A name is masked as starlette reads it (decoded: `?tok%65n=` logs in), and in any case (`?TOKEN=` is
+    refused, but carries the real token to the log all the same)."""
+    hide = cli._HideToken()
+    spellings = ["tok%65n", "TOKEN", "Token", "%54OKEN", "c%6Fde", "STATE", "tok%65n"]
+    for name in spellings:
+        line = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/1.1" %d', None, None)
+        line.args = ("127.0.0.1:5000", "GET", f"/?view=tools&{name}=t-secret&x=token", 200)
+        assert hide.filter(line)
+        assert "t-secret" not in line.getMessage(), name
+        assert f"/?view=tools&{name}=***&x=token HTTP" in line.getMessage()  # other names and values untouched
+    message = logging.LogRecord(
+        "uvicorn.error", logging.INFO, __file__, 1, "GET /?tokens=kept&tok%65n=t-secret", None, None
+    )
+    assert hide.filter(message) and message.getMessage() == "GET /?tokens=kept&tok%65n=***"
+
+
 def test_the_login_url_names_a_reachable_host() -> None:
     assert cli._display_host("0.0.0.0") == cli._display_host("::") == "127.0.0.1"
     assert cli._display_host("127.0.0.2") == "127.0.0.2"

@@ -15,7 +15,7 @@ from starlette.types import ASGIApp
 
 from webhost import __version__
 from webhost.app.access import add_sign_in_routes, build_access, gate
-from webhost.app.middleware import RedactWebSocket, SecurityHeaders, page_csp
+from webhost.app.middleware import SecurityHeaders, page_csp
 from webhost.app.parts import build_parts, lifespan
 from webhost.app.routes import (
     add_api_routes,
@@ -28,7 +28,6 @@ from webhost.app.secret import deployment_secret, load_secret
 from webhost.app.server import HostApp, Server
 from webhost.app.state import HostState
 from webhost.config import Config
-from webhost.people import person_of
 from webhost.settings import Settings
 from webhost.upstream.client_factory import TransportFactory, default_transport
 
@@ -62,12 +61,15 @@ def create_app(
     add_page_routes(app, access.auth.mode)
     if access.oidc is not None:
         add_sign_in_routes(app, access.oidc, access.policy, host.directory)
-    add_api_routes(app, host, config, parts.redactor)
+    add_api_routes(app, host, config)
     assert parts.deps.oauth is not None
     add_server_sign_in_callback(app, parts.deps.oauth, parts.audit)
     add_websocket(app, host, access.policy, config)
     add_static_files(app)
 
-    masked = RedactWebSocket(app, parts.redactor, lambda scope: host.input_redactor({person_of(scope).id}))
-    guarded = gate(masked, access, settings, parts.storage, clock)
+    # The audit export masks the configuration's secrets and the input values of the people it shows.
+    parts.audit.mask = lambda user: parts.redactor.with_values(
+        host.input_redactor(None if user is None else {user}).values
+    )
+    guarded = gate(app, access, settings, parts.storage, clock)
     return HostApp(SecurityHeaders(guarded, page_csp(settings)), host.tabs, parts.journal)

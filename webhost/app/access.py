@@ -73,7 +73,15 @@ def oidc_sign_in(
         admin_groups=auth.admin_groups,
         session_hours=auth.session_hours,
     )
-    return OidcSignIn(client, storage, derive_key(secret, "web-session/v1"), settings, secure_cookies=secure)
+    return OidcSignIn(
+        client,
+        storage,
+        derive_key(secret, "web-session/v1"),
+        settings,
+        secure_cookies=secure,
+        id_token_key=derive_key(secret, "id-token/v1"),
+        clock=clock,  # one clock for the tokens' ends and the answers kept about them
+    )
 
 
 def secure_cookies(settings: Settings) -> bool:

@@ -1,14 +1,10 @@
-"""The layers around the host app: the page's security headers, and secrets masked in every WebSocket frame."""
+"""The layer around the host app: the page's security headers."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from webhost.redact import Redactor
 from webhost.settings import Settings
-from webhost.ws import REDACT_SCOPE_KEY
 
 
 def page_csp(settings: Settings) -> str:
@@ -32,40 +28,6 @@ def page_csp(settings: Settings) -> str:
             "frame-ancestors 'none'",
         ]
     )
-
-
-class RedactWebSocket:
-    """The last step before the browser: every WebSocket frame webhost sends has the configuration's
-    secret values masked (`webhost.redact`), whichever part of webhost built it (server state, errors,
-    activity entries, logs, results)."""
-
-    def __init__(
-        self, app: ASGIApp, redactor: Redactor, person_redactor: Callable[[Scope], Redactor] = lambda scope: Redactor()
-    ) -> None:
-        self.app = app
-        self.redactor = redactor
-        self.person_redactor = person_redactor  # the input values of the socket's person, as they are now
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "websocket":
-            await self.app(scope, receive, send)
-            return
-
-        def redact_value(value: object) -> object:
-            masked = self.redactor.value(value) if self.redactor else value
-            person = self.person_redactor(scope)
-            return person.value(masked) if person else masked
-
-        scope = {**scope, REDACT_SCOPE_KEY: redact_value}  # for a response in parts (webhost/ws.py)
-
-        async def send_redacted(message: Message) -> None:
-            if message["type"] == "websocket.send" and isinstance(message.get("text"), str):
-                text = self.redactor.json_text(message["text"]) if self.redactor else message["text"]
-                person = self.person_redactor(scope)
-                message = {**message, "text": person.json_text(text) if person else text}
-            await send(message)
-
-        await self.app(scope, receive, send_redacted)
 
 
 class SecurityHeaders:

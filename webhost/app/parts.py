@@ -2,8 +2,8 @@
 
 The database is opened in every mode (it keeps each person's input values); around it, the audit log,
 the replica's call journal, each person's call history and conversations, each with a sub-key of the deployment
-secret where it seals something; the sandbox (one origin per server); the redactor for what reaches
-the browser.
+secret where it seals something; the sandbox (one origin per server); the redactor for the audit
+export.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Parts:
     audit: AuditLog
     journal: CallJournal
     history: CallHistory
-    redactor: Redactor  # the configuration's secrets, the deployment secret and the database password
+    redactor: Redactor  # the configuration's secrets, the deployment secret and the database password (audit export)
     deps: HostDeps  # handed to each person's workspace
     host_origins: tuple[str, ...]  # the page's origins: the settings' and the configured allowedOrigins
 
@@ -57,9 +57,9 @@ def build_parts(settings: Settings, config: Config, secret: bytes, transport_fac
     )
     # The calls this process runs, written down so another replica sharing the database can take them over.
     journal = CallJournal(LiveCallStore(storage, RoundSeal(derive_key(secret, "live-calls/v1"))))
-    # What reaches the browser never holds the deployment secret or the database password either.
+    # The audit export never holds the deployment secret or the database password either.
     redactor = config.redactor().with_values(value for value in (settings.secret, storage.password) if value)
-    history = CallHistory(storage, redactor)
+    history = CallHistory(storage)
     deps = HostDeps(
         config=config,
         audit=audit,

@@ -217,8 +217,8 @@ class AuthGate:
                     receive,
                     send,
                     401,
-                    "The identity provider did not accept this access token "
-                    "(expired, revoked or issued by another provider).",
+                    "This access token is not accepted: expired, revoked, not issued by the identity provider, "
+                    "or issued to another client than webhost's (its audience is not webhost's clientId).",
                 )
                 return
             await self._admit(person, conn, receive, send)

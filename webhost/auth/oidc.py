@@ -43,7 +43,7 @@ class OidcError(Exception):
         self.message = message
 
 
-def _unreachable(what: str, issuer: str, exc: Exception) -> OidcError:
+def unreachable(what: str, issuer: str, exc: Exception) -> OidcError:
     reason = type(exc).__name__ if not str(exc) else str(exc)
     return OidcError(
         502,
@@ -85,7 +85,7 @@ class OidcClient:
         self.client_secret = client_secret
         self.scopes = scopes
         self.clock = clock
-        self._http = http or (lambda: httpx2.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False))
+        self.http = http or (lambda: httpx2.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False))
         self._metadata: dict[str, Any] | None = None
         self._keys: KeySet | None = None
 
@@ -133,6 +133,29 @@ class OidcClient:
         )
         return AuthorizationRequest(url=url, state=state, nonce=nonce, code_verifier=verifier)
 
+    async def check_response_issuer(self, iss: str | None) -> None:
+        """RFC 9207: the authorization response's `iss` must be this provider's issuer identifier, and a provider
+        that advertises `authorization_response_iss_parameter_supported` must send it (a mix-up defence: an
+        answer from another provider, carrying a code for it, is refused before the code is spent)."""
+        metadata = await self.metadata()
+        issuer = str(metadata["issuer"])
+        if iss is None:
+            if metadata.get("authorization_response_iss_parameter_supported") is True:
+                raise OidcError(
+                    403,
+                    "The sign-in was refused",
+                    "The answer does not name the provider that issued it (no iss parameter), though the provider "
+                    "always names itself: it may come from another provider (a mix-up). Start again from webhost.",
+                )
+            return
+        if iss != issuer:
+            raise OidcError(
+                403,
+                "The sign-in was refused",
+                f"The answer was issued by {iss!r}, not by {issuer!r} (the iss parameter): it comes from another "
+                "provider (a mix-up). Start again from webhost.",
+            )
+
     async def exchange(self, code: str, *, redirect_uri: str, code_verifier: str, nonce: str) -> Tokens:
         """Trade the code for tokens, verify the ID token, and add the userinfo claims (same `sub`)."""
         metadata = await self.metadata()
@@ -147,13 +170,13 @@ class OidcClient:
             {"auth": httpx2.BasicAuth(self.client_id, self.client_secret)} if self.client_secret else {}
         )  # client_secret_basic; a public client sends only client_id
         try:
-            async with self._http() as http:
+            async with self.http() as http:
                 response = await http.post(
                     metadata["token_endpoint"], data=form, headers={"accept": "application/json"}, **auth
                 )
         except httpx2.HTTPError as exc:
-            raise _unreachable("exchange the sign-in code", self.issuer, exc) from None
-        body = _json(response)
+            raise unreachable("exchange the sign-in code", self.issuer, exc) from None
+        body = response_json(response)
         if response.status_code != 200:
             error = str(body.get("error") or f"HTTP {response.status_code}")
             if error == "invalid_client" or response.status_code == 401:
@@ -189,7 +212,7 @@ class OidcClient:
     async def verify_id_token(self, id_token: str, *, nonce: str) -> dict[str, Any]:
         """Signature (the provider's JWKS, asymmetric algorithms only), issuer, audience, expiry and nonce."""
         try:
-            token = await self._decode(id_token)
+            token = await self.decode_jwt(id_token)
         except BadSignatureError:
             raise _bad_token("its signature does not verify with the provider's keys (JWKS)") from None
         except (JoseError, ValueError) as exc:
@@ -233,7 +256,9 @@ class OidcClient:
             raise _bad_token("its nonce does not match this sign-in (a replayed or substituted token)")
         return claims
 
-    async def _decode(self, id_token: str) -> jwt.Token:
+    async def decode_jwt(self, id_token: str) -> jwt.Token:
+        """A JWT of this provider, its signature checked with the provider's keys (fetched once more when they
+        may have rotated); its claims are the caller's to check."""
         fresh = self._keys is None
         keys = await self._key_set()
         try:
@@ -265,27 +290,27 @@ class OidcClient:
 
     async def _userinfo(self, url: str, access_token: str) -> dict[str, Any]:
         try:
-            async with self._http() as http:
+            async with self.http() as http:
                 response = await http.get(
                     url, headers={"authorization": f"Bearer {access_token}", "accept": "application/json"}
                 )
         except httpx2.HTTPError:
             return {}
-        return _json(response) if response.status_code == 200 else {}
+        return response_json(response) if response.status_code == 200 else {}
 
     async def _get_json(self, url: str, what: str) -> dict[str, Any]:
         try:
-            async with self._http() as http:
+            async with self.http() as http:
                 response = await http.get(url, headers={"accept": "application/json"})
         except httpx2.HTTPError as exc:
-            raise _unreachable(what, self.issuer, exc) from None
+            raise unreachable(what, self.issuer, exc) from None
         if response.status_code != 200:
             raise OidcError(
                 502,
                 "The identity provider is not answering",
                 f"webhost could not {what}: {url} answered HTTP {response.status_code}.",
             )
-        data = _json(response)
+        data = response_json(response)
         if not data:
             raise OidcError(
                 502,
@@ -299,7 +324,7 @@ def _bad_token(why: str) -> OidcError:
     return OidcError(401, "The sign-in was refused", f"The provider's ID token was refused: {why}.")
 
 
-def _json(response: httpx2.Response) -> dict[str, Any]:
+def response_json(response: httpx2.Response) -> dict[str, Any]:
     try:
         data = response.json()
     except ValueError:

@@ -10,21 +10,26 @@ secret) and HttpOnly:
 
 The database keeps the hash of each (session ids and states are never stored in the clear): a
 session outlives a restart, ends after `sessionHours`, and is revoked on sign-out; a state is used
-once, so a replayed callback is refused.
+once, so a replayed callback is refused. The ID token, which sign-out hands back to the provider as
+`id_token_hint` and which names the person (name, email), is kept sealed (`IdTokenSeal`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from webhost.auth.bearer import verify_access_token
 from webhost.auth.oidc import OidcClient, OidcError, person_claims
 from webhost.auth.pages import NO_STORE, page_html, problem_page
 from webhost.auth.proxy import role_for
@@ -54,6 +59,32 @@ class Tampered(Exception):
     """A session cookie whose signature does not verify."""
 
 
+class IdTokenSeal:
+    """A session's ID token sealed with AES-GCM under its own key (`derive_key(secret, "id-token/v1")`), with the
+    session's id hash and the person's id as associated data: moved to another session or person, it does not open."""
+
+    VERSION = b"\x01"
+
+    def __init__(self, key: bytes) -> None:
+        self._aead = AESGCM(key)
+
+    def seal(self, session_id: str, person_id: str, id_token: str) -> bytes:
+        nonce = os.urandom(12)
+        return self.VERSION + nonce + self._aead.encrypt(nonce, id_token.encode(), _bound(session_id, person_id))
+
+    def open(self, session_id: str, person_id: str, sealed: bytes | None) -> str | None:
+        if not sealed or sealed[:1] != self.VERSION:
+            return None
+        try:
+            return self._aead.decrypt(sealed[1:13], sealed[13:], _bound(session_id, person_id)).decode()
+        except (InvalidTag, UnicodeDecodeError):  # another secret, or a row that was tampered with
+            return None
+
+
+def _bound(session_id: str, person_id: str) -> bytes:
+    return b"id-token\x00" + hashlib.sha256(session_id.encode()).hexdigest().encode() + b"\x00" + person_id.encode()
+
+
 class OidcSignIn:
     def __init__(
         self,
@@ -63,9 +94,11 @@ class OidcSignIn:
         settings: OidcSettings,
         *,
         secure_cookies: bool,
+        id_token_key: bytes,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
+        self._id_tokens = IdTokenSeal(id_token_key)
         self.storage = storage
         self.settings = settings
         self.secure = secure_cookies
@@ -90,32 +123,36 @@ class OidcSignIn:
         return session.person if session else None
 
     async def person_for_access_token(self, access_token: str) -> Person | None:
-        """A script's `Authorization: Bearer` with an access token the provider issued: the person its
-        userinfo names (asked at most once a minute per token, so scripts do not hammer the provider)."""
+        """A script's `Authorization: Bearer` with an access token the provider issued for webhost's client: the
+        person it names (`webhost.auth.bearer`). The answer is kept for a minute at most, and never past the
+        token's end, so scripts do not hammer the provider."""
         key = hashlib.sha256(access_token.encode()).hexdigest()
         now = self.clock()
         cached = self._bearers.get(key)
         if cached is not None and cached[0] > now:
             return cached[1]
-        claims = await self.client.access_token_claims(access_token)
+        token = await verify_access_token(self.client, access_token)
         found = (
             person_claims(
-                claims,
+                token.claims,
                 user_claim=self.settings.user_claim,
                 name_claim=self.settings.name_claim,
                 groups_claim=self.settings.groups_claim,
             )
-            if claims
+            if token is not None
             else None
         )
         person = None
-        if found is not None:
+        until = now + BEARER_CACHE_SECONDS
+        if found is not None and token is not None:
             person_id, name, email, groups = found
             role = role_for(person_id, email, groups, self.settings.admins, self.settings.admin_groups)
             person = Person(id=person_id, name=name, email=email, role=role, groups=groups)
+            if token.expires_at is not None:
+                until = min(until, token.expires_at)
         if len(self._bearers) >= MAX_CACHED_BEARERS:
             self._bearers.clear()
-        self._bearers[key] = (now + BEARER_CACHE_SECONDS, person)
+        self._bearers[key] = (until, person)
         return person
 
     def _session_id(self, cookie: str) -> str | None:
@@ -175,8 +212,9 @@ class OidcSignIn:
         else:
             session_id = secrets.token_urlsafe(32)
             now = self.clock()
+            sealed = self._id_tokens.seal(session_id, person.id, id_token)
             await self.storage.create_session(
-                session_id, person, now=now, expires_at=now + self.session_seconds, id_token=id_token
+                session_id, person, now=now, expires_at=now + self.session_seconds, sealed_id_token=sealed
             )
             response = HTMLResponse(
                 page_html(200, "Signed in", f"Signed in as {person.name}.", next_url=next_path), headers=NO_STORE
@@ -237,6 +275,7 @@ class OidcSignIn:
             )
         if self.clock() - sign_in.created_at > SIGN_IN_SECONDS:
             raise OidcError(403, "Sign-in took too long", "This sign-in was started more than 10 minutes ago.")
+        await self.client.check_response_issuer(query.get("iss"))
         tokens = await self.client.exchange(
             code, redirect_uri=sign_in.redirect_uri, code_verifier=sign_in.code_verifier, nonce=sign_in.nonce
         )
@@ -280,7 +319,7 @@ class OidcSignIn:
                 session_id = None
         if session_id is not None:
             session = await self.storage.session(session_id, self.clock())
-            id_token = session.id_token if session else None
+            id_token = self._id_tokens.open(session_id, session.person.id, session.sealed_id_token) if session else None
             await self.storage.revoke_session(session_id, self.clock())
         endpoint = await self.client.end_session_endpoint()
         response: Response

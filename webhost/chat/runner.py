@@ -62,7 +62,7 @@ class ChatDeps:
     requests: InputRequests  # where those calls' input requests are asked (every tab of the person)
     recorder: Recorder  # the person's call history
     input_values: Callable[[], Mapping[str, str]]  # the person's `${input:ID}` values (their own API keys)
-    redactor: Callable[[], Redactor]  # the configuration's secrets and the person's values
+    redactor: Callable[[], Redactor]  # what "What the model saw" masks: the configuration's secrets and the keys
     replica_id: str | None = None
     lease: float = 10.0
 

@@ -22,7 +22,6 @@ async def recorded(
         history=session.history,
         person_id=session.person.id,
         tab=session.id,
-        redactor=lambda: workspace.input_redactor,
         on_stored=lambda summary: workspace.tell_tabs("history/added", {"entry": summary}),
     )
     return await run_recorded(recorder, session.calls, kind, origin, arguments, call_id, action)

@@ -56,7 +56,10 @@ web_sessions = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("expires_at", sa.Float, nullable=False),
     sa.Column("revoked_at", sa.Float),
+    # The clear ID token of webhost before 0008, emptied by it and never written since (a replica of the previous
+    # version may still write it during a rolling upgrade); a later release drops it.
     sa.Column("id_token", sa.Text),
+    sa.Column("sealed_id_token", sa.LargeBinary),  # for sign-out's id_token_hint, sealed (auth/signin.py)
     sa.Index("web_sessions_person", "person_id"),
 )
 sign_ins = sa.Table(
@@ -102,7 +105,7 @@ class SignIn:
 class WebSession:
     person: Person
     expires_at: float
-    id_token: str | None
+    sealed_id_token: bytes | None
 
 
 class StorageUnavailable(Exception):
@@ -179,7 +182,7 @@ class Storage:
             await upsert(db, people, {"id": person.id, "first_seen": now, **values}, key=["id"], keep=["first_seen"])
 
     async def create_session(
-        self, session_id: str, person: Person, *, now: float, expires_at: float, id_token: str | None
+        self, session_id: str, person: Person, *, now: float, expires_at: float, sealed_id_token: bytes | None
     ) -> None:
         await self.save_person(person, now)
         async with self.engine.begin() as db:
@@ -189,14 +192,14 @@ class Storage:
                     person_id=person.id,
                     created_at=now,
                     expires_at=expires_at,
-                    id_token=id_token,
+                    sealed_id_token=sealed_id_token,
                 )
             )
 
     async def session(self, session_id: str, now: float) -> WebSession | None:
         """The live session with this id (not expired, not revoked), with its person."""
         query = (
-            sa.select(web_sessions.c.expires_at, web_sessions.c.id_token, people)
+            sa.select(web_sessions.c.expires_at, web_sessions.c.sealed_id_token, people)
             .join(people, people.c.id == web_sessions.c.person_id)
             .where(
                 web_sessions.c.id_hash == digest(session_id),
@@ -215,7 +218,7 @@ class Storage:
             role="admin" if row["role"] == "admin" else "member",
             groups=tuple(row["groups"] or ()),
         )
-        return WebSession(person=person, expires_at=row["expires_at"], id_token=row["id_token"])
+        return WebSession(person=person, expires_at=row["expires_at"], sealed_id_token=row["sealed_id_token"])
 
     async def revoke_session(self, session_id: str, now: float) -> None:
         async with self.engine.begin() as db:

@@ -2,8 +2,8 @@
 
 A handler hands a finished call to `CallHistory.record`, which only queues it: the call's answer
 never waits on the database. One writer task takes the queue in batches, and off the event loop
-encodes each entry, masks the configuration's secrets and the person's `${input:ID}` values in it
-(so neither rests here in the clear), and bounds it: arguments over `MAX_ARGUMENTS` and results over
+encodes each entry as the server answered it (a person's results are theirs: nothing is masked by
+value, docs/security.md "Secrets"), and bounds it: arguments over `MAX_ARGUMENTS` and results over
 `MAX_RESULT` bytes keep a cut copy, marked truncated with the full size. Then one transaction writes
 the batch (what arrived within `GATHER_SECONDS`) and, every `PRUNE_EVERY` rows of a person, keeps
 their newest `KEEP`. Every query names the person: nobody reads
@@ -16,7 +16,7 @@ import json
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -24,7 +24,6 @@ import sqlalchemy as sa
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from webhost import jsontext
-from webhost.redact import Redactor
 from webhost.storage.bounded_json import shortened
 from webhost.storage.db import Storage, metadata
 from webhost.storage.portable import fitted
@@ -81,16 +80,14 @@ class Finished:
     duration_ms: float
     tab: str
     call_id: str
-    redactor: Redactor = field(default_factory=Redactor)  # the person's input values as they were
     on_stored: Callable[[Summary], None] | None = None  # told the stored summary (the person's tabs)
 
 
 class CallHistory:
     """The queue, its writer task (`run`, started by the composition root) and the reads."""
 
-    def __init__(self, storage: Storage, redactor: Redactor | None = None) -> None:
+    def __init__(self, storage: Storage) -> None:
         self.storage = storage
-        self.redactor = redactor or Redactor()  # the configuration's secrets
         self._send: MemoryObjectSendStream[Finished]
         self._receive: MemoryObjectReceiveStream[Finished]
         self._send, self._receive = anyio.create_memory_object_stream[Finished](QUEUE)
@@ -161,14 +158,14 @@ class CallHistory:
                 entry.on_stored(_summary({**row, "id": row_id}))
 
     def _row(self, entry: Finished) -> dict[str, Any]:
-        arguments, arguments_bytes = self._bounded(entry.arguments, entry.redactor, MAX_ARGUMENTS)
-        result, result_bytes = self._bounded(entry.outcome, entry.redactor, MAX_RESULT)
+        arguments, arguments_bytes = self._bounded(entry.arguments, MAX_ARGUMENTS)
+        result, result_bytes = self._bounded(entry.outcome, MAX_RESULT)
         row = {
             "person_id": entry.person_id,
             "started_at": entry.started_at,
             "server": entry.server,
             "kind": entry.kind,
-            "name": entry.redactor.text(self.redactor.text(entry.name)),
+            "name": entry.name,
             "arguments": arguments[:MAX_ARGUMENTS],
             "arguments_truncated": arguments_bytes > MAX_ARGUMENTS,
             "result": result[:MAX_RESULT],
@@ -182,8 +179,8 @@ class CallHistory:
         # What a page or a server chose, made storable on both engines (the JSON columns are already ASCII-safe).
         return fitted(call_history, row, ("server", "name", "status", "tab", "call_id"))
 
-    def _bounded(self, value: object, person: Redactor, window: int) -> tuple[str, int]:
-        """The value as JSON text with the secrets masked, and its length (the caller cuts it to `window`).
+    def _bounded(self, value: object, window: int) -> tuple[str, int]:
+        """The value as JSON text, and its length (the caller cuts it to `window`).
 
         Long strings are cut to twice the window first (webhost/storage/bounded_json.py): the window's
         text is the same, and a big result is not encoded whole once more."""
@@ -192,10 +189,6 @@ class CallHistory:
             text = jsontext.dumps(value)
         except (ValueError, TypeError, RecursionError):
             text = json.dumps({"unencodable": repr(value)[:MAX_RESULT]})
-        if self.redactor:
-            text = self.redactor.json_text(text)
-        if person:
-            text = person.json_text(text)
         return text, len(text) + removed
 
     # -- reads, always of one person ---------------------------------------------------------------

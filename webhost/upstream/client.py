@@ -233,6 +233,8 @@ class ServerClient:
         except BaseException as exc:
             elapsed = (time.monotonic() - started) * 1000
             mapped = map_exception(exc, link.name, method)
+            if mapped is not None:  # webhost's words may quote the failure: the server's own secrets masked
+                mapped.message = link.config.redactor().text(mapped.message)
             if mapped is None:  # cancelled (the person's Cancel, a closed tab, webhost stopping): not a failure
                 link.log(direction="local", kind="cancelled", method=method, summary="cancelled", duration_ms=elapsed)
                 raise

@@ -156,6 +156,7 @@ class PersonOAuth(ProviderHooks, OAuthClientProvider):
         self.reason = f"{config.name} asks you to sign in"
         self.failure: BaseException | None = None  # why the last flow failed (read by the connection)
         self._pending: PendingSignIn | None = None
+        self._answered: PendingSignIn | None = None  # its code was handed over: the callback page waits on the trade
         self.refreshes = 0  # refresh requests sent (the tests count them at the authorization server too)
         self._spent: str | None = None  # the refresh token the last refresh request carried
         # Until the server first answers 401 (or 403 for scope), a person without tokens sends requests
@@ -173,12 +174,21 @@ class PersonOAuth(ProviderHooks, OAuthClientProvider):
 
     async def _await_code(self) -> AuthorizationCodeResult:
         assert self._pending is not None
+        pending = self._pending
         try:
-            answer = await self._sign_ins.wait(self._pending)
+            answer = await self._sign_ins.wait(pending)
         finally:
             self._pending = None
             self._view.sign_in_over()
+        self._answered = pending
         return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
+
+    def _exchange_over(self, failure: BaseException | None) -> None:
+        """Tell the callback page how the code it handed over was traded (the SDK checks `iss`, then trades)."""
+        answered, self._answered = self._answered, None
+        if answered is not None:
+            reason = None if failure is None else describe_oauth_failure(failure, self) or "the sign-in failed"
+            answered.exchanged(reason)
 
     # -- persistence the SDK leaves out ---------------------------------------------------------
 
@@ -290,6 +300,8 @@ class PersonOAuth(ProviderHooks, OAuthClientProvider):
                         )
                     raise
                 outgoing = await flow.asend(response)
+                if outgoing is request and self._answered is not None:  # tokens stored: the request goes again
+                    self._exchange_over(None)
         except StopAsyncIteration:
             return
         except Exception as exc:
@@ -297,6 +309,7 @@ class PersonOAuth(ProviderHooks, OAuthClientProvider):
             self.failure = exc
             raise
         finally:
+            self._exchange_over(self.failure or OAuthFlowError("the sign-in did not complete"))
             await flow.aclose()
 
     # -- signing out ------------------------------------------------------------------------------

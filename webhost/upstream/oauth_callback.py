@@ -24,7 +24,8 @@ def callback_endpoint(sign_ins: ServerSignIns, audit: AuditLog) -> Callable[[Req
     async def oauth_callback(request: Request) -> HTMLResponse:
         params = {k: v for k, v in request.query_params.items() if k != HOP}
         person = person_of(request.scope)
-        outcome = sign_ins.deliver(person.id, params)
+        # Signed in only once the flow traded the code for tokens: the page waits for that.
+        outcome = await sign_ins.outcome(sign_ins.deliver(person.id, params))
         # Who came back from which authorization server, and how (never the code or the state).
         audit.note(
             "server.sign-in",

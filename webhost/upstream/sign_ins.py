@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import anyio
 
 DEFAULT_TTL_S = 600.0
+# How long the callback page waits for the code to be traded for tokens (one request to the token endpoint).
+EXCHANGE_TIMEOUT_S = 60.0
 
 
 class SignInFailed(Exception):
@@ -36,11 +38,13 @@ class Answer:
 
 @dataclass(frozen=True)
 class Delivered:
-    """What the callback page says: `server` is None when the answer could not be tied to a sign-in."""
+    """What the callback page says: `server` is None when the answer could not be tied to a sign-in. A code
+    handed on (`pending`) is not a sign-in yet: the page says so once the flow traded it (`ServerSignIns.outcome`)."""
 
     ok: bool
     message: str
     server: str | None = None
+    pending: PendingSignIn | None = None
 
 
 @dataclass(eq=False)
@@ -54,6 +58,14 @@ class PendingSignIn:
     _done: anyio.Event = field(default_factory=anyio.Event)
     _answer: Answer | None = None
     _failure: str | None = None
+    _exchanged: anyio.Event = field(default_factory=anyio.Event)  # the flow traded the code (or failed to)
+    _exchange_failure: str | None = None
+
+    def exchanged(self, failure: str | None = None) -> None:
+        """The flow's word on the code it was given: tokens stored (None), or why not."""
+        if not self._exchanged.is_set():
+            self._exchange_failure = failure
+            self._exchanged.set()
 
     def _finish(self, answer: Answer | None = None, failure: str | None = None) -> None:
         if not self._done.is_set():
@@ -141,4 +153,18 @@ class ServerSignIns:
             pending._finish(failure="the authorization server sent no code back")
             return Delivered(False, f"Sign-in to {server} did not complete: no authorization code came back.", server)
         pending._finish(answer=Answer(code=code, state=pending.state, iss=params.get("iss") or None))
+        return Delivered(True, f"Finishing the sign-in to {server}…", server, pending)
+
+    async def outcome(self, delivered: Delivered, timeout: float = EXCHANGE_TIMEOUT_S) -> Delivered:
+        """What the page says once the flow traded the code it was handed: signed in only then."""
+        pending = delivered.pending
+        if pending is None:
+            return delivered
+        server = pending.server
+        with anyio.move_on_after(timeout):
+            await pending._exchanged.wait()
+        if not pending._exchanged.is_set():
+            return Delivered(False, f"The sign-in to {server} is taking long: the page shows when it is done.", server)
+        if pending._exchange_failure is not None:
+            return Delivered(False, f"Sign-in to {server} did not complete: {pending._exchange_failure}.", server)
         return Delivered(True, f"Signed in to {server}. You can close this window.", server)

@@ -32,8 +32,12 @@ def person_chat(
     tell_all: Callable[[str, dict[str, Any]], None],
     task_group: anyio.abc.TaskGroup,
 ) -> Chat:
+    keys = [m.key_input for m in deps.config.options.chat.models if m.key_input is not None]
+
     def secrets() -> Redactor:
-        return deps.config.redactor().with_values(values.redactor.values)
+        """What "What the model saw" never shows: the configuration's secrets and the person's own API keys
+        (their other values are theirs to see, as in their results)."""
+        return deps.config.redactor().with_values(values.values[k] for k in keys if k in values.values)
 
     return Chat(
         ChatDeps(
@@ -51,7 +55,6 @@ def person_chat(
                 history=deps.history,
                 person_id=person.id,
                 tab=CHAT_TAB,
-                redactor=lambda: values.redactor,
                 on_stored=lambda summary: tell_all("history/added", {"entry": summary}),
             ),
             input_values=lambda: values.values,

@@ -1,9 +1,11 @@
 """The values one person gives for their servers' entries: `${input:ID}` (kept sealed) and `${user.*}`.
 
-The `${input:ID}` values are read from the vault when the workspace opens and never sent to a tab; every
-value given in the workspace's life is masked in what the person's servers and calls show, even once it
-was forgotten. `expand_for` fills them in an entry, with the person's `${user.id}`, `${user.email}` and
-`${user.name}`.
+The `${input:ID}` values are read from the vault when the workspace opens and never sent to a tab by
+webhost; every value given in the workspace's life is masked in the audit rows shown of the person, even
+once it was forgotten (`redactor`), and each is a secret of the connection it fills (masked in that
+server's target, errors, stderr and log lines). A server that answers with one in a result shows it to
+its owner: a person's results are theirs. `expand_for` fills them in an entry, with the person's
+`${user.id}`, `${user.email}` and `${user.name}`.
 """
 
 from __future__ import annotations

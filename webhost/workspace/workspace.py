@@ -23,6 +23,7 @@ import anyio.abc
 from webhost.apps.prefetch import AppPrefetch
 from webhost.calls import CallHook, current_tab
 from webhost.catalogue import Catalogue
+from webhost.config import ServerConfig
 from webhost.elicitation.requests import InputRequests
 from webhost.people import Person
 from webhost.redact import Redactor
@@ -37,6 +38,9 @@ from .left_calls import LeftCalls
 from .routes import InputRoutes
 from .sign_in import ServerSignIn
 from .values import InputValues, expand_for
+
+# Activity entries whose text is a server's own output or webhost's words about that server (not its results).
+OWN_TEXT = frozenset({"stderr", "status", "error"})
 
 
 class Workspace:
@@ -73,6 +77,7 @@ class Workspace:
             for name, cfg in deps.config.servers.items()
         }
         self._activity = ActivityEntries()
+        self._own_secrets: dict[str, tuple[ServerConfig, Redactor]] = {}
         self._task_group = task_group
         # Page tool calls run here, so that a reload does not take them with the tab (left_calls.py).
         self.left_calls = LeftCalls(
@@ -283,7 +288,24 @@ class Workspace:
             self.catalogue.forget(connection.name)  # connecting again by itself (upstream/link.py): lists anew
         self._tell_all("servers/status", {"server": connection.state()})
 
+    def own_secrets(self, server: str) -> Redactor:
+        """A server's own secrets (its entry's, with the person's values that fill it), which it already has:
+        masked in its stderr and log lines and in webhost's status and errors about it, and nowhere else, so that
+        nothing the page shows tells a server whether a string is another server's secret."""
+        connection = self.connections.get(server)
+        if connection is None:
+            return Redactor()
+        cached = self._own_secrets.get(server)
+        if cached is None or cached[0] is not connection.config:  # the config changes when values are filled in
+            cached = (connection.config, connection.config.redactor())
+            self._own_secrets[server] = cached
+        return cached[1]
+
     def activity(self, server: str, **entry: Any) -> None:
+        if entry.get("kind") in OWN_TEXT:
+            own = self.own_secrets(server)
+            if own:
+                entry = {**entry, "summary": own.value(entry.get("summary")), "data": own.value(entry.get("data"))}
         record = self._activity.record(server, entry)
         # What a tab's own request caused goes to that tab; the servers' own news to every tab of the person.
         tab = self.tabs.get(current_tab.get() or "")
@@ -296,6 +318,8 @@ class Workspace:
         name = connection.name
         summary = method
         if method == "notifications/message":
+            masked = self.own_secrets(name).value(params)  # its own secrets, which it has anyway
+            params = masked if isinstance(masked, dict) else params
             self._tell_all("server/log", {"server": name, **params})
             summary = f"[{params.get('level')}] {short(params.get('data'))}"
         elif method.endswith("/list_changed"):
