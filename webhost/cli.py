@@ -26,7 +26,7 @@ from webhost import __version__
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
 from webhost.event_loop import LoopUnavailable, event_loop_factory
-from webhost.settings import Settings, env_for, flag_for
+from webhost.settings import Settings, env_for, flag_for, url_host
 from webhost.storage.urls import database_url
 
 LOOPBACK_NAMES = {"localhost"}
@@ -264,7 +264,10 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
 
 
 def _display_host(host: str) -> str:
-    return "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    """Where the login URL points: an address a browser opens, and frames Apps from (CSP has no IPv6 literal)."""
+    if host in ("0.0.0.0", "::"):
+        return "127.0.0.1"
+    return "localhost" if host == "::1" else url_host(host)
 
 
 class _HideToken(logging.Filter):

@@ -116,11 +116,18 @@ class Settings(BaseSettings):
         names = {self.host} if self.host not in ("0.0.0.0", "::") else {"127.0.0.1"}
         if self.host in ("127.0.0.1", "localhost", "0.0.0.0", "::"):
             names |= {"127.0.0.1", "localhost"}
-        origins = [f"http://{name}:{self.port}" for name in sorted(names)]
+        elif self.host == "::1":  # IPv6 loopback: browsers reach it as [::1], or as localhost
+            names |= {"localhost"}
+        origins = [f"http://{url_host(name)}:{self.port}" for name in sorted(names)]
         return origins + [o for o in self.public_origins if o not in origins]
 
     def sandbox_port_for_browsers(self) -> int:
         return self.sandbox_public_port or self.sandbox_port
+
+
+def url_host(host: str) -> str:
+    """A host as a URL writes it: an IPv6 address in brackets (`[::1]`), anything else as it is."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def flag_for(name: str) -> str | None:
