@@ -46,7 +46,7 @@ def create_app(
     """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
     is the time webhost checks the provider's ID tokens against (tests skew it)."""
     secret = secret or deployment_secret(settings)
-    parts = build_parts(settings, config, secret, transport_factory)
+    parts = build_parts(settings, config, secret, transport_factory, clock)
     host = HostState(settings=settings, config=config, audit=parts.audit, deps=parts.deps)
     access = build_access(settings, config.options.auth, parts.storage, secret, parts.host_origins, clock)
 
@@ -69,5 +69,5 @@ def create_app(
     add_static_files(app)
 
     masked = RedactWebSocket(app, parts.redactor, lambda scope: host.input_redactor({person_of(scope).id}))
-    guarded = gate(masked, access, settings, parts.storage, clock)
+    guarded = gate(masked, access, settings, parts.people)
     return HostApp(SecurityHeaders(guarded, page_csp(settings)), host.tabs, parts.journal)
