@@ -314,6 +314,11 @@ class AuditLog:
             await self._db.close()
             self._db = None
 
+    @property
+    def outage(self) -> bool:
+        """Rows wait because the database could not be written (until a write succeeds again)."""
+        return self._tries > 0
+
     async def _take_over(self, data_dir: Path) -> None:
         """Store the rows that processes now gone still owed (their spool files), then forget those files."""
         for left in left_over(data_dir, "audit"):

@@ -72,6 +72,12 @@ class Settings(BaseSettings):
         repr=False,
         min_length=32,
     )
+    rotate_secret: bool = Field(
+        default=False,
+        description="Replace a secret file in the data folder that is too short to be one (webhost refuses to "
+        "start on it otherwise): every session cookie, sealed input value, OAuth token and app origin made "
+        "with the old secret is lost.",
+    )
     secure_cookies: bool = Field(default=False, description="Mark the session cookie Secure (behind TLS).")
     allow_remote: bool = Field(
         default=False, description="Confirm listening on a non-loopback interface (e.g. --host 0.0.0.0)."

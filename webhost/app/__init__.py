@@ -17,6 +17,7 @@ from webhost import __version__
 from webhost.app.access import add_sign_in_routes, build_access, gate
 from webhost.app.middleware import RedactWebSocket, SecurityHeaders, page_csp
 from webhost.app.parts import build_parts, lifespan
+from webhost.app.readiness import Readiness
 from webhost.app.routes import (
     add_api_routes,
     add_page_routes,
@@ -24,7 +25,7 @@ from webhost.app.routes import (
     add_static_files,
     add_websocket,
 )
-from webhost.app.secret import deployment_secret, load_secret
+from webhost.app.secret import SecretProblem, deployment_secret, load_secret
 from webhost.app.server import HostApp, Server
 from webhost.app.state import HostState
 from webhost.config import Config
@@ -32,7 +33,7 @@ from webhost.people import person_of
 from webhost.settings import Settings
 from webhost.upstream.client_factory import TransportFactory, default_transport
 
-__all__ = ["HostApp", "HostState", "Server", "create_app", "deployment_secret", "load_secret"]
+__all__ = ["HostApp", "HostState", "SecretProblem", "Server", "create_app", "deployment_secret", "load_secret"]
 
 
 def create_app(
@@ -59,7 +60,7 @@ def create_app(
         openapi_url=None,
     )
     app.state.host = host
-    add_page_routes(app, access.auth.mode)
+    add_page_routes(app, access.auth.mode, Readiness(parts.storage, parts.audit))
     if access.oidc is not None:
         add_sign_in_routes(app, access.oidc, access.policy, host.directory)
     add_api_routes(app, host, config, parts.redactor)
