@@ -15,8 +15,11 @@ Writes never wait on the database on the event loop: rows join one queue in the 
 recorded, and one writer task stores whatever has queued up in one transaction, on a connection of
 its own. `record` waits until its row is stored, so that a write that fails (disk full, read-only
 database) raises `AuditUnavailable` and the caller refuses what it cannot audit; `note` (a close,
-the outcome of something already done) does not wait, and its failure is logged. Reads wait for
-the writes queued before them: a row recorded is a row read.
+the outcome of something already done) does not wait: it is kept in this process's spool file
+(`storage/spool.py`) before `note` returns, so a SIGKILL does not lose it (the next start stores it), and
+while the database is down it waits and is tried again (`RETRY_SECONDS`). Reads wait for the writes queued
+before them: a row recorded is a row read. On SQLite the writer's transactions take their turn with the
+process's other writes (`storage/transactions.py`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from webhost.redact import Redactor
 from webhost.storage import audit as store
 from webhost.storage.audit import COLUMNS
 from webhost.storage.db import Storage
+from webhost.storage.spool import Spool, left_over
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +66,8 @@ COALESCE_SECONDS = 10.0  # at most one "rate limited" row per budget in this tim
 QUIET_SECONDS = 1.0  # a budget that dropped nothing for this long has its "rate limited" row written
 MAINTENANCE_SECONDS = 60.0
 MAX_BATCH = 500  # queued writes per transaction
+RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)  # pauses between tries of the rows owed while the database is down
+MAX_OWED = 10_000  # rows owed in memory; past it the newest wait in the spool alone, for the next start
 CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")  # NUL (PostgreSQL refuses it in text) and lone surrogates
 
@@ -70,6 +76,7 @@ class AuditUnavailable(WebhostError):
     """The audit log cannot be written (disk full, read-only, corrupt): the action is refused."""
 
     code = POLICY_REFUSED
+    outage = False  # the database could not be written at all (rather than this row refused): worth a retry
 
 
 @dataclass(frozen=True)
@@ -245,6 +252,7 @@ class _Job:
     done: anyio.Event | None  # None: nobody waits, and a failure is logged
     row_id: int | None = None
     error: AuditUnavailable | None = None
+    seq: int | None = None  # its line in the spool (a row nobody waits for)
 
 
 class AuditLog:
@@ -256,9 +264,11 @@ class AuditLog:
         legacy_file: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        spool: Spool | None = None,
     ) -> None:
         self.storage = storage
         self.limits = limits or AuditLimits()
+        self._spool = spool  # where rows nobody waits for outlive the process until stored
         self._legacy_file = legacy_file
         self._clock = clock
         self._wall_clock = wall_clock
@@ -274,11 +284,19 @@ class AuditLog:
         # What the rows of one person (None: everyone's) are read with: the configuration's secrets and those
         # people's input values masked in summaries and details (set by the composition root).
         self.mask: Callable[[str | None], Redactor] = lambda user: Redactor()
+        self._owed: deque[_Job] = deque()  # rows nobody waits for, not stored because the database was down
+        self._retry_at = 0.0
+        self._tries = 0
 
     async def start(self, task_group: anyio.abc.TaskGroup) -> None:
-        """Import the 0.1 file (once), start the writer in `task_group`, apply the retention settings."""
+        """Import the 0.1 file (once) and the rows stopped processes still owed, start the writer in
+        `task_group`, apply the retention settings."""
         if self._legacy_file is not None:
-            await store.import_legacy_file(await self._connection(), self._legacy_file, TOKEN_PERSON_ID)
+            async with self.storage.transactions.serialised():
+                await store.import_legacy_file(await self._connection(), self._legacy_file, TOKEN_PERSON_ID)
+        if self._spool is not None:
+            self._spool.open()
+            await self._take_over(self._spool.folder.parent)
         self._running = True
         task_group.start_soon(self._run)
         try:
@@ -294,9 +312,29 @@ class AuditLog:
             self._wake.set()
             await self._stopped.wait()
             self._running = False
+        if self._spool is not None:
+            self._spool.close()  # what is still owed stays in it, for the next start
         if self._db is not None:
             await self._db.close()
             self._db = None
+
+    @property
+    def outage(self) -> bool:
+        """Rows wait because the database could not be written (until a write succeeds again)."""
+        return self._tries > 0
+
+    async def _take_over(self, data_dir: Path) -> None:
+        """Store the rows that processes now gone still owed (their spool files), then forget those files."""
+        for left in left_over(data_dir, "audit"):
+            rows = [row for row in left.rows if set(row) == _ROW_KEYS]
+            error = await self._transaction([_Job("row", row, None) for row in rows]) if rows else None
+            if error is not None:
+                left.release()
+                logger.error("audit log: %d rows left by a stopped webhost (%s) wait: %s", len(rows), left.path, error)
+                continue
+            left.forget()
+            if rows:
+                logger.warning("audit log: stored %d rows a stopped webhost had not written yet", len(rows))
 
     # -- writing ---------------------------------------------------------------------------------
 
@@ -383,6 +421,8 @@ class AuditLog:
         self, kind: Literal["row", "prune", "permission", "barrier"], args: dict[str, Any], *, wait: bool
     ) -> _Job:
         job = _Job(kind, args, anyio.Event() if wait else None)
+        if not wait and kind == "row" and self._spool is not None:
+            job.seq = self._spool.add(args)  # before `note` returns: a SIGKILL from now on does not lose it
         self._queue.append(job)
         self._wake.set()
         return job
@@ -405,11 +445,15 @@ class AuditLog:
     async def _run(self) -> None:
         try:
             while True:
+                if self._owed and (self._closing or self._clock() >= self._retry_at):
+                    self._queue.extendleft(reversed(self._owed))  # before what came since: in their order
+                    self._owed.clear()
                 if not self._queue:
                     if self._closing:
                         return
                     self._wake = anyio.Event()
-                    await self._wake.wait()
+                    with anyio.move_on_after(max(0.0, self._retry_at - self._clock()) if self._owed else math.inf):
+                        await self._wake.wait()
                     continue
                 batch = [self._queue.popleft() for _ in range(min(MAX_BATCH, len(self._queue)))]
                 await self._write(batch)
@@ -424,16 +468,43 @@ class AuditLog:
         jobs = [job for job in batch if job.kind != "barrier"]
         error = await self._transaction(jobs) if jobs else None
         if error is not None:
-            if len(jobs) > 1:  # one bad write must not sink the others queued with it: each on its own
+            if len(jobs) > 1 and not error.outage:  # one bad write must not sink the others: each on its own
                 for job in jobs:
                     job.error = await self._transaction([job])
             else:
-                jobs[0].error = error
+                for job in jobs:
+                    job.error = error
+        owed = 0
         for job in batch:
+            if job.seq is not None and job.error is not None and job.error.outage:
+                owed += self._owe(job)
+                continue
             if job.error is not None and job.done is None:
                 logger.error("%s (%s not recorded)", job.error.message, job.args.get("kind", job.kind))
+            if job.seq is not None and self._spool is not None:
+                self._spool.settled([job.seq])
             if job.done is not None:
                 job.done.set()
+        if owed:
+            self._retry_at = self._clock() + RETRY_SECONDS[min(self._tries, len(RETRY_SECONDS) - 1)]
+            if self._tries == 0:
+                logger.warning("audit log: the database cannot be written; %d rows wait to be tried again", owed)
+            self._tries += 1
+        elif jobs and all(job.error is None for job in jobs):
+            if self._tries:
+                logger.warning("audit log: the database is back; the rows that waited are stored")
+            self._tries = 0
+
+    def _owe(self, job: _Job) -> int:
+        """A row nobody waits for met an outage: tried again later (at a clean stop, once more); it stays in the
+        spool meanwhile, so past `MAX_OWED`, or at the stop, it is left for the next start rather than lost."""
+        if self._closing and self._tries > 0:
+            return 0
+        if len(self._owed) >= MAX_OWED:
+            return 0
+        job.error = None
+        self._owed.append(job)
+        return 1
 
     async def _connection(self) -> AsyncConnection:
         """The writer's connection, opened again only if it was lost (a failed statement keeps it)."""
@@ -445,6 +516,10 @@ class AuditLog:
         """Run these writes, in order, in one transaction; the error that stopped it, if one did. The
         writer's connection sits idle between writes, so the database may have dropped it (a PostgreSQL
         restart or failover): then the transaction, which did not commit, is run once more on a new one."""
+        async with self.storage.transactions.serialised():
+            return await self._transaction_now(jobs)
+
+    async def _transaction_now(self, jobs: list[_Job]) -> AuditUnavailable | None:
         error, lost = await self._attempt(jobs)
         if lost:
             logger.warning("audit log: the database closed the writer's connection; writing on a new one")
@@ -483,8 +558,12 @@ class AuditLog:
                 if stale is not None:
                     with contextlib.suppress(sa.exc.SQLAlchemyError, OSError):
                         await stale.close()
-                return self._unavailable(exc, log=False), True
-            return self._unavailable(exc), False
+                error = self._unavailable(exc, log=False)
+                error.outage = True
+                return error, True
+            error = self._unavailable(exc)
+            error.outage = isinstance(exc, _OUTAGE)
+            return error, False
         except Exception as exc:  # a bug here must not end the writer (and every tab with it): refuse, log
             logger.exception("audit log: unexpected error while writing")
             for job in jobs:
@@ -681,6 +760,11 @@ async def open_audit_log(
             yield log
         finally:
             await log.close()
+
+
+# What says the database cannot be written at all (down, unreachable, full, read-only), not that a row is wrong.
+_OUTAGE = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError, OSError, TimeoutError)
+_ROW_KEYS = {"ts", "session", "server", "frame", "kind", "decision", "summary", "detail", "user_id", "user_name"}
 
 
 def _storable(text: str) -> str:

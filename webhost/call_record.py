@@ -1,8 +1,9 @@
 """Runs one call (a page's or the model's tools/call, resources/read, prompts/get) in its registry and hands
 its outcome to the person's history.
 
-The entry is queued once the outcome is known and written by the history's own task, so the answer
-never waits on the database (webhost/storage/history.py). The workbench (methods/_recorded.py) and
+The entry is encoded and kept in the history's spool once the outcome is known, before the answer goes out, and
+written by the history's own task, so the answer never waits on the database and a SIGKILL after it loses
+nothing (webhost/storage/history.py). The workbench (methods/_recorded.py) and
 the chat (chat/turn.py) both run their calls through here, so both land in the same history.
 """
 
@@ -40,10 +41,10 @@ async def run_recorded(
     started_at = time.time()
     started = time.perf_counter()
 
-    def keep(outcome: object, status: str) -> None:
+    async def keep(outcome: object, status: str) -> None:
         if recorder.history is None:
             return
-        recorder.history.record(
+        await recorder.history.record(
             Finished(
                 person_id=recorder.person_id,
                 kind=kind,
@@ -63,10 +64,10 @@ async def run_recorded(
     try:
         result = await calls.run(call_id, origin, action)
     except Cancelled as exc:
-        keep({"error": exc.to_jsonrpc()}, "cancelled")
+        await keep({"error": exc.to_jsonrpc()}, "cancelled")
         raise
     except WebhostError as exc:
-        keep({"error": exc.to_jsonrpc()}, "error")
+        await keep({"error": exc.to_jsonrpc()}, "error")
         raise
-    keep(result, "error" if result.get("isError") is True else "ok")
+    await keep(result, "error" if result.get("isError") is True else "ok")
     return result

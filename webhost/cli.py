@@ -26,7 +26,7 @@ from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
 from webhost.event_loop import LoopUnavailable, event_loop_factory
 from webhost.redact import mask_query_parameters
-from webhost.settings import Settings, env_for, flag_for
+from webhost.settings import Settings, env_for, flag_for, url_host
 from webhost.storage.urls import database_url
 
 LOOPBACK_NAMES = {"localhost"}
@@ -213,11 +213,16 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
 
     from sandbox_proxy.app import create_sandbox_app
     from webhost import gctuning
-    from webhost.app import Server, create_app, deployment_secret
+    from webhost.app import SecretProblem, Server, create_app, deployment_secret
 
-    await prepare_database(settings, config)
     try:
         secret = deployment_secret(settings)
+    except SecretProblem as exc:
+        raise DataDirProblem(str(exc)) from None
+    except OSError as exc:
+        raise DataDirProblem(f"cannot keep the secret there ({_reason(exc)})") from None
+    await prepare_database(settings, config)
+    try:
         host_app = create_app(settings, config, secret=secret)
     except (OSError, sqlite3.Error) as exc:
         raise DataDirProblem(f"cannot keep the secret and the audit log there ({_reason(exc)})") from None
@@ -265,7 +270,10 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
 
 
 def _display_host(host: str) -> str:
-    return "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    """Where the login URL points: an address a browser opens, and frames Apps from (CSP has no IPv6 literal)."""
+    if host in ("0.0.0.0", "::"):
+        return "127.0.0.1"
+    return "localhost" if host == "::1" else url_host(host)
 
 
 class _HideToken(logging.Filter):

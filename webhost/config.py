@@ -1,9 +1,11 @@
 """The mcpServers configuration file: parse, expand ${VAR}, validate, and fail with one clear message.
 
 The file is the one other MCP tools read (Claude Desktop, VS Code, Cursor, the Inspector), so
-server entries are read leniently (unknown keys are ignored) and webhost's own settings live
-beside `mcpServers` under a `"webhost"` key. The shapes are pydantic models; `_message` turns
-pydantic's first error into the one line a person reads.
+server entries and the keys of other tools are read leniently (unknown keys are ignored), and webhost's
+own settings live beside `mcpServers` under a `"webhost"` key, where an unknown key is an error (a typo
+would otherwise be a setting silently not applied); the keys known there are listed from the models
+themselves (`config_keys.py`). The shapes are pydantic models; `_message` turns pydantic's first error
+into the one line a person reads.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from webhost.config_chat import CHAT_MESSAGES, ChatOptions, Decision
+from webhost.config_keys import unknown_key
 from webhost.config_refs import ERROR as _ERROR
 from webhost.config_refs import INPUT_REF as _INPUT_REF
 from webhost.config_refs import Expanded
@@ -101,7 +104,7 @@ class OAuthClient(_Model):
 class ServerConfig(_Model):
     name: str
     transport: Transport = Field(validation_alias="type")
-    command: str | None = Field(None, validate_default=True)
+    command: str | None = Field(None, validate_default=True)  # ${VAR} expanded; ${user.*}, ${input:*} refused
     args: tuple[str, ...] = ()
     env: Mapping[str, Expanded] = Field(default_factory=dict, repr=False)  # values may be secrets
     cwd: str | None = None
@@ -154,7 +157,15 @@ class ServerConfig(_Model):
     @field_validator("command")
     @classmethod
     def _command_for_stdio(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if info.data.get("transport") == "stdio" and not (value and value.strip()):
+        if info.data.get("transport") != "stdio":
+            return value
+        if value is not None:
+            # Expanded as env, headers and url are; a value of one person cannot choose the process everyone's
+            # connection runs (nor could it be masked from the page, which names the command).
+            if "${user." in value or "${input:" in value:
+                raise _invalid("${user.*} and ${input:*} are each person's values: use them in env, not in command")
+            value = _expand(value, info)
+        if not (value and value.strip()):
             raise _invalid("must be a non-empty string")
         return value
 
@@ -280,13 +291,16 @@ def _seconds(key: str, default: float) -> Any:
 
 
 MiB = 1024 * 1024
+GiB = 1024 * MiB
 
 
 class Limits(_Model):
     """How much one tab may be sent: a result's encoded size, and what may queue for a tab that reads slowly."""
 
-    max_result_bytes: int = Field(default=32 * MiB, validation_alias="maxResultBytes", strict=True, ge=64 * 1024)
-    max_queued_bytes: int = Field(default=64 * MiB, validation_alias="maxQueuedBytes", strict=True, ge=MiB)
+    max_result_bytes: int = Field(
+        default=32 * MiB, validation_alias="maxResultBytes", strict=True, ge=64 * 1024, le=GiB
+    )
+    max_queued_bytes: int = Field(default=64 * MiB, validation_alias="maxQueuedBytes", strict=True, ge=MiB, le=4 * GiB)
 
 
 AuthMode = Literal["token", "oidc", "proxy"]
@@ -487,6 +501,9 @@ _MESSAGES = {
     "webhost.auth.admins": "must be a list of person ids or emails",
     "webhost.auth.adminGroups": "must be a list of group names",
     "webhost.database": "must be a string URL",
+    "webhost.limits": 'must be an object, like {"maxResultBytes": 33554432}',
+    "webhost.limits.maxResultBytes": f"must be an integer number of bytes from 65536 to {GiB} (1 GiB)",
+    "webhost.limits.maxQueuedBytes": f"must be an integer number of bytes from 1048576 to {4 * GiB} (4 GiB)",
     "webhost.servers": "must be an object keyed by server name",
     "webhost.servers.*": "must be an object",
     "webhost.servers.*.appToolCalls": 'must be "allow", "ask" or "deny"',
@@ -561,6 +578,9 @@ def parse_config(text: str, source: str, environ: Mapping[str, str]) -> Config:
         raise ConfigError(f'{source}: missing "mcpServers" (an object mapping server names to entries)')
     if not isinstance(data["mcpServers"], dict):
         raise ConfigError(f'{source}: "mcpServers" must be an object mapping server names to entries')
+    unknown = unknown_key(WebhostOptions, data.get("webhost"), "webhost")
+    if unknown is not None:
+        raise ConfigError(f"{source}: {unknown}")
     try:
         config = Config.model_validate({**data, "source": source}, context={"environ": environ})
     except ValidationError as exc:

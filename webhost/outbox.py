@@ -156,6 +156,10 @@ class Outbox:
                             if self.overflowed.is_set():
                                 break  # the tab is being closed; the queue was dropped
                             await send(text)
+                            # A send that the socket takes at once does not yield (a fast reader on loopback
+                            # takes megabytes): without this, a 30 MB result's parts were made and sent in one
+                            # step of the loop, and every other tab waited 0.1-0.4 s for it.
+                            await asyncio.sleep(0)
                         self._bytes = max(0, self._bytes - item.chars)
                     else:
                         self._bytes -= len(item)

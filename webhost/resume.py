@@ -9,6 +9,9 @@ gone (`webhost/journal.py`) and takes each over (a compare-and-set, so two repli
   stored `requestState`. Later rounds, if the server asks again, are ordinary ones.
 - a call that had a legacy server's question open is reported as lost: that question lived in the
   dead replica's session with the server and cannot be asked again.
+- a call waiting on a round of a stdio server is reported as interrupted too: the server was a process of
+  the replica that stopped (stdio servers are never shared), so its `requestState` means nothing to the
+  process this replica runs; asking the person again would only end in "Invalid or expired requestState".
 - any other call is reported as interrupted.
 
 Every ending reaches every tab of the person as `calls/outcome` (with the result or the error) and the
@@ -36,6 +39,10 @@ logger = logging.getLogger(__name__)
 
 LOST_QUESTION = "the server's question was lost when webhost restarted; run the call again"
 INTERRUPTED = "interrupted: the webhost process running this call stopped (a restart, crash or deploy); run it again"
+STDIO_ROUND = (
+    "interrupted: the server asking for input ran inside the webhost process that stopped (stdio servers are not "
+    "shared), so the question cannot be asked again here; run the call again"
+)
 UNREADABLE = "interrupted: its input request could not be read back (another deployment secret?); run it again"
 Notify = Callable[[str, dict[str, Any]], None]
 Activity = Callable[..., None]
@@ -98,6 +105,9 @@ class Takeover:
 
     async def _take(self, call: LiveCall) -> None:
         with self.journal.adopted(call):
+            if call.round is not None and self._stdio(call.server):
+                self._report(call, STDIO_ROUND, reason="interrupted")
+                return
             if call.round is not None:
                 await self._resume(call, call.round)
                 return
@@ -107,6 +117,10 @@ class Takeover:
                 self._report(call, UNREADABLE, reason="unreadable")
             else:
                 self._report(call, INTERRUPTED, reason="interrupted")
+
+    def _stdio(self, server: str) -> bool:
+        connection = self.connections.get(server)
+        return connection is not None and connection.config.transport == "stdio"
 
     def _report(self, call: LiveCall, message: str, *, reason: str) -> None:
         summary = f"{call.name}: {message}"

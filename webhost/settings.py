@@ -72,6 +72,12 @@ class Settings(BaseSettings):
         repr=False,
         min_length=32,
     )
+    rotate_secret: bool = Field(
+        default=False,
+        description="Replace a secret file in the data folder that is too short to be one (webhost refuses to "
+        "start on it otherwise): every session cookie, sealed input value, OAuth token and app origin made "
+        "with the old secret is lost.",
+    )
     secure_cookies: bool = Field(default=False, description="Mark the session cookie Secure (behind TLS).")
     allow_remote: bool = Field(
         default=False, description="Confirm listening on a non-loopback interface (e.g. --host 0.0.0.0)."
@@ -116,11 +122,18 @@ class Settings(BaseSettings):
         names = {self.host} if self.host not in ("0.0.0.0", "::") else {"127.0.0.1"}
         if self.host in ("127.0.0.1", "localhost", "0.0.0.0", "::"):
             names |= {"127.0.0.1", "localhost"}
-        origins = [f"http://{name}:{self.port}" for name in sorted(names)]
+        elif self.host == "::1":  # IPv6 loopback: browsers reach it as [::1], or as localhost
+            names |= {"localhost"}
+        origins = [f"http://{url_host(name)}:{self.port}" for name in sorted(names)]
         return origins + [o for o in self.public_origins if o not in origins]
 
     def sandbox_port_for_browsers(self) -> int:
         return self.sandbox_public_port or self.sandbox_port
+
+
+def url_host(host: str) -> str:
+    """A host as a URL writes it: an IPv6 address in brackets (`[::1]`), anything else as it is."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def flag_for(name: str) -> str | None:

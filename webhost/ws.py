@@ -36,6 +36,7 @@ from webhost.methods import METHODS
 from webhost.outbox import CLOSE_CODE, Outbox
 from webhost.pending import Publish
 from webhost.session import BrowserSession
+from webhost.storage.transactions import DatabaseUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -299,6 +300,10 @@ async def _answer(
         response = {"jsonrpc": "2.0", "id": request_id, "error": exc.to_jsonrpc()}
     except anyio.get_cancelled_exc_class():
         raise
+    except DatabaseUnavailable as exc:  # webhost's own failure, said plainly: no traceback, no reference
+        logger.warning("%s: %s", method, exc)
+        response = frames.error(request_id, INTERNAL_ERROR, str(exc))
+        response["error"]["data"] = {"reason": exc.reason}
     except Exception:  # a bug must answer the request, not kill the socket
         response = _internal_error(request_id, method)
     else:

@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.support.inprocess import AsgiWsClient, in_process_host, sdk_server
+from tests.support.postgres import Postgres
 from tests.support.process import RpcError
 from webhost.people import Person
 from webhost.storage import history
@@ -133,3 +135,60 @@ async def test_history_params_are_checked(tmp_path: Path, database_url: str) -> 
                 await tab.request("history/get", params)
         with pytest.raises(RpcError, match="params.limit"):
             await tab.request("history/list", {"limit": -1})
+
+
+async def test_ids_past_what_the_database_stores_are_refused_at_the_edge(tmp_path: Path, database_url: str) -> None:
+    """2**63 used to reach the database (SQLite: an integer overflow) and come back as an internal error."""
+    async with in_process_host(tmp_path, servers(), database_url=database_url) as host, host.tab() as tab:
+        with pytest.raises(RpcError, match="params.id must be a positive integer up to 2\\*\\*63 - 1") as refused:
+            await tab.request("history/get", {"id": 2**63})
+        assert refused.value.code == -32602
+        with pytest.raises(RpcError, match="params.before must be a positive integer") as refused:
+            await tab.request("history/list", {"before": 2**63})
+        assert refused.value.code == -32602
+        assert (await tab.request("history/list", {"before": 2**63 - 1}))["entries"] == []
+
+
+async def test_history_says_plainly_when_the_database_is_down(tmp_path: Path, postgres: Postgres) -> None:
+    """An outage used to answer history/list with "internal error: ConnectionRefusedError"; now one line says
+    the database is unavailable and why, and history works again once it is back."""
+    url = postgres.new_database()
+    name = url.rsplit("/", 1)[1]
+    async with in_process_host(tmp_path, servers(), database_url=url) as host, host.tab() as tab:
+        postgres.psql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        postgres.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+        try:
+            with pytest.raises(RpcError) as down:
+                await tab.request("history/list")
+            assert down.value.code == -32603
+            assert down.value.message.startswith("the database is unavailable: "), down.value.message
+            assert "ref" not in down.value.data and down.value.data["reason"]
+        finally:
+            postgres.psql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        assert (await tab.request("history/list"))["entries"] == []
+
+
+async def test_calls_made_while_the_database_is_down_are_stored_once_it_is_back(
+    tmp_path: Path, postgres: Postgres, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The writer used to drop a batch it could not write, for good; now the batch waits and is tried again."""
+    monkeypatch.setattr(history, "RETRY_SECONDS", (0.05,), raising=False)
+    url = postgres.new_database()
+    name = url.rsplit("/", 1)[1]
+    async with in_process_host(tmp_path, servers(), database_url=url) as host, host.tab() as tab:
+        await tab.wait_connected("basic")
+        postgres.psql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        postgres.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+        try:
+            for index in range(3):
+                params = {"server": "basic", "name": "echo", "arguments": {"text": "x"}, "callId": f"down-{index}"}
+                await tab.request("tools/call", params)  # answered: nothing waits on the database
+            with anyio.fail_after(30):  # the writer has met the outage (and not given the entries up)
+                while "call history: " not in caplog.text:
+                    await anyio.sleep(0.01)
+        finally:
+            postgres.psql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        for index in range(3):
+            await stored(tab, f"down-{index}")
+        listed = (await tab.request("history/list"))["entries"]
+        assert sorted(e["callId"] for e in listed) == ["down-0", "down-1", "down-2"]

@@ -11,6 +11,8 @@ import pytest
 
 from tests.support.fast import connected_host
 from tests.support.inprocess import ORIGIN, TOKEN, AsgiWsClient, in_process_host, sdk_server
+from tests.support.postgres import Postgres
+from webhost.app import readiness
 from webhost.auth import COOKIE_NAME
 
 pytestmark = pytest.mark.anyio
@@ -114,3 +116,28 @@ async def test_the_websocket_needs_credentials_and_our_origin(tmp_path: Path) ->
             with pytest.raises(ConnectionRefusedError):
                 await tab.__aenter__()
             assert tab.accepted is False and tab.close_code == 1008
+
+
+async def test_readiness_says_a_replica_without_its_database_is_unavailable(
+    tmp_path: Path, postgres: Postgres, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/healthz` said ok while the database was down, so a balancer kept sending people to a replica that could
+    neither audit nor sign anyone in (issue 24); `/healthz?ready=1` is the probe for a balancer."""
+    monkeypatch.setattr(readiness, "CACHE_SECONDS", 0.0)
+    url = postgres.new_database()
+    name = url.rsplit("/", 1)[1]
+    async with in_process_host(tmp_path, {}, database_url=url) as host, host.http(token=None) as http:
+        ready = await http.get("/healthz", params={"ready": "1"})
+        assert ready.status_code == 200 and ready.json() == {"status": "ready"}
+        postgres.psql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS false')
+        postgres.psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+        try:
+            down = await http.get("/healthz", params={"ready": "1"})
+            assert down.status_code == 503
+            assert down.json() == {"status": "unavailable", "reason": "the database cannot be reached"}
+            assert name not in down.text and postgres.password not in down.text
+            alive = await http.get("/healthz")  # liveness: the process answers, whatever its database does
+            assert alive.status_code == 200 and alive.json() == {"status": "ok"}
+        finally:
+            postgres.psql(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS true')
+        assert (await http.get("/healthz", params={"ready": "1"})).json() == {"status": "ready"}

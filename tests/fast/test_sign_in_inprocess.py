@@ -310,6 +310,40 @@ async def test_proxy_mode_websocket_gets_the_person_and_their_role(tmp_path: Pat
     assert recorded["bob@example.com"] == ("bob@example.com", "bob@example.com", "member", "[]")
 
 
+async def test_fifty_newcomers_at_once_get_in_while_another_process_holds_the_database(tmp_path: Path) -> None:
+    """A team's first morning (issue 24): the handshake used to wait on each newcomer's row in `people`, up to
+    SQLite's busy timeout, and 21 of 50 logged "database is locked" and were never recorded. Now the handshake
+    notes the person and goes on; the rows are written once the file is free."""
+    async with basic_host(tmp_path, PROXY) as host:
+        held = sqlite3.connect(database_file(tmp_path / "data"), timeout=0, isolation_level=None)
+        held.execute("BEGIN IMMEDIATE")  # another process sharing the data folder holds SQLite's write lock
+        try:
+
+            async def newcomer(index: int) -> None:
+                who = {"x-forwarded-email": f"p{index}@example.com"}
+                async with host.tab(authorization=None, client=("127.0.0.1", 4000 + index), **who) as tab:
+                    assert (await tab.request("session/info"))["user"]["id"] == f"p{index}@example.com"
+
+            with anyio.fail_after(WAIT):
+                async with anyio.create_task_group() as tg:
+                    for index in range(50):
+                        tg.start_soon(newcomer, index)
+        finally:
+            held.execute("ROLLBACK")
+            held.close()
+
+        def recorded() -> set[str]:
+            db = sqlite3.connect(database_file(tmp_path / "data"))
+            try:
+                return {row[0] for row in db.execute("SELECT id FROM people")}
+            finally:
+                db.close()
+
+        with anyio.fail_after(WAIT):
+            while not {f"p{index}@example.com" for index in range(50)} <= recorded():
+                await anyio.sleep(0.05)
+
+
 async def provider_access_token(
     provider: Provider,
     login: str,

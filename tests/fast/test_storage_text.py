@@ -58,9 +58,9 @@ async def test_a_history_batch_with_odd_text_is_stored_whole(storage: Storage) -
     history = CallHistory(storage)
     async with anyio.create_task_group() as tg:
         tg.start_soon(history.run)
-        history.record(finished("plain", "c-1", "tab-1"))
-        history.record(finished(ODD, ODD, ODD))
-        history.record(finished("long", "c" * 500, "t" * 100))
+        await history.record(finished("plain", "c-1", "tab-1"))
+        await history.record(finished(ODD, ODD, ODD))
+        await history.record(finished("long", "c" * 500, "t" * 100))
         await history.stop()
         tg.cancel_scope.cancel()
     entries = await history.list("ada")

@@ -344,3 +344,39 @@ async def test_sigkill_of_webhost_takes_its_servers_and_their_escaped_children_a
             while any(_alive(pid) for pid in pids):
                 await anyio.sleep(0.05)
         assert wait_for_no_processes(host.marker) == []
+
+
+# Ignores SIGTERM (before anything else) and end of input; records its pid, then serves as `faulty.py normal`.
+DEAF_SERVER = r"""
+import os, runpy, signal, sys
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+pids_file, faulty = sys.argv[1], sys.argv[2]
+with open(pids_file + ".tmp", "w") as out:
+    out.write(str(os.getpid()))
+os.replace(pids_file + ".tmp", pids_file)
+sys.argv = [faulty, "normal"]
+runpy.run_path(faulty, run_name="__main__")
+signal.pause()
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death supervisor is Linux only")
+async def test_a_server_deaf_to_sigterm_and_end_of_input_is_gone_after_webhost_is_sigkilled(tmp_path: Path) -> None:
+    """Its supervisor used to block for good on its wake-up pipe once the grace period ran out (3 of 3 alive
+    after 22 s): the server outlived webhost, reparented to PID 1."""
+    script = tmp_path / "deaf.py"
+    script.write_text(DEAF_SERVER, encoding="utf-8")
+    faulty_py = str(Path(stdio_server("faulty")["args"][0]))
+    servers = {"deaf": {"command": PYTHON, "args": [str(script), str(tmp_path / "deaf.pids"), faulty_py]}}
+    with run_webhost(tmp_path, servers) as host:
+        async with host.connect() as ws:
+            await ws.wait_connected("deaf")
+            pids = await _read_pids(tmp_path / "deaf.pids", 1)
+            host.proc.send_signal(signal.SIGKILL)
+            with anyio.fail_after(WAIT):
+                while host.proc.poll() is None:
+                    await anyio.sleep(0.05)
+        with anyio.fail_after(WAIT):
+            while any(_alive(pid) for pid in pids):
+                await anyio.sleep(0.05)
+        assert wait_for_no_processes(host.marker) == []

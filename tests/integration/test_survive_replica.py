@@ -224,3 +224,24 @@ async def test_a_resumed_prompt_and_read_go_to_every_tab_of_the_person_and_the_f
                 shown = await tab.wait_notification("calls/outcome", lambda p: p["callId"] == "r-1")
                 assert shown["result"]["contents"][0]["text"] == "The guarded document plan."
             await until(lambda: not live_calls(b.data_dir), "the rows to go")
+
+
+async def test_a_pending_round_of_a_stdio_server_is_reported_interrupted_not_asked_again(tmp_path: Path) -> None:
+    """A stdio server lives and dies with its replica: its round used to be asked again on the other replica, and
+    the answer then failed with "Invalid or expired requestState" (7 of 7; issue 24)."""
+    with two_replicas(tmp_path, {"elicit": stdio_server("elicit")}) as (a, b):
+        async with a.connect() as ws_a:
+            assert (await ws_a.wait_connected("elicit"))["era"] == "modern"
+            start_tool_call(ws_a, "elicit", "multi_round", "call-1", {"rounds": 2})
+            await ws_a.wait_notification("elicitation/request")
+            await until(lambda: [r for r in live_calls(a.data_dir) if r["sealed_round"] is not None], "the round")
+            kill(a, signal.SIGKILL)
+
+        async with b.connect() as ws_b:
+            outcome = await ws_b.wait_notification("calls/outcome", lambda p: p["callId"] == "call-1")
+            assert outcome["interrupted"] is True and outcome["reason"] == "interrupted"
+            assert "stdio servers are not shared" in outcome["error"]["message"]
+            assert (outcome["server"], outcome["name"]) == ("elicit", "multi_round")
+            await until(lambda: not live_calls(b.data_dir), "the reported row to go")
+            # Nobody was asked for nothing: the outcome came, and no question before it.
+            assert not [n for n in ws_b.notifications if n["method"] == "elicitation/request"]

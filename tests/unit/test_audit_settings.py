@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from webhost.app import load_secret
+from webhost.app import SecretProblem, load_secret
 from webhost.audit import AuditLimits
 from webhost.config import AuditOptions, ConfigError, parse_config
 
@@ -98,11 +98,14 @@ def test_a_new_secret_is_created_owner_only_with_no_chmod_afterwards(
     assert sorted(p.name for p in path.parent.iterdir()) == ["secret"]  # no temporary file left behind
 
 
-def test_an_existing_secret_is_kept_and_a_short_one_replaced_whole(tmp_path: Path) -> None:
+def test_an_existing_secret_is_kept_and_a_short_one_replaced_whole_when_told_to_rotate(tmp_path: Path) -> None:
     (tmp_path / "secret").write_bytes(b"k" * 40 + b"\n")
     assert load_secret(tmp_path) == b"k" * 40
     (tmp_path / "secret").write_bytes(b"short")
-    replaced = load_secret(tmp_path)
+    with pytest.raises(SecretProblem, match="fewer than the 32 of a secret.*--rotate-secret"):
+        load_secret(tmp_path)  # not replaced by itself: that would make everything sealed with it unreadable
+    assert (tmp_path / "secret").read_bytes() == b"short"
+    replaced = load_secret(tmp_path, rotate=True)
     assert len(replaced) == 64 and (tmp_path / "secret").read_bytes() == replaced
     assert stat.S_IMODE((tmp_path / "secret").stat().st_mode) == 0o600
     assert load_secret(tmp_path) == replaced

@@ -393,3 +393,91 @@ def test_a_remote_entry_may_name_its_oauth_client_and_the_secret_is_a_secret() -
     assert servers["local"].oauth is None  # a stdio entry has no sign-in
     assert {"cs-s3cret"} <= servers["tracker"].secret_values and {"pem-s3cret"} <= servers["robot"].secret_values
     assert "s3cret" not in repr(config)
+
+
+def _webhost(options: object) -> str:
+    return json.dumps({"mcpServers": {"a": {"command": "x"}}, "webhost": options})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            _webhost({"limits": {"maxResultBytes": 2**70}}),
+            "servers.json: webhost.limits.maxResultBytes: must be an integer number of bytes from 65536 to "
+            "1073741824 (1 GiB)",
+        ),
+        (
+            _webhost({"limits": {"maxQueuedBytes": "big"}}),
+            "servers.json: webhost.limits.maxQueuedBytes: must be an integer number of bytes from 1048576 to "
+            "4294967296 (4 GiB)",
+        ),
+        (_webhost({"limits": 5}), 'servers.json: webhost.limits: must be an object, like {"maxResultBytes": 33554432}'),
+        (
+            _webhost({"appPolicies": {}}),
+            "servers.json: webhost.appPolicies: unknown key (known here: allowedOrigins, audit, auth, chat, dataDir, "
+            "database, limits, maxInputRounds, roots, servers, timeouts)",
+        ),
+        (
+            _webhost({"timeouts": {"conect": 5}}),
+            "servers.json: webhost.timeouts.conect: unknown key (known here: appHandshake, call, connect, human, idle)",
+        ),
+        (
+            _webhost({"servers": {"a": {"appToolCall": "ask"}}}),
+            "servers.json: webhost.servers.a.appToolCall: unknown key (known here: appToolCalls, cspCompat, "
+            "modelSeesStructuredContent, modelToolCalls, modelTools, openLinks, permissions, tools)",
+        ),
+        (
+            _webhost({"limits": {"maxResultByte": 1}}),
+            "servers.json: webhost.limits.maxResultByte: unknown key (known here: maxQueuedBytes, maxResultBytes)",
+        ),
+        (
+            json.dumps({"mcpServers": {"a": {"command": "${input:key}"}}, "inputs": [{"id": "key"}]}),
+            "servers.json: mcpServers.a.command: ${user.*} and ${input:*} are each person's values: use them in "
+            "env, not in command",
+        ),
+        (
+            json.dumps({"mcpServers": {"a": {"command": "${NOT_SET_ANYWHERE}"}}}),
+            "servers.json: mcpServers.a.command: environment variable NOT_SET_ANYWHERE is not set",
+        ),
+    ],
+    ids=[
+        "limit-past-any-use",
+        "limit-not-a-number",
+        "limits-not-an-object",
+        "unknown-webhost-key",
+        "unknown-timeout",
+        "unknown-server-policy-key",
+        "unknown-limit",
+        "person-value-in-command",
+        "unset-variable-in-command",
+    ],
+)
+def test_webhost_keys_are_checked_by_name_and_rule(text: str, expected: str) -> None:
+    """`webhost.limits` used to fail as "webhost: must be an object", 2**70 bytes passed, and a misspelt key under
+    `webhost` was ignored without a word (issue 24)."""
+    assert error_of(text) == expected
+
+
+def test_other_tools_keys_stay_allowed_and_every_model_field_is_a_known_key() -> None:
+    """Only `webhost` is checked: keys of other tools (and of server entries) stay; and each field of the models,
+    new ones included, is a key the check knows, by its JSON name."""
+    text = json.dumps(
+        {
+            "mcpServers": {"a": {"command": "x", "disabled": False, "autoApprove": []}},
+            "globalShortcut": "Ctrl+Space",
+            "webhost": {
+                "timeouts": {"connect": 5, "call": 5, "human": 5, "appHandshake": 5, "idle": 5},
+                "limits": {"maxResultBytes": 65536, "maxQueuedBytes": 1048576},
+                "servers": {"a": {"modelToolCalls": "ask", "modelTools": {"t": "deny"}}},
+                "chat": {"models": [{"id": "m", "api": "openai", "model": "x"}]},
+            },
+        }
+    )
+    assert parse_config(text, "servers.json", {}).options.limits.max_result_bytes == 65536
+
+
+def test_command_expands_variables_as_env_headers_and_url_do() -> None:
+    text = json.dumps({"mcpServers": {"a": {"command": "${TOOLS:-/opt}/bin/server", "args": ["${KEPT}"]}}})
+    server = parse_config(text, "servers.json", {"TOOLS": "/srv/tools"}).servers["a"]
+    assert server.command == "/srv/tools/bin/server" and server.args == ("${KEPT}",)

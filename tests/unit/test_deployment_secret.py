@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from webhost.app import deployment_secret, load_secret
-from webhost.cli import SettingsProblem, settings_from
+from webhost.cli import SettingsProblem, main, settings_from
 from webhost.settings import Settings
 
 
@@ -33,3 +33,17 @@ def test_a_short_secret_is_refused_with_the_variable_named(monkeypatch: pytest.M
         settings_from(["serve"])
     assert "WEBHOST_SECRET" in str(caught.value) and "32" in str(caught.value)
     assert "too-short" not in str(caught.value)
+
+
+def test_serve_refuses_a_cut_secret_file_with_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `secret` file shorter than a secret used to be replaced silently at start, which made every sealed
+    token, input value and cookie unreadable (issue 24)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "secret").write_bytes(b"0123456789abcdef")  # cut in half
+    assert main(["serve", "--data-dir", str(data)]) == 2
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and "fewer than the 32 of a secret" in message and "--rotate-secret" in message
+    assert (data / "secret").read_bytes() == b"0123456789abcdef"

@@ -119,3 +119,34 @@ async def test_a_response_is_sent_from_its_own_task_when_nothing_waits_and_queue
         await anyio.wait_all_tasks_blocked()  # the writer sent it
         outbox.close()
     assert sent == [("1", "request"), ("activity", "writer"), ("slow", "writer"), ("2", "writer")]
+
+
+async def test_a_response_in_parts_lets_everything_else_run_between_two_parts() -> None:
+    """A socket that takes each part at once (a fast reader on loopback) never suspends the writer: a 30 MB
+    result's parts used to be made and sent in one step of the event loop, which every other tab waited on."""
+    outbox = Outbox(max_bytes=1 << 30)
+    sent: list[str] = []
+    seen: list[int] = []  # how many parts were sent, each time another task got to run meanwhile
+
+    async def send(text: str) -> None:
+        sent.append(text)  # never suspends
+
+    def parts() -> Iterator[str]:
+        for index in range(60):
+            yield f'{{"part":{index}}}'
+
+    async def other_tab() -> None:
+        while len(sent) < 60:
+            seen.append(len(sent))
+            await anyio.sleep(0)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(outbox.drain, send)
+        outbox.post_stream(parts(), chars=600)
+        tg.start_soon(other_tab)
+        with anyio.fail_after(10):
+            while len(sent) < 60:
+                await anyio.sleep(0)
+        outbox.close()
+    assert len(sent) == 60
+    assert len({count for count in seen if 0 < count < 60}) >= 50  # it ran between (nearly) every two parts

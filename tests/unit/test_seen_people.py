@@ -1,11 +1,13 @@
-"""Everyone let in is on record in `people`, without a write per request."""
+"""Everyone let in is on record in `people`, without a write per request, and without anyone waiting for it."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import sqlalchemy as sa
 
@@ -33,6 +35,21 @@ async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
     await storage.close()
 
 
+@asynccontextmanager
+async def writing(seen: SeenPeople) -> AsyncIterator[SeenPeople]:
+    """The people's writer task running for as long as the block lasts."""
+    async with anyio.create_task_group() as tg:
+        seen.start(tg)
+        yield seen
+        await seen.stop()
+
+
+async def noted(seen: SeenPeople, person: Person) -> None:
+    """Tell it about a person, and wait until its writer has done what that asked for."""
+    seen.seen(person)
+    await seen.idle.wait()
+
+
 async def rows(storage: Storage) -> dict[str, dict[str, Any]]:
     async with storage.engine.connect() as db:
         return {row["id"]: dict(row) for row in (await db.execute(sa.select(people))).mappings()}
@@ -42,9 +59,13 @@ async def test_a_person_is_written_on_first_sight_then_only_when_they_change_or_
     storage: Storage,
 ) -> None:
     clock = Clock()
-    seen = SeenPeople(storage, clock=clock)
+    async with writing(SeenPeople(storage, clock=clock)) as seen:
+        await check_writes(storage, seen, clock)
+
+
+async def check_writes(storage: Storage, seen: SeenPeople, clock: Clock) -> None:
     bob = Person(id="bob@example.com", name="bob@example.com", email="bob@example.com", groups=("dev",))
-    await seen.seen(bob)
+    await noted(seen, bob)
     first = (await rows(storage))["bob@example.com"]
     assert first == {
         "id": "bob@example.com",
@@ -56,33 +77,56 @@ async def test_a_person_is_written_on_first_sight_then_only_when_they_change_or_
         "last_seen": clock.now,
     }
     clock.now += 10
-    await seen.seen(bob)  # the same person a moment later: no write
+    writes = storage.transactions.writes
+    seen.seen(bob)  # the same person a moment later: nothing to write
+    assert seen.idle.is_set() and storage.transactions.writes == writes
     assert (await rows(storage))["bob@example.com"]["last_seen"] == first["last_seen"]
     clock.now += 10
     promoted = Person(id=bob.id, name=bob.name, email=bob.email, role="admin", groups=("dev", "ops"))
-    await seen.seen(promoted)  # what the proxy says about them changed: written at once
+    await noted(seen, promoted)  # what the proxy says about them changed: written at once
     changed = (await rows(storage))["bob@example.com"]
     assert (changed["role"], changed["groups"], changed["last_seen"]) == ("admin", ["dev", "ops"], clock.now)
     assert changed["first_seen"] == first["first_seen"]
     clock.now += REFRESH_SECONDS
-    await seen.seen(promoted)  # unchanged but a while later: last_seen moves
+    await noted(seen, promoted)  # unchanged but a while later: last_seen moves
     assert (await rows(storage))["bob@example.com"]["last_seen"] == clock.now
 
 
 async def test_token_mode_and_a_second_process_are_recorded_too(storage: Storage) -> None:
     clock = Clock()
-    await SeenPeople(storage, clock=clock).seen(TOKEN_PERSON)
+    async with writing(SeenPeople(storage, clock=clock)) as seen:
+        await noted(seen, TOKEN_PERSON)
     clock.now += 5
-    await SeenPeople(storage, clock=clock).seen(TOKEN_PERSON)  # another process (or a restart): an update
+    async with writing(SeenPeople(storage, clock=clock)) as seen:  # another process (or a restart): an update
+        await noted(seen, TOKEN_PERSON)
     token = (await rows(storage))[TOKEN_PERSON.id]
     assert (token["name"], token["role"], token["last_seen"] - token["first_seen"]) == ("webhost", "admin", 5)
 
 
-async def test_a_database_that_cannot_be_written_does_not_keep_anyone_out(tmp_path: Path) -> None:
+async def test_a_database_that_cannot_be_written_does_not_keep_anyone_out(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     storage = Storage(database_url(None, tmp_path))  # never started: no tables
-    seen = SeenPeople(storage)
-    await seen.seen(TOKEN_PERSON)  # logged, not raised
-    await storage.start()
-    await seen.seen(TOKEN_PERSON)  # tried again on the next request
-    assert TOKEN_PERSON.id in await rows(storage)
+    async with writing(SeenPeople(storage)) as seen:
+        seen.seen(TOKEN_PERSON)  # returns at once; the write fails, is logged, and waits to be tried again
+        with anyio.fail_after(30):
+            while "could not record 1 people" not in caplog.text:
+                await anyio.sleep(0.01)
+        assert not seen.idle.is_set()
+        await storage.start()
+        with anyio.fail_after(30):
+            await seen.idle.wait()  # tried again by itself, without another request
+        assert TOKEN_PERSON.id in await rows(storage)
     await storage.close()
+
+
+async def test_fifty_newcomers_at_once_are_one_write(storage: Storage) -> None:
+    """A team's first morning: each person's first request noted them, and nobody waited on SQLite's lock."""
+    newcomers = [Person(id=f"p{n}@example.com", name=f"P{n}") for n in range(50)]
+    async with writing(SeenPeople(storage)) as seen:
+        writes = storage.transactions.writes
+        for person in newcomers:
+            seen.seen(person)
+        await seen.idle.wait()
+        assert storage.transactions.writes - writes == 1
+    assert {p.id for p in newcomers} <= set(await rows(storage))

@@ -119,3 +119,14 @@ def test_serve_help_shows_every_flag_with_its_variable(capsys: pytest.CaptureFix
         assert field.description
         if flag is not None:
             assert flag in help_text and env_for(name) in help_text
+
+
+def test_an_ipv6_loopback_host_is_served_on_bracketed_and_localhost_origins() -> None:
+    """`--host ::1` used to end in a traceback ("invalid host origin 'http://::1:8700'")."""
+    from sandbox_proxy.app import create_sandbox_app
+    from webhost.cli import _display_host
+
+    settings = Settings(host="::1", token="t-0123456789")
+    assert settings.host_origins() == ["http://[::1]:8700", "http://localhost:8700"]
+    create_sandbox_app(secret=b"s" * 32, domain="localhost", host_origins=settings.host_origins())  # no ValueError
+    assert _display_host("::1") == "localhost" and _display_host("fe80::1") == "[fe80::1]"

@@ -17,6 +17,7 @@ from webhost import __version__
 from webhost.app.access import add_sign_in_routes, build_access, gate
 from webhost.app.middleware import SecurityHeaders, page_csp
 from webhost.app.parts import build_parts, lifespan
+from webhost.app.readiness import Readiness
 from webhost.app.routes import (
     add_api_routes,
     add_page_routes,
@@ -24,14 +25,14 @@ from webhost.app.routes import (
     add_static_files,
     add_websocket,
 )
-from webhost.app.secret import deployment_secret, load_secret
+from webhost.app.secret import SecretProblem, deployment_secret, load_secret
 from webhost.app.server import HostApp, Server
 from webhost.app.state import HostState
 from webhost.config import Config
 from webhost.settings import Settings
 from webhost.upstream.client_factory import TransportFactory, default_transport
 
-__all__ = ["HostApp", "HostState", "Server", "create_app", "deployment_secret", "load_secret"]
+__all__ = ["HostApp", "HostState", "SecretProblem", "Server", "create_app", "deployment_secret", "load_secret"]
 
 
 def create_app(
@@ -45,7 +46,7 @@ def create_app(
     """The host app; `transport_factory` lets tests reach servers over in-memory streams, and `clock`
     is the time webhost checks the provider's ID tokens against (tests skew it)."""
     secret = secret or deployment_secret(settings)
-    parts = build_parts(settings, config, secret, transport_factory)
+    parts = build_parts(settings, config, secret, transport_factory, clock)
     host = HostState(settings=settings, config=config, audit=parts.audit, deps=parts.deps)
     access = build_access(settings, config.options.auth, parts.storage, secret, parts.host_origins, clock)
 
@@ -58,7 +59,7 @@ def create_app(
         openapi_url=None,
     )
     app.state.host = host
-    add_page_routes(app, access.auth.mode)
+    add_page_routes(app, access.auth.mode, Readiness(parts.storage, parts.audit))
     if access.oidc is not None:
         add_sign_in_routes(app, access.oidc, access.policy, host.directory)
     add_api_routes(app, host, config)
@@ -71,5 +72,5 @@ def create_app(
     parts.audit.mask = lambda user: parts.redactor.with_values(
         host.input_redactor(None if user is None else {user}).values
     )
-    guarded = gate(app, access, settings, parts.storage, clock)
+    guarded = gate(app, access, settings, parts.people)
     return HostApp(SecurityHeaders(guarded, page_csp(settings)), host.tabs, parts.journal)

@@ -117,10 +117,8 @@ def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy, dir
         return signed_out_page()
 
 
-def gate(
-    app: ASGIApp, access: Access, settings: Settings, storage: Storage, clock: Callable[[], float] = time.time
-) -> AuthGate:
-    """The gate in front of `app`, telling the `people` table of everyone it admits."""
+def gate(app: ASGIApp, access: Access, settings: Settings, people: SeenPeople) -> AuthGate:
+    """The gate in front of `app`, noting everyone it admits for the `people` table (written in the background)."""
     return AuthGate(
         app,
         access.policy,
@@ -128,5 +126,5 @@ def gate(
         proxy=access.proxy,
         # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
         admin_token=access.auth.mode == "token" or settings.token_from_env,
-        seen=SeenPeople(storage, clock=clock).seen,
+        seen=people.seen,
     )

@@ -8,6 +8,7 @@ export.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.storage.live_calls import LiveCallStore, RoundSeal
 from webhost.storage.oauth_tokens import OAuthVault
+from webhost.storage.people import SeenPeople
+from webhost.storage.spool import Spool
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory
 from webhost.upstream.oauth import OAuthDeps, RefreshLocks
@@ -44,22 +47,32 @@ class Parts:
     audit: AuditLog
     journal: CallJournal
     history: CallHistory
+    people: SeenPeople  # everyone the gate lets in, noted and written in the background
     redactor: Redactor  # the configuration's secrets, the deployment secret and the database password (audit export)
     deps: HostDeps  # handed to each person's workspace
     host_origins: tuple[str, ...]  # the page's origins: the settings' and the configured allowedOrigins
 
 
-def build_parts(settings: Settings, config: Config, secret: bytes, transport_factory: TransportFactory) -> Parts:
+def build_parts(
+    settings: Settings,
+    config: Config,
+    secret: bytes,
+    transport_factory: TransportFactory,
+    clock: Callable[[], float] = time.time,
+) -> Parts:
     host_origins = tuple(settings.host_origins() + list(config.options.allowed_origins))
     storage = Storage(database_url(settings.database_url or config.options.database, settings.data_dir))
     audit = AuditLog(
-        storage, AuditLimits(**config.options.audit.model_dump()), legacy_file=settings.data_dir / LEGACY_FILE
+        storage,
+        AuditLimits(**config.options.audit.model_dump()),
+        legacy_file=settings.data_dir / LEGACY_FILE,
+        spool=Spool(settings.data_dir, "audit"),  # an outcome row survives a SIGKILL once noted
     )
     # The calls this process runs, written down so another replica sharing the database can take them over.
     journal = CallJournal(LiveCallStore(storage, RoundSeal(derive_key(secret, "live-calls/v1"))))
     # The audit export never holds the deployment secret or the database password either.
     redactor = config.redactor().with_values(value for value in (settings.secret, storage.password) if value)
-    history = CallHistory(storage)
+    history = CallHistory(storage, keep=Spool(settings.data_dir, "history"))
     deps = HostDeps(
         config=config,
         audit=audit,
@@ -73,7 +86,7 @@ def build_parts(settings: Settings, config: Config, secret: bytes, transport_fac
         # Each person's conversations with the model (contract §8), sealed under their own sub-key.
         conversations=ConversationStore(storage, ChatSeal(derive_key(secret, "chat/v1"))),
     )
-    return Parts(storage, audit, journal, history, redactor, deps, host_origins)
+    return Parts(storage, audit, journal, history, SeenPeople(storage, clock=clock), redactor, deps, host_origins)
 
 
 def sandbox(settings: Settings, secret: bytes, host_origins: tuple[str, ...]) -> Sandbox:
@@ -97,7 +110,8 @@ def lifespan(parts: Parts, host: HostState) -> Callable[[Any], AbstractAsyncCont
             host.task_group = task_group
             await parts.journal.start(task_group)
             await parts.audit.start(task_group)  # its writer; imports the audit file of 0.1 once
-            task_group.start_soon(parts.history.run)  # writes each person's calls, off the calls' path
+            parts.history.start(task_group)  # writes each person's calls, off the calls' path
+            parts.people.start(task_group)  # writes who came in, off their requests' path
             try:
                 yield
             finally:
@@ -105,6 +119,7 @@ def lifespan(parts: Parts, host: HostState) -> Callable[[Any], AbstractAsyncCont
                 await host.close()
                 await parts.journal.close()
                 await parts.history.stop()
+                await parts.people.stop()
                 await parts.audit.close()  # after the tabs: their last rows are stored too
                 await parts.storage.close()
                 task_group.cancel_scope.cancel()

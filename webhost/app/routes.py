@@ -1,5 +1,5 @@
-"""The host's routes: the page and its static files, /healthz, the scripts' API, /ws, and the callback
-remote servers' sign-ins come back to."""
+"""The host's routes: the page and its static files, /healthz (liveness, and readiness for a balancer), the
+scripts' API, /ws, and the callback remote servers' sign-ins come back to."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from webhost import __version__, loophealth
+from webhost.app.readiness import Readiness
 from webhost.app.state import HostState
 from webhost.audit import AuditLog, AuditUnavailable, visible_user
 from webhost.auth import AccessPolicy
@@ -26,13 +27,20 @@ from webhost.ws import serve_websocket
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
-def add_page_routes(app: FastAPI, auth_mode: str) -> None:
-    """`/healthz` and the page."""
+def add_page_routes(app: FastAPI, auth_mode: str, readiness: Readiness) -> None:
+    """`/healthz` (and `/healthz?ready=1`) and the page."""
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
 
-    @app.get("/healthz")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    @app.get("/healthz", response_model=None)
+    async def healthz(ready: str | None = None) -> dict[str, str] | JSONResponse:
+        """Liveness: the process answers. With `?ready=1`, readiness, for a load balancer: 503 while this
+        replica can neither audit nor sign anyone in (docs/deploy.md)."""
+        if ready is None:
+            return {"status": "ok"}
+        problem = await readiness.problem()
+        if problem is None:
+            return {"status": "ready"}
+        return JSONResponse({"status": "unavailable", "reason": problem}, status_code=503)
 
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request) -> Any:

@@ -43,7 +43,7 @@ _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _SOURCE_RE = re.compile(rf"^(https|wss|http|ws)://((?:\*\.)?(?:{_LABEL}\.)*{_LABEL})(?::(\d{{1,5}}))?$")
 _BAD_CHARS_RE = re.compile(r"[\s;,'\"\x00-\x1f\x7f]")
 _SCHEME_ONLY_RE = re.compile(r"^[a-z][a-z0-9+.-]*:$")
-_ORIGIN_RE = re.compile(r"^(https?)://([^/:]+)(?::(\d+))?/?$")
+_ORIGIN_RE = re.compile(r"^(https?)://(\[[0-9a-f:.]+\]|[^/:\[\]]+)(?::(\d+))?/?$")
 _SECURE = {"http": "https", "ws": "wss"}
 _DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 
@@ -225,6 +225,8 @@ def frame_ancestors_directive(origins: Iterable[str]) -> str:
         parts = _origin_parts(origin)
         if parts is None or _BAD_CHARS_RE.search(origin):
             raise ValueError(f"invalid host origin {origin!r}")
+        if parts[1].startswith("["):
+            continue  # CSP's host-source has no IPv6 literal: such a page frames Apps as http://localhost:PORT
         normal = origin.lower().rstrip("/")
         if normal not in kept:
             kept.append(normal)

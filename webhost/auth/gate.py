@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -99,14 +99,16 @@ class AuthGate:
         oidc: OidcSignIn | None = None,
         proxy: TrustedProxies | None = None,
         admin_token: bool = True,
-        seen: Callable[[Person], Awaitable[None]] | None = None,
+        seen: Callable[[Person], None] | None = None,
     ) -> None:
         self.app = app
         self.policy = policy
         self.oidc = oidc
         self.proxy = proxy
         self.admin_token = admin_token
-        self.seen = seen  # told about the person of every admitted request (the `people` table)
+        # Told about the person of every admitted request (the `people` table). It only notes them: nobody's
+        # request, and no WebSocket handshake, waits on that best-effort write.
+        self.seen = seen
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -173,7 +175,7 @@ class AuthGate:
     ) -> None:
         attach(conn.scope, person, sign_in=sign_in)
         if self.seen is not None:
-            await self.seen(person)
+            self.seen(person)
         await self.app(conn.scope, receive, send)
 
     async def _proxy(self, proxy: TrustedProxies, conn: HTTPConnection, receive: Receive, send: Send) -> None:

@@ -11,6 +11,8 @@ from webhost.errors import InvalidParams
 from webhost.session import BrowserSession
 from webhost.storage.history import KEEP, CallHistory
 
+MAX_ID = 2**63 - 1  # the largest id either engine stores (a 64-bit signed integer)
+
 
 def _history(session: BrowserSession) -> CallHistory:
     if session.history is None:
@@ -22,8 +24,8 @@ def _id(params: dict[str, Any], key: str, *, required: bool) -> int | None:
     value = params.get(key)
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidParams(f"params.{key} must be a positive integer")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
+        raise InvalidParams(f"params.{key} must be a positive integer up to 2**63 - 1")
     return value
 
 

@@ -108,7 +108,7 @@ class AuditReader:
             query = query.where(audit.c.server == server)
         if before:
             query = query.where(audit.c.id < before)
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             return [dict(row) for row in (await db.execute(query)).mappings()]
 
     async def granted(self, person_id: str, server: str) -> set[str]:
@@ -117,7 +117,7 @@ class AuditReader:
             granted_permissions.c.server == server,
             granted_permissions.c.granted.is_(True),
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             return set((await db.execute(query)).scalars().all())
 
 

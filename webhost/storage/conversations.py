@@ -21,6 +21,7 @@ import orjson
 import sqlalchemy as sa
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, metadata
 from webhost.storage.live_calls import replicas
@@ -157,7 +158,7 @@ class ConversationStore:
     # -- conversations ----------------------------------------------------------------------------
 
     async def create(self, person_id: str, conversation_id: str, title: str, model_id: str, now: float) -> None:
-        async with self.storage.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             await db.execute(
                 chat_conversations.insert().values(
                     id=conversation_id,
@@ -169,6 +170,8 @@ class ConversationStore:
                 )
             )
 
+        await self.storage.write(work)
+
     async def listing(self, person_id: str, *, limit: int = 200) -> list[Conversation]:
         query = (
             sa.select(chat_conversations)
@@ -176,7 +179,7 @@ class ConversationStore:
             .order_by(chat_conversations.c.updated_at.desc())
             .limit(limit)
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         return [self._conversation(person_id, row) for row in rows]
 
@@ -184,7 +187,7 @@ class ConversationStore:
         query = sa.select(chat_conversations).where(
             chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             row = (await db.execute(query)).mappings().first()
         return None if row is None else self._conversation(person_id, row)
 
@@ -221,17 +224,21 @@ class ConversationStore:
             values["updated_at"] = now
         if not values:
             return True
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> bool:
             done = await db.execute(
                 chat_conversations.update()
                 .where(chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id)
                 .values(**values)
             )
-        return bool(done.rowcount == 1)
+            return bool(done.rowcount == 1)
+
+        return await self.storage.write(work)
 
     async def delete(self, person_id: str, conversation_id: str) -> bool:
         """The conversation and everything in it (the tokens it used stay counted, without it)."""
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> bool:
             done = await db.execute(
                 chat_conversations.delete().where(
                     chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id
@@ -241,7 +248,9 @@ class ConversationStore:
                 await db.execute(
                     table.delete().where(table.c.person_id == person_id, table.c.conversation_id == conversation_id)
                 )
-        return bool(done.rowcount == 1)
+            return bool(done.rowcount == 1)
+
+        return await self.storage.write(work)
 
     # -- messages ---------------------------------------------------------------------------------
 
@@ -268,13 +277,16 @@ class ConversationStore:
             "updated_at": now,
             "sealed": self.seal.seal(person_id, conversation_id, "message", message),
         }
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             await upsert(db, chat_messages, row, key=["id"], keep=["created_at", "seq"])
             await db.execute(
                 chat_conversations.update()
                 .where(chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id)
                 .values(updated_at=now)
             )
+
+        await self.storage.write(work)
 
     async def messages(self, person_id: str, conversation_id: str, *, limit: int = MAX_MESSAGES) -> list[StoredMessage]:
         query = (
@@ -283,7 +295,7 @@ class ConversationStore:
             .order_by(chat_messages.c.seq.desc())
             .limit(limit)
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         out: list[StoredMessage] = []
         for row in reversed(rows):
@@ -293,7 +305,7 @@ class ConversationStore:
         return out
 
     async def delete_message(self, person_id: str, conversation_id: str, message_id: str) -> None:
-        async with self.storage.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             for table, column in ((chat_messages, chat_messages.c.id), (chat_requests, chat_requests.c.message_id)):
                 await db.execute(
                     table.delete().where(
@@ -303,6 +315,8 @@ class ConversationStore:
                     )
                 )
 
+        await self.storage.write(work)
+
     async def orphaned_streams(self, person_id: str, replica_id: str, now: float, lease: float) -> list[StoredMessage]:
         """This person's messages still marked streaming by a replica that is gone (or by this one, for turns it
         no longer runs: the caller checks those)."""
@@ -311,7 +325,7 @@ class ConversationStore:
             .outerjoin(replicas, replicas.c.id == chat_messages.c.replica_id)
             .where(chat_messages.c.person_id == person_id, chat_messages.c.status == "streaming")
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         out: list[StoredMessage] = []
         for row in rows:
@@ -337,7 +351,8 @@ class ConversationStore:
             "created_at": now,
             "sealed": self.seal.seal(person_id, conversation_id, "request", body),
         }
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             await upsert(db, chat_requests, row, key=["message_id", "step"])
             kept = (
                 sa.select(chat_requests.c.created_at)
@@ -354,6 +369,8 @@ class ConversationStore:
                     )
                 )
 
+        await self.storage.write(work)
+
     async def requests(self, person_id: str, conversation_id: str, message_id: str) -> list[dict[str, Any]]:
         query = (
             sa.select(chat_requests)
@@ -364,7 +381,7 @@ class ConversationStore:
             )
             .order_by(chat_requests.c.step)
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         out = []
         for row in rows:
@@ -385,11 +402,14 @@ class ConversationStore:
             "updated_at": now,
             "sealed": self.seal.seal(person_id, conversation_id, "context", context),
         }
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             await upsert(db, chat_contexts, row, key=["conversation_id", "instance"])
 
+        await self.storage.write(work)
+
     async def remove_context(self, person_id: str, conversation_id: str, instance: str) -> None:
-        async with self.storage.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             await db.execute(
                 chat_contexts.delete().where(
                     chat_contexts.c.person_id == person_id,
@@ -398,13 +418,15 @@ class ConversationStore:
                 )
             )
 
+        await self.storage.write(work)
+
     async def contexts(self, person_id: str, conversation_id: str) -> list[dict[str, Any]]:
         query = (
             sa.select(chat_contexts)
             .where(chat_contexts.c.person_id == person_id, chat_contexts.c.conversation_id == conversation_id)
             .order_by(chat_contexts.c.updated_at)
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         opened = (self.seal.open(person_id, conversation_id, "context", bytes(row["sealed"])) for row in rows)
         return [value for value in opened if isinstance(value, dict)]
@@ -415,7 +437,8 @@ class ConversationStore:
         self, person_id: str, day: str, model_id: str, conversation_id: str, input_tokens: int, output_tokens: int
     ) -> None:
         key = {"person_id": person_id, "day": day, "model_id": model_id, "conversation_id": conversation_id}
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             updated = await db.execute(
                 chat_usage.update()
                 .where(*(chat_usage.c[name] == value for name, value in key.items()))
@@ -428,11 +451,13 @@ class ConversationStore:
                 row = {**key, "input_tokens": input_tokens, "output_tokens": output_tokens}
                 await upsert(db, chat_usage, row, key=list(key))
 
+        await self.storage.write(work)
+
     async def tokens_on(self, person_id: str, day: str) -> int:
         query = sa.select(
             sa.func.coalesce(sa.func.sum(chat_usage.c.input_tokens + chat_usage.c.output_tokens), 0)
         ).where(chat_usage.c.person_id == person_id, chat_usage.c.day == day)
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             return int((await db.execute(query)).scalar() or 0)
 
     async def usage_totals(self, since_day: str, people: Iterable[str] | None = None) -> list[dict[str, Any]]:
@@ -450,7 +475,7 @@ class ConversationStore:
         )
         if people is not None:
             query = query.where(chat_usage.c.person_id.in_(list(people)))
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         return [
             {"person": r["person_id"], "model": r["model_id"], "input": int(r["input"]), "output": int(r["output"])}

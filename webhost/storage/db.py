@@ -13,25 +13,26 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.storage.files import owner_only
 from webhost.storage.portable import upsert
+from webhost.storage.transactions import Transactions
 from webhost.storage.urls import async_url, display_url, url_password
 
+T = TypeVar("T")
 MIGRATIONS = Path(__file__).parent / "migrations"
 # pg_advisory_xact_lock key held while migrating: any fixed 64-bit number, the same in every replica.
 MIGRATION_LOCK = 0x7765_6268_6F73_7401  # "webhost" + 1
@@ -125,6 +126,15 @@ class Storage:
         self.engine: AsyncEngine = create_async_engine(url, **options)
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        self.transactions = Transactions(self.engine, self._redactor)
+
+    def read(self) -> contextlib.AbstractAsyncContextManager[AsyncConnection]:
+        """A connection to read on (`DatabaseUnavailable` when the database is down)."""
+        return self.transactions.read()
+
+    async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """`work` in one committed transaction, after this process's earlier writes on SQLite (transactions.py)."""
+        return await self.transactions.write(work)
 
     @property
     def dialect(self) -> str:
@@ -143,13 +153,7 @@ class Storage:
 
     def reason(self, exc: BaseException) -> str:
         """What went wrong, in one line and with the database password masked."""
-        cause = getattr(exc, "orig", None) or exc
-        text = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
-        if isinstance(cause, socket.gaierror):
-            text = f"cannot find the host ({cause.strerror})"
-        elif isinstance(cause, OSError):  # asyncpg's own text is "Connect call failed (host, port)"
-            text = f"cannot connect ({os.strerror(cause.errno) if cause.errno else cause.strerror or text})"
-        return self._redactor.text(text)
+        return self.transactions.reason(exc)
 
     @contextlib.asynccontextmanager
     async def _migration_lock(self) -> AsyncIterator[None]:
@@ -160,32 +164,40 @@ class Storage:
             return
         Path(database).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         owner_only(Path(database))
-        fd = os.open(f"{database}.migrating", os.O_CREAT | os.O_RDWR, 0o600)
+        path = Path(f"{database}.migrating")
+        while True:
+            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                await anyio.to_thread.run_sync(fcntl.flock, fd, fcntl.LOCK_EX)
+                # The holder before us deletes the file as it lets go: a lock on a file no longer at that path
+                # keeps nobody out, so take the one that is there now.
+                held, there = os.fstat(fd), os.stat(path)
+            except FileNotFoundError:
+                os.close(fd)
+                continue
+            except BaseException:
+                os.close(fd)
+                raise
+            if (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino):
+                break
+            os.close(fd)
         try:
-            await anyio.to_thread.run_sync(fcntl.flock, fd, fcntl.LOCK_EX)
             yield
         finally:
+            path.unlink(missing_ok=True)  # while still holding the lock: nothing is left after a start
             os.close(fd)  # releases the lock
 
     async def close(self) -> None:
         await self.engine.dispose()
 
     async def save_person(self, person: Person, now: float) -> None:
-        values = {
-            "name": person.name,
-            "email": person.email,
-            "role": person.role,
-            "groups": list(person.groups),
-            "last_seen": now,
-        }
-        async with self.engine.begin() as db:
-            await upsert(db, people, {"id": person.id, "first_seen": now, **values}, key=["id"], keep=["first_seen"])
+        await self.write(lambda db: save_person(db, person, now))
 
     async def create_session(
         self, session_id: str, person: Person, *, now: float, expires_at: float, sealed_id_token: bytes | None
     ) -> None:
-        await self.save_person(person, now)
-        async with self.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
+            await save_person(db, person, now)
             await db.execute(
                 web_sessions.insert().values(
                     id_hash=digest(session_id),
@@ -195,6 +207,8 @@ class Storage:
                     sealed_id_token=sealed_id_token,
                 )
             )
+
+        await self.write(work)
 
     async def session(self, session_id: str, now: float) -> WebSession | None:
         """The live session with this id (not expired, not revoked), with its person."""
@@ -207,7 +221,7 @@ class Storage:
                 web_sessions.c.expires_at > now,
             )
         )
-        async with self.engine.connect() as db:
+        async with self.read() as db:
             row = (await db.execute(query)).mappings().first()
         if row is None:
             return None
@@ -221,7 +235,7 @@ class Storage:
         return WebSession(person=person, expires_at=row["expires_at"], sealed_id_token=row["sealed_id_token"])
 
     async def revoke_session(self, session_id: str, now: float) -> None:
-        async with self.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             await db.execute(
                 web_sessions.update()
                 .where(web_sessions.c.id_hash == digest(session_id), web_sessions.c.revoked_at.is_(None))
@@ -229,8 +243,10 @@ class Storage:
             )
             await db.execute(web_sessions.delete().where(web_sessions.c.expires_at < now - 86400))
 
+        await self.write(work)
+
     async def start_sign_in(self, state: str, sign_in: SignIn) -> None:
-        async with self.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             await db.execute(sign_ins.delete().where(sign_ins.c.created_at < sign_in.created_at - 86400))
             await db.execute(
                 sign_ins.insert().values(
@@ -243,11 +259,14 @@ class Storage:
                 )
             )
 
+        await self.write(work)
+
     async def take_sign_in(self, state: str, now: float) -> SignIn | str:
         """Use up a sign-in (once: a second callback with the same state gets "reused"); "unknown" if
         there was never one."""
         key = digest(state)
-        async with self.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> SignIn | str:
             row = (await db.execute(sa.select(sign_ins).where(sign_ins.c.state_hash == key))).mappings().first()
             if row is None:
                 return "unknown"
@@ -256,13 +275,32 @@ class Storage:
             )
             if used.rowcount != 1:
                 return "reused"
-        return SignIn(
-            nonce=row["nonce"],
-            code_verifier=row["code_verifier"],
-            redirect_uri=row["redirect_uri"],
-            next_path=row["next_path"],
-            created_at=row["created_at"],
-        )
+            return SignIn(
+                nonce=row["nonce"],
+                code_verifier=row["code_verifier"],
+                redirect_uri=row["redirect_uri"],
+                next_path=row["next_path"],
+                created_at=row["created_at"],
+            )
+
+        return await self.write(work)
+
+
+def person_values(person: Person, now: float) -> dict[str, Any]:
+    """A person's row as it is written now (`first_seen` is kept when they are already there)."""
+    return {
+        "id": person.id,
+        "name": person.name,
+        "email": person.email,
+        "role": person.role,
+        "groups": list(person.groups),
+        "first_seen": now,
+        "last_seen": now,
+    }
+
+
+async def save_person(db: AsyncConnection, person: Person, now: float) -> None:
+    await upsert(db, people, person_values(person, now), key=["id"], keep=["first_seen"])
 
 
 def _upgrade(connection: sa.Connection) -> None:

@@ -1,13 +1,18 @@
 """Each person's call history: every tools/call, resources/read and prompts/get a tab makes, in the database.
 
-A handler hands a finished call to `CallHistory.record`, which only queues it: the call's answer
-never waits on the database. One writer task takes the queue in batches, and off the event loop
-encodes each entry as the server answered it (a person's results are theirs: nothing is masked by
-value, docs/security.md "Secrets"), and bounds it: arguments over `MAX_ARGUMENTS` and results over
-`MAX_RESULT` bytes keep a cut copy, marked truncated with the full size. Then one transaction writes
-the batch (what arrived within `GATHER_SECONDS`) and, every `PRUNE_EVERY` rows of a person, keeps
-their newest `KEEP`. Every query names the person: nobody reads
-anyone else's history, admins included.
+A handler hands a finished call to `CallHistory.record` before the call's answer goes out. It encodes the entry
+(off the event loop when it is big) as the server answered it (a person's results are theirs: nothing is masked
+by value, docs/security.md "Secrets"), bounds it (arguments over `MAX_ARGUMENTS` and results over
+`MAX_RESULT` bytes keep a cut copy, marked truncated with the full size), appends it to this process's spool
+file (storage/spool.py) and queues it: the answer never waits on the database, and a SIGKILL once the person
+has the answer loses nothing (the next start stores what the spool still owes).
+
+One writer task takes the queue in batches: one transaction writes the batch (what arrived within
+`GATHER_SECONDS`) and, every `PRUNE_EVERY` rows of a person, keeps their newest `KEEP`. While the database is
+down the queue waits and is tried again, with a growing pause (`RETRY_SECONDS`); past `MAX_QUEUED_BYTES` new
+entries are dropped and counted, never waited for. At a clean stop the writer writes what is queued, and what it
+cannot write stays in the spool. Every query names the person: nobody reads anyone else's history, admins
+included.
 """
 
 from __future__ import annotations
@@ -15,26 +20,35 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.abc
 import sqlalchemy as sa
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost import jsontext
+from webhost.jsonsize import size_at_most
+from webhost.storage import spool
 from webhost.storage.bounded_json import shortened
 from webhost.storage.db import Storage, metadata
 from webhost.storage.portable import fitted
+from webhost.storage.transactions import DatabaseUnavailable
 
 logger = logging.getLogger(__name__)
 
 KEEP = 300  # rows per person
 MAX_ARGUMENTS = 16 * 1024
 MAX_RESULT = 64 * 1024
-QUEUE = 1000  # entries waiting for the writer; past it an entry is dropped (and counted), never waited for
-BATCH = 100
+# Bytes of encoded entries waiting for the writer (a database outage of a busy team's hour, or more); past it a
+# new entry is dropped and counted, never waited for.
+MAX_QUEUED_BYTES = 64 * 1024 * 1024
+BATCH = 500
+INLINE = 16 * 1024  # arguments and results up to about this size are encoded on the event loop, bigger ones not
+RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)  # pauses between tries while the database is down
 # The writer gathers what arrives this long after an entry into one transaction: a burst of calls costs
 # one commit, and the write stays out of the moments right after each answer.
 GATHER_SECONDS = 0.2
@@ -83,79 +97,192 @@ class Finished:
     on_stored: Callable[[Summary], None] | None = None  # told the stored summary (the person's tabs)
 
 
-class CallHistory:
-    """The queue, its writer task (`run`, started by the composition root) and the reads."""
+@dataclass(eq=False)
+class _Owed:
+    """One encoded entry waiting for the writer."""
 
-    def __init__(self, storage: Storage) -> None:
+    person_id: str
+    row: dict[str, Any]
+    size: int
+    seq: int | None  # its line in the spool
+    on_stored: Callable[[Summary], None] | None
+
+
+class CallHistory:
+    """The queue, its writer task (`start`, by the composition root) and the reads."""
+
+    def __init__(self, storage: Storage, *, keep: spool.Spool | None = None) -> None:
         self.storage = storage
-        self._send: MemoryObjectSendStream[Finished]
-        self._receive: MemoryObjectReceiveStream[Finished]
-        self._send, self._receive = anyio.create_memory_object_stream[Finished](QUEUE)
+        self.spool = keep  # where queued entries outlive the process (None: in memory only)
+        self._queue: deque[_Owed] = deque()
+        self._bytes = 0
+        self._wake = anyio.Event()
+        self._hurry = anyio.Event()  # a full batch, or stopping: write without gathering
         self.dropped = 0
+        self.written = 0
+        self.outage: str | None = None  # why the database cannot be written, while it cannot
         self.idle = anyio.Event()  # set whenever the queue has been written out (tests wait on it)
         self.idle.set()
+        self._stopping = False
         self._stopped = anyio.Event()
         self._since_prune: dict[str, int] = {}  # rows written per person since their last prune
 
-    def record(self, entry: Finished) -> None:
-        try:
-            self._send.send_nowait(entry)
-            if self.idle.is_set():
-                self.idle = anyio.Event()
-        except anyio.WouldBlock:
+    async def record(self, entry: Finished) -> None:
+        """Encode the entry, keep it in the spool and queue it: when this returns, a SIGKILL no longer loses it."""
+        if size_at_most(entry.outcome, INLINE) and size_at_most(entry.arguments, INLINE):
+            row = self._row(entry)
+        else:
+            row = await anyio.to_thread.run_sync(self._row, entry)
+        size = len(row["arguments"]) + len(row["result"]) + 256
+        if self._bytes + size > MAX_QUEUED_BYTES:
             self.dropped += 1
-            logger.warning("call history: the writer is behind, %d entries dropped so far", self.dropped)
-        except anyio.ClosedResourceError:
-            pass  # webhost is stopping
+            if self.dropped in (1, 10, 100) or self.dropped % 1000 == 0:
+                logger.warning(
+                    "call history: %d MiB wait for the database (%s); %d entries dropped so far",
+                    self._bytes >> 20,
+                    self.outage or "it is behind",
+                    self.dropped,
+                )
+            return
+        seq = self.spool.add(row) if self.spool is not None else None
+        self._queue.append(_Owed(entry.person_id, row, size, seq, entry.on_stored))
+        self._bytes += size
+        if self.idle.is_set():
+            self.idle = anyio.Event()
+        self._wake.set()
+        if len(self._queue) >= BATCH:
+            self._hurry.set()
+
+    def start(self, task_group: anyio.abc.TaskGroup) -> None:
+        """Open the spool, then write in the background: first what processes that are gone still owed."""
+        if self.spool is not None:
+            self.spool.open()
+        task_group.start_soon(self.run, name="history-writer")
 
     async def run(self) -> None:
         """Write what is queued, in batches, until `stop`."""
         try:
-            async with self._receive:
-                async for first in self._receive:
-                    batch = [first]
-                    with anyio.move_on_after(GATHER_SECONDS):
-                        try:
-                            while len(batch) < BATCH:
-                                batch.append(await self._receive.receive())
-                        except anyio.EndOfStream:
-                            pass  # stopping: write what came
-                    while len(batch) < BATCH:
-                        try:
-                            batch.append(self._receive.receive_nowait())
-                        except (anyio.WouldBlock, anyio.EndOfStream):
-                            break
-                    try:
-                        await self._write(batch)
-                    except Exception:  # a full disk must not end the writer, nor reach a call
-                        logger.exception("call history: %d entries could not be written", len(batch))
-                    if self._receive.statistics().current_buffer_used == 0:
-                        self.idle.set()
+            if self.spool is not None:
+                await self._take_over(self.spool.folder.parent)
+            await self._write_queue()
         finally:
             self.idle.set()
             self._stopped.set()
+            if self.spool is not None:
+                self.spool.close()
+
+    async def _write_queue(self) -> None:
+        tries = 0
+        while True:
+            if not self._queue:
+                self.idle.set()
+                if self._stopping:
+                    return
+                self._wake = anyio.Event()
+                await self._wake.wait()
+                continue
+            if not self._stopping and len(self._queue) < BATCH:
+                with anyio.move_on_after(GATHER_SECONDS):
+                    await self._hurry.wait()
+            self._hurry = anyio.Event()
+            batch = [self._queue[i] for i in range(min(BATCH, len(self._queue)))]
+            try:
+                await self._write(batch)
+            except DatabaseUnavailable as exc:
+                if self.outage is None:
+                    logger.warning("call history: %s; %d entries wait to be written", exc, len(self._queue))
+                self.outage = exc.reason
+                if self._stopping:
+                    return  # what is queued stays in the spool for the next start
+                with anyio.move_on_after(RETRY_SECONDS[min(tries, len(RETRY_SECONDS) - 1)]):
+                    await self._hurry.wait()
+                tries += 1
+                continue
+            except Exception:  # one bad entry must not hold up the others, nor end the writer
+                logger.exception("call history: a batch of %d entries failed; writing them one by one", len(batch))
+                for owed in batch:
+                    try:
+                        await self._write([owed])
+                    except DatabaseUnavailable:
+                        break
+                    except Exception:
+                        logger.exception("call history: an entry of %s could not be written", owed.person_id)
+                        self._done([owed])
+                continue
+            if self.outage is not None:
+                logger.warning("call history: the database is back; the entries that waited are written")
+            self.outage, tries = None, 0
 
     async def stop(self, timeout: float = 5.0) -> None:
-        """Stop taking entries, and give the writer `timeout` seconds to write what is queued."""
-        self._send.close()
+        """Stop taking entries, and give the writer `timeout` seconds to write what is queued (what it cannot
+        write stays in the spool)."""
+        self._stopping = True
+        self._hurry.set()
+        self._wake.set()
         with anyio.move_on_after(timeout):
             await self._stopped.wait()
 
-    async def _write(self, batch: list[Finished]) -> None:
-        rows = await anyio.to_thread.run_sync(lambda: [self._row(entry) for entry in batch])
-        for entry in batch:
-            self._since_prune[entry.person_id] = self._since_prune.get(entry.person_id, PRUNE_EVERY) + 1
+    async def _write(self, batch: list[_Owed]) -> None:
+        for owed in batch:
+            self._since_prune[owed.person_id] = self._since_prune.get(owed.person_id, PRUNE_EVERY) + 1
         due = [person for person, count in self._since_prune.items() if count >= PRUNE_EVERY]
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> list[int]:
             # One cached statement for the whole batch ("insertmanyvalues"), ids in the rows' order.
-            inserted = await db.execute(_INSERT, rows)
+            inserted = await db.execute(_INSERT, [owed.row for owed in batch])
             ids = [int(row_id) for row_id in inserted.scalars()]
             for person_id in due:
                 await db.execute(_prune(person_id))
-                self._since_prune[person_id] = 0
-        for entry, row, row_id in zip(batch, rows, ids, strict=True):
-            if entry.on_stored is not None:
-                entry.on_stored(_summary({**row, "id": row_id}))
+            return ids
+
+        try:
+            ids = await self.storage.write(work)
+        except BaseException:
+            for owed in batch:  # not written: counted again when the batch is tried again
+                self._since_prune[owed.person_id] -= 1
+            raise
+        for person_id in due:
+            self._since_prune[person_id] = 0
+        self._done(batch)
+        self.written += len(batch)
+        for owed, row_id in zip(batch, ids, strict=True):
+            if owed.on_stored is not None:
+                owed.on_stored(_summary({**owed.row, "id": row_id}))
+
+    def _done(self, batch: list[_Owed]) -> None:
+        """These entries left the queue (stored, or refused for good)."""
+        for owed in batch:
+            if self._queue and self._queue[0] is owed:
+                self._queue.popleft()
+            else:
+                self._queue.remove(owed)
+            self._bytes -= owed.size
+        if self.spool is not None:
+            self.spool.settled([owed.seq for owed in batch if owed.seq is not None])
+
+    async def _take_over(self, data_dir: Any) -> None:
+        """Store the entries that processes now gone still owed (their spool files), then forget those files."""
+        for left in spool.left_over(data_dir, self.spool.kind if self.spool else "history"):
+            rows = [row for row in left.rows if _is_row(row)]
+            try:
+                for start in range(0, len(rows), BATCH):
+                    chunk = rows[start : start + BATCH]
+
+                    async def work(db: AsyncConnection, chunk: list[dict[str, Any]] = chunk) -> None:
+                        await db.execute(call_history.insert(), chunk)
+
+                    await self.storage.write(work)
+            except Exception as exc:
+                left.release()
+                logger.error(
+                    "call history: %d entries left by a stopped webhost (%s) wait: %s", len(rows), left.path, exc
+                )
+                continue
+            for row in rows:
+                self._since_prune[row["person_id"]] = PRUNE_EVERY  # pruned with their next entry
+            left.forget()
+            if rows:
+                logger.warning("call history: stored %d entries a stopped webhost had not written yet", len(rows))
 
     def _row(self, entry: Finished) -> dict[str, Any]:
         arguments, arguments_bytes = self._bounded(entry.arguments, MAX_ARGUMENTS)
@@ -200,14 +327,14 @@ class CallHistory:
         if before is not None:
             query = query.where(call_history.c.id < before)
         query = query.order_by(call_history.c.id.desc()).limit(limit)
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         return [_summary(row) for row in rows]
 
     async def get(self, person_id: str, entry_id: int) -> Summary | None:
         """One of the person's entries with its result (a cut one as `preview` text); None if not theirs."""
         query = sa.select(call_history).where(call_history.c.person_id == person_id, call_history.c.id == entry_id)
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             row = (await db.execute(query)).mappings().first()
         if row is None:
             return None
@@ -219,9 +346,11 @@ class CallHistory:
         return summary
 
     async def clear(self, person_id: str) -> int:
-        async with self.storage.engine.begin() as db:
+        async def work(db: AsyncConnection) -> int:
             deleted = await db.execute(call_history.delete().where(call_history.c.person_id == person_id))
-        return int(deleted.rowcount or 0)
+            return int(deleted.rowcount or 0)
+
+        return await self.storage.write(work)
 
 
 _INSERT = call_history.insert().returning(call_history.c.id, sort_by_parameter_order=True)
@@ -238,6 +367,14 @@ def _prune(person_id: str) -> sa.Delete:
         .scalar_subquery()
     )
     return call_history.delete().where(call_history.c.person_id == person_id, call_history.c.id < newest)
+
+
+def _is_row(row: dict[str, Any]) -> bool:
+    """A spooled row this version can insert (every column, nothing else)."""
+    return set(row) == _ROW_COLUMNS
+
+
+_ROW_COLUMNS = {column.name for column in call_history.c if column.name != "id"}
 
 
 def _loads(text: str) -> object:

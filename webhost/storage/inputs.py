@@ -14,6 +14,7 @@ import time
 import sqlalchemy as sa
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, person_inputs
 from webhost.storage.portable import upsert
@@ -49,26 +50,31 @@ class InputVault:
         query = sa.select(person_inputs.c.input_id, person_inputs.c.sealed).where(
             person_inputs.c.person_id == person_id
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).all()
         opened = {row.input_id: self._open(person_id, row.input_id, bytes(row.sealed)) for row in rows}
         return {key: value for key, value in opened.items() if value is not None}
 
     async def store(self, person_id: str, values: dict[str, str]) -> None:
         now = time.time()
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             for input_id, value in values.items():
                 sealed = self._seal(person_id, input_id, value)
                 row = {"person_id": person_id, "input_id": input_id, "sealed": sealed, "updated_at": now}
                 await upsert(db, person_inputs, row, key=["person_id", "input_id"])
 
+        await self.storage.write(work)
+
     async def forget(self, person_id: str, input_ids: list[str]) -> None:
-        async with self.storage.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             await db.execute(
                 person_inputs.delete().where(
                     person_inputs.c.person_id == person_id, person_inputs.c.input_id.in_(input_ids)
                 )
             )
+
+        await self.storage.write(work)
 
 
 def _bound(person_id: str, input_id: str) -> bytes:

@@ -21,6 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, metadata
 from webhost.storage.portable import fitted
@@ -127,21 +128,30 @@ class LiveCallStore:
 
     async def beat(self, replica_id: str, now: float) -> None:
         """Say this replica is alive (creates its row on the first beat)."""
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             updated = await db.execute(replicas.update().where(replicas.c.id == replica_id).values(heartbeat_at=now))
             if updated.rowcount == 0:
                 await db.execute(replicas.insert().values(id=replica_id, started_at=now, heartbeat_at=now))
 
+        await self.storage.write(work)
+
     async def release(self, replica_id: str) -> None:
         """A clean stop: what this replica still owns is free for any other replica at once."""
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             await db.execute(replicas.delete().where(replicas.c.id == replica_id))
+
+        await self.storage.write(work)
 
     async def prune(self, now: float, *, older_than: float) -> None:
         """Forget replicas and calls nobody came back for (a person who never opened webhost again)."""
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             await db.execute(replicas.delete().where(replicas.c.heartbeat_at < now - older_than))
             await db.execute(live_calls.delete().where(live_calls.c.started_at < now - older_than))
+
+        await self.storage.write(work)
 
     # -- calls ------------------------------------------------------------------------------------
 
@@ -150,7 +160,8 @@ class LiveCallStore:
 
     async def apply(self, writes: Iterable[Write]) -> None:
         """Apply a batch of changes in order, in one transaction."""
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             for write in writes:
                 values = fitted(live_calls, write.values, OUTSIDE_TEXT)
                 if write.kind == "insert":
@@ -160,6 +171,8 @@ class LiveCallStore:
                 else:
                     await db.execute(live_calls.delete().where(live_calls.c.id == write.row_id))
 
+        await self.storage.write(work)
+
     async def orphans(self, person_id: str, replica_id: str, now: float, lease: float) -> Orphans:
         """This person's calls owned by replicas that are gone; a call of a replica still within its lease waits."""
         query = (
@@ -168,7 +181,7 @@ class LiveCallStore:
             .where(live_calls.c.person_id == person_id, live_calls.c.replica_id != replica_id)
             .order_by(live_calls.c.started_at)
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         calls: list[LiveCall] = []
         recheck: float | None = None
@@ -183,17 +196,20 @@ class LiveCallStore:
 
     async def claim(self, call: LiveCall, replica_id: str) -> bool:
         """Take a call over from its gone replica; False when another replica took it first."""
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> bool:
             taken = await db.execute(
                 live_calls.update()
                 .where(live_calls.c.id == call.id, live_calls.c.replica_id == call.replica_id)
                 .values(replica_id=replica_id)
             )
-        return bool(taken.rowcount == 1)
+            return bool(taken.rowcount == 1)
+
+        return await self.storage.write(work)
 
     async def calls_of(self, replica_id: str) -> list[LiveCall]:
         query = sa.select(live_calls).where(live_calls.c.replica_id == replica_id)
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).mappings().all()
         return [self._call(row) for row in rows]
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, metadata
 from webhost.storage.portable import upsert
@@ -64,20 +65,23 @@ class OAuthVault:
         query = sa.select(oauth_grants.c.sealed).where(
             oauth_grants.c.person_id == person_id, oauth_grants.c.server == server, oauth_grants.c.kind == kind
         )
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             sealed = (await db.execute(query)).scalar()
         return None if sealed is None else self._open(person_id, server, kind, bytes(sealed))
 
     async def put(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> None:
         sealed = self._seal(person_id, server, kind, value)
         row = {"person_id": person_id, "server": server, "kind": kind, "sealed": sealed, "updated_at": time.time()}
+
         # An upsert, not delete-then-insert: two replicas storing the same row at once on PostgreSQL would
         # both find nothing to wait for and one insert would fail on the key.
-        async with self.storage.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             await upsert(db, oauth_grants, row, key=("person_id", "server", "kind"))
 
+        await self.storage.write(work)
+
     async def forget(self, person_id: str, server: str, kinds: tuple[Kind, ...] = ("tokens",)) -> None:
-        async with self.storage.engine.begin() as db:
+        async def work(db: AsyncConnection) -> None:
             await db.execute(
                 oauth_grants.delete().where(
                     oauth_grants.c.person_id == person_id,
@@ -85,6 +89,8 @@ class OAuthVault:
                     oauth_grants.c.kind.in_(kinds),
                 )
             )
+
+        await self.storage.write(work)
 
 
 def _bound(person_id: str, server: str, kind: str) -> bytes:

@@ -29,7 +29,7 @@ from .failures import describe_connect_failure, tail_suffix
 from .liveness import ListenStream, keep_alive
 from .oauth import NOT_OAUTH, OAuthBinding, describe_oauth_failure
 from .sdk import advertised_capabilities
-from .sdk_workarounds import tolerate_output_schema, watched_transport
+from .sdk_workarounds import Heard, tolerate_output_schema, watched_transport
 from .sign_in import SignInState
 from .stderr import StderrPipe
 
@@ -261,7 +261,8 @@ class Link:
                     if oauth is not None
                     else self._transport_factory(self.config, stderr, on_exit)
                 )
-                transport = watched_transport(raw, ended)
+                heard = Heard()
+                transport = watched_transport(raw, ended, heard)
                 client = build_client(transport, self._callbacks(), max_input_rounds=self.settings.max_input_rounds)
                 scope.deadline = anyio.current_time() + self.settings.connect_timeout
                 async with stderr:
@@ -273,7 +274,7 @@ class Link:
                         self._record_info(client)
                         self._set_status("connected")
                         was_up = True
-                        await self._serve_until_stopped(client, ended)
+                        await self._serve_until_stopped(client, ended, heard)
                         self._client = None
             if scope.cancelled_caught and not self._stop.is_set():
                 failure = f"timed out connecting after {self.settings.connect_timeout:g} s"
@@ -311,15 +312,16 @@ class Link:
                 retry = f" (connecting again in {self._retry_in:g} s)" if self._retry_in is not None else ""
                 self._set_status("error", self.config.redactor().text(failure) + retry)
 
-    async def _serve_until_stopped(self, client: Client, ended: anyio.Event) -> None:
+    async def _serve_until_stopped(self, client: Client, ended: anyio.Event, heard: Heard) -> None:
         """Hold the client open until asked to stop, the process exits, or the transport closes."""
         assert self._stop is not None
         stop = self._stop
         async with anyio.create_task_group() as tg:
             if self.era == "modern":
-                tg.start_soon(self.listen.run, client, self.info.capabilities or {}, ended, self._no_live_updates)
+                capabilities = self.info.capabilities or {}
+                tg.start_soon(self.listen.run, client, capabilities, ended, self._no_live_updates, heard)
             if self.config.transport in ("http", "sse"):
-                tg.start_soon(keep_alive, client, ended)
+                tg.start_soon(keep_alive, client, ended, heard)
 
             async def wake_on(event: anyio.Event) -> None:
                 await event.wait()

@@ -158,13 +158,29 @@ class _CapturingWriteStream:
         return result
 
 
-class _WatchedReadStream:
-    """Forwards every read to the transport's stream; `closed` is set once the reader is done with it."""
+class Heard:
+    """When the server last sent anything (the event loop's clock): a server that answers is alive, whatever a
+    ping says (upstream/liveness.py)."""
 
-    def __init__(self, inner: Any, closed: anyio.Event, registry: dict[Any, RawResult] | None = None) -> None:
+    def __init__(self) -> None:
+        self.at = anyio.current_time()
+
+
+class _WatchedReadStream:
+    """Forwards every read to the transport's stream; `closed` is set once the reader is done with it, and
+    `heard` moved on by every message."""
+
+    def __init__(
+        self,
+        inner: Any,
+        closed: anyio.Event,
+        registry: dict[Any, RawResult] | None = None,
+        heard: Heard | None = None,
+    ) -> None:
         self._inner = inner
         self._closed = closed
         self._registry: dict[Any, RawResult] = registry if registry is not None else {}
+        self._heard = heard
 
     @property
     def last_context(self) -> Any:  # the dispatcher reads the sender's contextvars snapshot, when there is one
@@ -176,8 +192,13 @@ class _WatchedReadStream:
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             self._closed.set()
             raise
-        _take_raw(item, self._registry)
+        self._took(item)
         return item
+
+    def _took(self, item: Any) -> None:
+        if self._heard is not None and not isinstance(item, Exception):
+            self._heard.at = anyio.current_time()
+        _take_raw(item, self._registry)
 
     def __aiter__(self) -> _WatchedReadStream:
         return self
@@ -188,7 +209,7 @@ class _WatchedReadStream:
         except (StopAsyncIteration, anyio.ClosedResourceError):
             self._closed.set()
             raise
-        _take_raw(item, self._registry)
+        self._took(item)
         return item
 
     async def aclose(self) -> None:
@@ -209,15 +230,15 @@ class _WatchedReadStream:
 
 @asynccontextmanager
 async def watched_transport(
-    transport: AbstractAsyncContextManager[TransportStreams], closed: anyio.Event
+    transport: AbstractAsyncContextManager[TransportStreams], closed: anyio.Event, heard: Heard | None = None
 ) -> AsyncIterator[Any]:
-    """The same transport, with `closed` set when the connection's receive loop ends (2.) and the raw
-    results of list requests kept when asked (5.)."""
+    """The same transport, with `closed` set when the connection's receive loop ends (2.), the raw
+    results of list requests kept when asked (5.), and `heard` moved on by every message from the server."""
     registry: dict[Any, RawResult] = {}
     async with transport as (read_stream, write_stream):
         try:
             read, write = (
-                _WatchedReadStream(read_stream, closed, registry),
+                _WatchedReadStream(read_stream, closed, registry, heard),
                 _CapturingWriteStream(write_stream, registry, closed),
             )
             yield read, write

@@ -45,7 +45,10 @@ def main(argv: list[str]) -> int:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
     wake_read, wake_write = os.pipe()
+    # Both ends non-blocking: the signal handler must never block on a full pipe, and the drain below must not
+    # block on an empty one (the select returns empty-handed when the grace period runs out).
     os.set_blocking(wake_write, False)
+    os.set_blocking(wake_read, False)
     signal.set_wakeup_fd(wake_write)
     stop: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

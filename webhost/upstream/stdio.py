@@ -50,6 +50,7 @@ from pydantic_core import PydanticSerializationError
 
 from webhost.frames import has_lone_surrogate
 
+from .big_json import loads_in_pieces
 from .sdk import close_subprocess_transport
 
 __all__ = [
@@ -301,7 +302,8 @@ class _Link:
                         lines = splitter.feed(decoder.decode(data))
                         lines.reverse()
                         while lines:
-                            parsed = _parse_line(lines.pop())
+                            line = lines.pop()
+                            parsed = await _parse_long_line(line) if len(line) >= BIG_LINE else _parse_line(line)
                             try:
                                 if isinstance(parsed, _Unreadable):
                                     await self._answer_unreadable(parsed)
@@ -470,6 +472,19 @@ def _parse_line(line: str) -> SessionMessage | Exception | _Unreadable:
         logger.warning("Failed to parse a JSON-RPC message from the MCP server's stdout (%d chars)", len(line))
         return _unreadable_request(line, exc) or exc
     return SessionMessage(message)
+
+
+async def _parse_long_line(line: str) -> SessionMessage | Exception | _Unreadable:
+    """A line of a megabyte or more, parsed in bounded pieces (`big_json.py`): the event loop, which serves every
+    other tab, runs between them. Anything that way cannot read goes through `_parse_line`, as before."""
+    try:
+        value = await loads_in_pieces(line)  # never with a lone surrogate, which pydantic's parser refuses
+    except (ValueError, RecursionError):
+        return _parse_line(line)
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_python(value, by_name=False))
+    except ValueError:
+        return _parse_line(line)
 
 
 def _parse_big(line: str) -> JSONRPCMessage | None:
