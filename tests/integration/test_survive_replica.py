@@ -116,6 +116,9 @@ async def test_a_pending_round_is_asked_again_on_the_other_replica_and_the_answe
                 "callId": "call-1",
                 "resumed": True,
             }
+            empty = {"id": again["id"], "action": "accept", "content": {}}
+            late = await ws_b.request_raw("elicitation/respond", empty)
+            assert late["error"]["code"] == -32602  # validated here as any request: "answer" is required
             await ws_b.request(
                 "elicitation/respond", {"id": again["id"], "action": "accept", "content": {"answer": "two"}}
             )
