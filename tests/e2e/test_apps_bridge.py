@@ -550,9 +550,39 @@ def test_requests_before_initialized_are_refused_not_run(app_page: Page) -> None
     log = fixture_log(page, frame_id)
     for method in ("tools/call", "ui/open-link", "ui/message", "resources/read"):
         line = next(line for line in log.splitlines() if line.startswith(f"before initialize {method}:"))
-        assert ": error " in line and "-32600" in line and "before ui/notifications/initialized" in line, line
+        assert ": error " in line and "-32600" in line and "before ui/initialize" in line, line
     assert "after initialize ping: ok {}" in log
     assert page.locator("[data-approval]").count() == 0  # the early link was never put to the person
+
+
+def test_requests_after_initialize_and_before_initialized_are_served_and_logged(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page, args={"text": "hello"})
+    refused = app.evaluate("() => window.rpc('resources/list', {}).then(() => null, (e) => e)")
+    assert refused["code"] == -32600 and "before ui/initialize" in refused["message"]
+    # ui/initialize answered, ui/notifications/initialized not sent yet: what an App SDK allows (with a warning).
+    app.evaluate("() => window.rpc('ui/initialize', {appInfo: {name: 'probe', version: '1'}, appCapabilities: {}})")
+    for _ in range(2):
+        answer = app.evaluate("() => window.rpc('tools/call', {name: 'echo_app', arguments: {text: 'early'}})")
+        assert answer["content"][0]["text"] == "echo_app: early"
+    assert app.evaluate("() => window.rpc('resources/list', {})")["resources"]
+    assert outer(page, frame_id).get_attribute("data-app-status") == "loading"
+    assert [m for m in received(app) if "method" in m] == []  # still nothing host-initiated before initialized
+    # Logged once per method and outcome (the console and the activity log), the refusal as one.
+    lifecycle = page.locator(
+        '[data-testid="activity-log"] [data-log-entry][data-log-server="apps"][data-method="app/lifecycle"]'
+    )
+    expected = [
+        "request before ui/initialize refused: resources/list",
+        "request before ui/notifications/initialized served: tools/call",
+        "request before ui/notifications/initialized served: resources/list",
+    ]
+    wait_until(
+        lambda: all(lifecycle.filter(has_text=text).count() for text in expected), message="the early requests logged"
+    )
+    assert [lifecycle.filter(has_text=text).count() for text in expected] == [1, 1, 1]
+    app.evaluate("() => window.notify('ui/notifications/initialized')")
+    wait_until(lambda: received(app, "ui/notifications/tool-result"), message="tool-result after initialized")
 
 
 def test_dropped_and_malformed_requests_are_answered_at_once(app_page: Page) -> None:

@@ -5,7 +5,7 @@
 //   loading.js        where the frame comes from: prepared, a warm proxy frame, or new
 //   messages.js       which window and origin a message is from, and its JSON-RPC shape
 //   inbound.js        every message from the App, routed to its owner
-//   handshake.js      ui/initialize, and what may come before ui/notifications/initialized
+//   handshake.js      ui/initialize, and what may come before it
 //   channel.js        every message to the frame, held back until the App is initialized; host→App requests
 //   notifications.js  every host→App notification (tool input and outcome, context, progress, lists)
 //   host-context.js   the context the App is given, then its changes
@@ -134,6 +134,7 @@ export class AppBridge extends EventTarget {
     this.#inbound = new InboundRouter({
       frameId: this.frameId,
       initialized: () => this.initialized,
+      handshakeStarted: () => this.initializeCount > 0,
       channel: this.#channel,
       diagnostics: this.#diagnostics,
       relay: this.#relay,
