@@ -618,6 +618,57 @@ def test_dropped_and_malformed_requests_are_answered_at_once(app_page: Page) -> 
     assert errors["m-1"]["code"] == errors["m-2"]["code"] == -32600
 
 
+def test_every_request_with_an_id_is_answered_whatever_its_size_depth_or_shape(app_page: Page) -> None:
+    page = app_page
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    outer(page, frame_id).and_(page.locator('[data-app-status="ready"]')).wait_for()
+    logged(page, "apps", "tools/call", "in").first.wait_for(state="attached")  # the page's own call of the tool
+    calls = logged(page, "apps", "tools/call", "out").count()
+    # Past the proxy's 16 M characters; past the page's 15 MiB for one relayed request; nested 1,500 deep (more
+    # than the backend's JSON parsers take); a method that is not a string; a cyclic value (not JSON at all).
+    app.evaluate("""() => {
+      const post = (m) => window.parent.postMessage(m, "*");
+      const call = (id, args) =>
+        post({jsonrpc: "2.0", id, method: "tools/call", params: {name: "echo_app", arguments: args}});
+      call("huge", {text: "x".repeat(17 * 1024 * 1024)});
+      call("large", {text: "y".repeat(15 * 1024 * 1024 + 1000)});
+      let deep = {};
+      for (let i = 0; i < 1500; i++) deep = {a: deep};
+      call("deep", deep);
+      post({jsonrpc: "2.0", id: "five", method: 5, params: {}});
+      const cyclic = {name: "echo_app"};
+      cyclic.self = cyclic;
+      post({jsonrpc: "2.0", id: "cyclic", method: "tools/call", params: cyclic});
+    }""")
+    ids = ["huge", "large", "deep", "five", "cyclic"]
+
+    def answers() -> dict[str, list[dict[str, Any]]]:
+        got: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+        for m in received(app):
+            if m.get("id") in got and "method" not in m:
+                got[m["id"]].append(m)
+        return got
+
+    wait_until(lambda: all(answers().values()), timeout=30, message="an answer to every request")
+    answered_ping(app)  # after every answer the bridge was going to send: none is sent twice
+    for request_id, replies in answers().items():
+        assert len(replies) == 1, (request_id, replies)
+        assert replies[0]["error"]["code"] == -32600, (request_id, replies[0])
+    by_id = {i: r[0]["error"]["message"] for i, r in answers().items()}
+    assert "larger than 16777216 characters" in by_id["huge"]
+    assert "larger than 15728640 bytes" in by_id["large"]
+    assert "deeper than 100 levels" in by_id["deep"]
+    assert "method is not a string" in by_id["five"] and "not JSON" in by_id["cyclic"]
+    # Nothing reached the backend, and the page and its socket are fine.
+    assert logged(page, "apps", "tools/call", "out").count() == calls
+    wait_until(lambda: {p["kind"] for p in problems(page, frame_id)} >= {"malformed", "oversized"}, message="problems")
+    assert page.evaluate("() => window.__page.rpc.request('servers/list')")["servers"]
+    assert errors == []
+
+
 def test_list_changed_reaches_apps_that_were_told_list_changed(app_page: Page) -> None:
     page = app_page
     frame_id, app = open_probe(page)

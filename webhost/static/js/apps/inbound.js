@@ -92,7 +92,7 @@ export class InboundRouter {
     if (INITIALIZE.has(method)) return host.initialize(id, params);
     if (method === "ping") return host.channel.respond(id, {});
     if (method === "ui/request-display-mode") return host.requestDisplayMode(id, params);
-    if (isRelayed(method)) return host.relay.relay(id, method, params);
+    if (isRelayed(method)) return host.relay.relay(id, method, params);  // (bounded in size and depth there)
     host.channel.respondError(id, ERRORS.METHOD_NOT_FOUND, `Method not found: ${method}`);
   }
 
@@ -124,9 +124,17 @@ export class InboundRouter {
     if (PROXY_READY.has(method)) return host.proxyReady(method);
     if (method === CSP_VIOLATION) return host.diagnostics.cspViolation(params);
     if (method === DROPPED) {
-      // The proxy dropped a reserved message the app sent; advisory (the app shares the proxy's realm).
-      const forged = String(params?.method ?? "?").slice(0, 200);
-      host.diagnostics.violation("sandbox-message", `the app sent reserved ${forged} (dropped by the proxy)`, { method: forged });
+      // The proxy dropped a message the app sent: a reserved one, or a request it could not pass on (too
+      // large, not JSON, a method that is not a string), which it answered itself. Advisory: the app
+      // shares the proxy's realm.
+      const dropped = String(params?.method ?? "?").slice(0, 200);
+      if (typeof params?.reason === "string") {
+        const reason = params.reason.slice(0, 200);
+        host.diagnostics.violation("malformed", `the proxy refused a request from the app (${dropped}): ${reason}`,
+          { method: dropped, reason });
+        return;
+      }
+      host.diagnostics.violation("sandbox-message", `the app sent reserved ${dropped} (dropped by the proxy)`, { method: dropped });
       return;
     }
     if (method.startsWith("ui/notifications/sandbox-") || method.startsWith("ui/sandbox-")) {

@@ -4,10 +4,11 @@
 // binds to its server and judges against every policy. The page adds only what must happen in the
 // browser once the backend agreed (opening a link, saving a download): `#afterRelay`, where a
 // relayed answer can be routed elsewhere (the chat's conversation, for ui/message and
-// ui/update-model-context). Bounded: at most MAX_IN_FLIGHT at once per frame.
+// ui/update-model-context). Bounded: at most MAX_IN_FLIGHT at once per frame, and each request's params in
+// size and depth (limits.js requestProblem); whatever is not relayed is answered at once.
 
 import { APP_RELAYED_METHODS, ERRORS } from "../constants.js";
-import { MAX_IN_FLIGHT } from "./limits.js";
+import { MAX_IN_FLIGHT, requestProblem } from "./limits.js";
 import { short, validId } from "./messages.js";
 
 const RELAYED = new Set(APP_RELAYED_METHODS);
@@ -42,6 +43,12 @@ export class RequestRelay {
   /** @param {string | number} id @param {string} method @param {Record<string, unknown>} params */
   relay(id, method, params) {
     const { rpc, frameId, channel, diagnostics } = this.#opts;
+    const problem = requestProblem(params);
+    if (problem) {
+      diagnostics.violation("oversized", `${method} refused: ${problem}`, { method });
+      channel.respondError(id, ERRORS.INVALID_REQUEST, `Invalid Request: ${method} refused: ${problem}`);
+      return;
+    }
     if (this.#inFlight >= MAX_IN_FLIGHT) {
       diagnostics.violation("in-flight", `more than ${MAX_IN_FLIGHT} app requests in flight; excess refused`);
       channel.respondError(id, ERRORS.UPSTREAM_ERROR, `Too many requests in flight from this app (limit ${MAX_IN_FLIGHT})`);
