@@ -56,6 +56,9 @@ def page_constants() -> dict[str, Any]:
         "SANDBOX_TOKENS": _sandbox_tokens(),
         "DEFAULT_SANDBOX": proxy_token.DEFAULT_INNER_SANDBOX,
         "APP_MAX_IN_FLIGHT": instances.MAX_IN_FLIGHT,
+        # The ui/message entries a frame keeps (its Conversation view): by count and by bytes of JSON.
+        "APP_MAX_MESSAGES": instances.MAX_MESSAGES,
+        "APP_MESSAGES_MAX_BYTES": instances.MAX_MESSAGES_BYTES,
         # The App requests the page relays to the backend (`apps/request`), which judges and answers each.
         "APP_RELAYED_METHODS": list(policy.HANDLERS),
         "SESSION_ENDED_CLOSE_CODE": ENDED_CLOSE_CODE,

@@ -669,6 +669,29 @@ def test_every_request_with_an_id_is_answered_whatever_its_size_depth_or_shape(a
     assert errors == []
 
 
+def test_an_apps_conversation_keeps_a_bounded_number_of_bytes(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    sent = app.evaluate("""async () => {
+      const chunk = "x".repeat(300 * 1024);
+      for (let n = 0; n < 5; n++) {
+        await window.rpc("ui/message", {role: "user", content: [{type: "text", text: `message ${n} ${chunk}`}]});
+      }
+      return await window.rpc("ui/message", {role: "user", content: [{type: "text", text: "y".repeat(1024 * 1024)}]})
+        .then(() => "kept", (e) => e.code + " " + e.message);
+    }""")
+    assert sent.startswith("-32003 ui/message: the message is") and "kept up to 1048576" in sent
+    # The person's Conversation view shows the newest messages that fit in 1 MiB (as the backend keeps them).
+    panel = page.locator(f'[data-app-panel][data-frame-id="{frame_id}"]')
+    button = panel.locator('[data-app-action="conversation"]')
+    wait_until(lambda: button.text_content() == "Conversation (3)", message="three messages kept")
+    button.click()
+    view = panel.locator('[data-app-view="conversation"]')
+    view.get_by_text("message 4", exact=False).first.wait_for()
+    assert view.get_by_text("message 1 ", exact=False).count() == 0
+
+
 def test_list_changed_reaches_apps_that_were_told_list_changed(app_page: Page) -> None:
     page = app_page
     frame_id, app = open_probe(page)

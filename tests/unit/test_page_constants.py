@@ -20,6 +20,8 @@ def test_constants_come_from_the_backend_modules() -> None:
     assert values["PERMISSION_TOKENS"] == permissions.ALLOW_TOKENS
     assert set(values["SANDBOX_TOKENS"]) == proxy_token.INNER_SANDBOX_TOKENS
     assert values["APP_MAX_IN_FLIGHT"] == instances.MAX_IN_FLIGHT
+    assert values["APP_MAX_MESSAGES"] == instances.MAX_MESSAGES
+    assert values["APP_MESSAGES_MAX_BYTES"] == instances.MAX_MESSAGES_BYTES
     assert values["APP_RELAYED_METHODS"] == list(policy.HANDLERS)
 
 

@@ -10,6 +10,7 @@
 //     <p data-app-error>…</p>                         (only on error)
 //     <div class="wh-app-stage"> <iframe data-app-frame …> </div>
 
+import { APP_MAX_MESSAGES, APP_MESSAGES_MAX_BYTES } from "../constants.js";
 import { h } from "../html.js";
 import { describeError } from "../rpc.js";
 import { AppBridge } from "./bridge.js";
@@ -19,6 +20,20 @@ import { renderInfo } from "./info-view.js";
 import { renderConversation } from "./conversation-view.js";
 
 const STATUS_TEXT = { loading: "Loading…", ready: "Running", error: "Error", closing: "Closing…", closed: "Closed" };
+
+/**
+ * The newest messages, as many as the backend keeps for a frame (by count and by bytes of JSON: apps/instances.py).
+ * @param {any[]} messages oldest first
+ */
+function keptMessages(messages) {
+  const kept = messages.slice(-APP_MAX_MESSAGES);
+  let bytes = 0;
+  for (let i = kept.length - 1; i >= 0; i--) {
+    bytes += JSON.stringify(kept[i] ?? null).length;
+    if (bytes > APP_MESSAGES_MAX_BYTES) return kept.slice(i + 1);
+  }
+  return kept;
+}
 
 /**
  * @typedef {object} PanelOptions
@@ -235,7 +250,7 @@ export class AppPanel {
    * @param {{message?: any, modelContext?: any}} p
    */
   updateConversation(p) {
-    const messages = p.message ? [...this.conversation.messages, p.message].slice(-200) : this.conversation.messages;
+    const messages = p.message ? keptMessages([...this.conversation.messages, p.message]) : this.conversation.messages;
     const modelContext = "modelContext" in p ? (p.modelContext ?? null) : this.conversation.modelContext;
     this.conversation = { messages, modelContext };
     const n = this.conversation.messages.length + (this.conversation.modelContext ? 1 : 0);
