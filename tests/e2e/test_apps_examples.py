@@ -90,3 +90,23 @@ def test_an_app_that_loads_its_data_before_initialized_draws_it(examples: Page) 
     )
     served.first.wait_for(state="attached")
     assert served.count() == 1
+
+
+@pytest.mark.parametrize(("server", "tool"), [("debug", "debug-tool"), ("threejs", "show_threejs_scene")])
+def test_code_the_csp_blocks_is_explained_with_the_flag_an_administrator_can_set(
+    examples: Page, server: str, tool: str
+) -> None:
+    page = examples
+    frame = call_from_the_tool_view(page, server, tool)
+    panel = page.locator(f'[data-app-panel][data-frame-id="{frame.get_attribute("data-frame-id")}"]')
+    hint = panel.locator("[data-app-csp-hint]")
+    hint.wait_for()
+    assert hint.get_attribute("data-csp-compat") == "eval"
+    text = hint.text_content() or ""
+    assert "(eval)" in text and "administrator" in text
+    assert '"cspCompat": ["eval"]' in text and f'"servers": {{"{server}"' in text
+    # The Info view names it too, and so does the violation's entry in the activity log.
+    panel.locator('[data-app-action="info"]').click()
+    assert '"cspCompat": ["eval"]' in (panel.locator('[data-info="csp-compat"]').text_content() or "")
+    entry = activity(page, server, "app/csp-violation").filter(has_text='cspCompat "eval"')
+    entry.first.wait_for(state="attached")

@@ -42,6 +42,13 @@ export const APP_RELAYED_METHODS = Object.freeze([
   "ui/download-file"
 ]);
 export const SESSION_ENDED_CLOSE_CODE = 4001;
+export const CSP_COMPAT_FLAGS = Object.freeze([
+  "eval",
+  "wasm",
+  "workers",
+  "blobWorkers",
+  "dataModules"
+]);
 export const DEFAULT_LIMITS = Object.freeze({
   "humanTimeoutSeconds": 1800.0,
   "callTimeoutSeconds": 120.0,

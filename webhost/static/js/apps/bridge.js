@@ -11,6 +11,7 @@
 //   host-context.js   the context the App is given, then its changes
 //   relay.js          App requests answered by the backend (which enforces every policy)
 //   diagnostics.js    trace, the App's logs, violations and reports to the backend
+//   csp-compat.js     which cspCompat flag (an administrator's) would allow what the App's CSP blocked
 //   teardown.js       ui/resource-teardown before the frame goes
 // Visual work lives in stage.js. Everything from the sandbox origin is untrusted: the App can script
 // its own proxy.
@@ -160,6 +161,8 @@ export class AppBridge extends EventTarget {
   get problems() { return this.#diagnostics.problems; }
   /** Recent traffic, newest last: {ts, dir: "in" | "out" | "local", msg}. */
   get trace() { return this.#diagnostics.trace; }
+  /** The cspCompat flags that would allow what the App's CSP blocked, in the order first seen. */
+  get compatFlags() { return [...this.#diagnostics.compatFlags]; }
 
   // -- loading ---------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ import { APP_MAX_MESSAGES, APP_MESSAGES_MAX_BYTES } from "../constants.js";
 import { h } from "../html.js";
 import { describeError } from "../rpc.js";
 import { AppBridge } from "./bridge.js";
+import { compatHint } from "./csp-compat.js";
 import { descriptorProblem } from "./frame.js";
 import { Stage } from "./stage.js";
 import { renderInfo } from "./info-view.js";
@@ -94,6 +95,8 @@ export class AppPanel {
   /** The frame's server status (`servers/status`), applied to every frame this panel builds. */
   #serverStatus = { status: "connected", error: /** @type {string | null} */ (null) };
   #serverNote = h("p", { class: "inline-error", hidden: true, dataset: { appServerDown: "" } });
+  /** Who can allow what the App's CSP blocked (an administrator, with cspCompat): shown while the frame lives. */
+  #cspHint = h("p", { class: "wh-note wh-note-info wh-csp-hint", hidden: true, dataset: { appCspHint: "" } });
 
   /** @param {PanelOptions} opts */
   constructor(opts) {
@@ -123,7 +126,7 @@ export class AppPanel {
     h("header", { class: "wh-app-head" }, title, this.#statusPill,
       h("span", { class: "wh-app-actions" }, this.#buttons.info, this.#buttons.conversation, this.#buttons.fullscreen,
         this.#buttons.reopen, this.#buttons.close)),
-    this.#errorSlot, this.#serverNote, this.#notices, this.#awayNote, this.#infoEl, this.#convEl, this.#stageSlot);
+    this.#errorSlot, this.#serverNote, this.#notices, this.#cspHint, this.#awayNote, this.#infoEl, this.#convEl, this.#stageSlot);
   }
 
   get frameId() { return this.bridge?.frameId ?? this.descriptor?.frameId ?? null; }
@@ -186,7 +189,11 @@ export class AppPanel {
     });
     bridge.setServerStatus(this.#serverStatus.status, this.#serverStatus.error);
     bridge.addEventListener("log", () => this.#refreshView(this.#infoEl));
-    bridge.addEventListener("problem", () => this.#refreshView(this.#infoEl));
+    bridge.addEventListener("problem", () => {
+      this.#refreshView(this.#infoEl);
+      this.#showCompatHint(bridge);
+    });
+    this.#showCompatHint(bridge);
     bridge.addEventListener("linkopened", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url));
     bridge.addEventListener("closed", () => { if (this.bridge === bridge) this.#closed(bridge.closeReason ?? "closed"); });
     this.#stageSlot.replaceChildren(stage.el);
@@ -431,6 +438,15 @@ export class AppPanel {
       this.notice(`Could not change ${permission}: ${describeError(err)}`, "error");
     }
     this.#refreshView(this.#infoEl);
+  }
+
+  /** @param {AppBridge} bridge */
+  #showCompatHint(bridge) {
+    if (this.bridge !== bridge) return;
+    const flags = bridge.compatFlags;
+    this.#cspHint.hidden = !flags.length;
+    this.#cspHint.dataset.cspCompat = flags.join(" ");
+    this.#cspHint.textContent = flags.length ? compatHint(this.server, flags) : "";
   }
 
   /** @param {string} url */
