@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import FrameLocator, Locator, Page
+from playwright.sync_api import Browser, FrameLocator, Locator, Page, Playwright, Route
 
 from tests.e2e.conftest import bind_page, login
+from tests.support.browser import chromium_launch_kwargs
 from tests.support.process import PEER_BIN, Webhost, peer_server, run_webhost, stdio_server
 
 pytestmark = pytest.mark.e2e
@@ -783,6 +784,93 @@ def test_links_only_http_and_never_with_credentials(app_page: Page) -> None:
     # answers: a round trip through the page after that, and no popup has come.
     page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve)))")
     assert popups == []
+
+
+@pytest.fixture(scope="module")
+def blocking_browser(playwright: Playwright) -> Iterator[Browser]:
+    """Chromium with its popup blocker on, as a person's browser has it (Playwright turns it off by default)."""
+    browser = playwright.chromium.launch(
+        headless=True, ignore_default_args=["--disable-popup-blocking"], **chromium_launch_kwargs(playwright)
+    )
+    yield browser
+    browser.close()
+
+
+LINK = "https://example.com/opened-by-the-app"
+# The probe asks to open LINK again once the server's tools change (a request no click of the person's started)
+# and logs the answer: the test hears it as a console event, without evaluating anything in the page, which
+# would give the page a user activation (Playwright evaluates with one) and so let the browser open the tab.
+ASK_AGAIN_ON_LIST_CHANGED = """(_el, url) => {
+  window.addEventListener("message", (e) => {
+    if (e.source !== window.parent || !e.data || e.data.method !== "notifications/tools/list_changed") return;
+    if (window.second) return;
+    window.second = "asked";
+    window.rpc("ui/open-link", {url}).then(
+      (r) => console.log("second answer " + JSON.stringify(r)),
+      (e) => console.log("second answer error " + JSON.stringify(e)));
+  });
+}"""
+
+
+def test_a_link_opens_in_the_persons_click_and_the_app_hears_when_the_browser_blocked_it(
+    blocking_browser: Browser, host: Webhost
+) -> None:
+    context = blocking_browser.new_context(viewport={"width": 1400, "height": 1000})
+    referers: list[str | None] = []
+
+    def example(route: Route) -> None:
+        referers.append(route.request.headers.get("referer"))
+        route.fulfill(status=200, body="example")
+
+    context.route("https://example.com/**", example)
+    page = context.new_page()
+    login(page, host)
+    page.wait_for_selector('[data-server="apps"][data-status="connected"]', timeout=30_000)
+    bind_page(page)
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    app.evaluate(ASK_AGAIN_ON_LIST_CHANGED, LINK)
+    app.evaluate("(_el, url) => { window.rpc('ui/open-link', {url}).then((r) => { window.first = r; }); }", LINK)
+    card = page.locator('[data-approval][data-kind="open-link"]')
+    card.locator('input[name="remember"]').check()
+    # The tab opens within the click on Allow, the one moment the browser surely lets the page open one.
+    with context.expect_page() as opened:
+        card.locator('[data-action="allow"]').click()
+    tab = opened.value
+    tab.wait_for_url(LINK)
+    assert tab.evaluate("() => window.opener") is None
+    assert referers == [None]  # severed as "noopener,noreferrer" would: no handle on the page, nor its address
+    panel = page.locator(f'[data-app-panel][data-frame-id="{frame_id}"]')
+    panel.locator(f'[data-app-link-opened="{LINK}"]').wait_for()  # the person is told where it went
+    assert wait_until(lambda: app.evaluate("() => window.first && JSON.stringify(window.first)")) == "{}"
+    audit = page.evaluate("() => window.__page.rpc.request('audit/list', {server: 'apps', limit: 50})")["entries"]
+    allowed = [e for e in audit if e["frame"] == frame_id and e["kind"] == "app.open-link"]
+    assert [(e["decision"], e["detail"]) for e in allowed] == [("allow", {"opened": True})]  # in the click
+    tab.close()
+
+    # The same link again, allowed without a card (the person said to remember), asked when nobody clicked: the
+    # browser blocks the tab, and the app is told so. The page's activation is over first (awaited in the
+    # page); from then on nothing is evaluated in it until the app has its answer.
+    page.wait_for_function("() => !navigator.userActivation.isActive", timeout=30_000)
+    other = context.new_page()
+    login(other, host)
+    bind_page(other)
+    with page.expect_console_message(lambda m: m.text.startswith("second answer")) as answer:
+        other.evaluate(
+            "() => window.__page.rpc.request('tools/call', {server: 'apps', name: 'add_tool', arguments: {}, "
+            "callId: 'blocked-' + Math.random()})"
+        )
+    assert answer.value.text == 'second answer {"isError":true}'
+    notice = panel.locator(f'[data-app-link-blocked="{LINK}"]')
+    notice.wait_for()  # shown before the app was answered
+    assert [p.url for p in context.pages] == [page.url, other.url]  # no new tab
+    assert len(referers) == 1
+    # The notice's link is the person's own click: that opens it.
+    with context.expect_page() as opened:
+        notice.locator("a").click()
+    opened.value.wait_for_url(LINK)
+    notice.wait_for(state="detached")
+    context.close()
 
 
 # ---- fixture apps through the whole stack ------------------------------------------------------------------

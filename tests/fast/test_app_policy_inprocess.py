@@ -207,6 +207,25 @@ async def test_open_link_asks_for_consent(tmp_path: Path) -> None:
         assert [e["decision"] for e in await audit(tab, "app.open-link")] == ["deny", "allow"]
 
 
+async def test_open_link_says_whether_the_page_opened_it_in_the_persons_click(tmp_path: Path) -> None:
+    async with app_frame(tmp_path) as (tab, frame):
+        url = "https://example.com/blocked"
+        params = {"frameId": frame, "method": "ui/open-link", "params": {"url": url}}
+        running = tab.start_request("apps/request", params)
+        approval = await tab.wait_notification("approval/request")
+        with pytest.raises(RpcError, match="opened must be true or false"):
+            await tab.request("approvals/respond", {"id": approval["id"], "decision": "allow", "opened": "yes"})
+        # The page tried within the click on Allow, and the browser's popup blocker stopped it.
+        await tab.request(
+            "approvals/respond", {"id": approval["id"], "decision": "allow", "remember": True, "opened": False}
+        )
+        assert (await tab.wait_response(running))["result"] == {"open": True, "url": url, "opened": False}
+        # Remembered: nobody clicks now, so the answer does not say; the page opens it and tells the app.
+        assert await app_request(tab, frame, "ui/open-link", {"url": url}) == {"open": True, "url": url}
+        entries = await audit(tab, "app.open-link")
+        assert [(e["decision"], e["detail"]) for e in entries] == [("allow", None), ("allow", {"opened": False})]
+
+
 async def test_open_link_without_asking_when_the_policy_allows_links(tmp_path: Path) -> None:
     async with app_frame(tmp_path, {"openLinks": "allow"}) as (tab, frame):
         answer = await app_request(tab, frame, "ui/open-link", {"url": "http://example.com/"})

@@ -275,9 +275,11 @@ async def open_link(
         )
         raise PolicyRefused("only http and https links without credentials can be opened", {"scheme": scheme})
     if policy.options.policy(instance.server).open_links == "allow":
-        decision = "allow"
+        decision, opened = "allow", None
     else:
-        decision, _ = await policy.approvals.ask(
+        # The page opens the tab within the person's click on Allow (a browser opens new tabs only from a
+        # person's action), and says whether it did: a popup blocker can stop it.
+        answer = await policy.approvals.answer(
             instance.server,
             "open-link",
             "The app wants to open a link",
@@ -285,10 +287,14 @@ async def open_link(
             frame=instance.frame_id,
             subject=url,
         )
-    await audit.record("app.open-link", **base, decision=decision, summary=url[:300])
+        decision, opened = answer.decision, answer.opened
+    detail = {"opened": opened} if opened is not None else None
+    await audit.record("app.open-link", **base, decision=decision, summary=url[:300], detail=detail)
     if decision != "allow":
         raise PolicyRefused("Link opening denied by user", {"url": url})
-    return {"open": True, "url": url}
+    # `opened` absent: nobody clicked Allow now (the policy allows links, or the person said to remember), so
+    # the page opens it itself and tells the app whether the browser let it.
+    return {"open": True, "url": url, **({"opened": opened} if opened is not None else {})}
 
 
 def _content_list(params: dict[str, Any]) -> list[Any]:

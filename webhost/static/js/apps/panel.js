@@ -194,7 +194,8 @@ export class AppPanel {
       this.#showCompatHint(bridge);
     });
     this.#showCompatHint(bridge);
-    bridge.addEventListener("linkopened", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url));
+    bridge.addEventListener("linkopened", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url, true));
+    bridge.addEventListener("linkblocked", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url, false));
     bridge.addEventListener("closed", () => { if (this.bridge === bridge) this.#closed(bridge.closeReason ?? "closed"); });
     this.#stageSlot.replaceChildren(stage.el);
     this.#buttons.reopen.hidden = true;
@@ -449,12 +450,23 @@ export class AppPanel {
     this.#cspHint.textContent = flags.length ? compatHint(this.server, flags) : "";
   }
 
-  /** @param {string} url */
-  #linkNotice(url) {
-    const note = h("p", { class: "wh-note wh-note-info" }, "Opened ",
-      h("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: url }),
-      " in a new tab (click it if a popup blocker stopped it).");
+  /**
+   * A link the app asked for: opened in a new tab, or not (the browser's popup blocker), when the person can
+   * open it with a click of their own; that notice stays until they do or close it.
+   * @param {string} url @param {boolean} opened
+   */
+  #linkNotice(url, opened) {
+    const link = h("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: url });
+    if (opened) {
+      const note = h("p", { class: "wh-note wh-note-info", dataset: { appLinkOpened: url } }, "Opened ", link, " in a new tab.");
+      this.#notices.append(note);
+      setTimeout(() => note.remove(), 15000);
+      return;
+    }
+    const note = h("p", { class: "wh-note wh-note-warning", dataset: { appLinkBlocked: url } },
+      "The app asked to open ", link, ", but your browser did not open a new tab (a popup blocker?); the app was told. "
+      + "Click the link to open it.");
+    link.addEventListener("click", () => note.remove());
     this.#notices.append(note);
-    setTimeout(() => note.remove(), 15000);
   }
 }
