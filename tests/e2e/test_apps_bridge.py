@@ -878,8 +878,8 @@ def test_a_link_opens_in_the_persons_click_and_the_app_hears_when_the_browser_bl
 
 def test_bridge_probe_every_app_request(app_page: Page) -> None:
     page = app_page
-    popups: list[str] = []
-    page.context.on("page", lambda p: popups.append(p.url))
+    popups: list[Page] = []  # a link opens as a blank tab that then follows it: its address is read later
+    page.context.on("page", lambda p: popups.append(p))
     frame_id = open_app(page, "apps", "bridge_probe")
     fixture_log(page, frame_id, approve=True)
     results = inner(page, frame_id).locator("#results li")
@@ -903,7 +903,7 @@ def test_bridge_probe_every_app_request(app_page: Page) -> None:
         assert status.get(name) == "ok", (name, status)
     assert status["tools/call model_only_ping"] == "error"
     assert status["ui/download-file"] == "ok"  # consented (approve=True) and saved through the page
-    wait_until(lambda: "https://example.com/" in popups, message="the link opened in a new tab")
+    wait_until(lambda: "https://example.com/" in [p.url for p in popups], message="the link opened in a new tab")
 
     # The Conversation view shows what a model would be given.
     panel = page.locator(f'[data-app-panel][data-frame-id="{frame_id}"]')
