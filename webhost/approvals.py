@@ -18,9 +18,21 @@ class PendingApproval(Pending):
     frame: str | None = None
     decision: Decision | None = None
     remember: bool = False
+    opened: bool | None = None
 
     def resolution(self) -> dict[str, Any]:
         return {"id": self.id, "decision": self.decision or "deny"}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A person's answer to one approval."""
+
+    decision: Decision
+    remembered: bool  # given earlier ("remember"), not asked now
+    # A link (kind "open-link"): whether the page opened the tab within the person's click on Allow; None when
+    # not known (remembered, or denied), so the page opens it itself.
+    opened: bool | None = None
 
 
 class ApprovalBroker:
@@ -42,9 +54,23 @@ class ApprovalBroker:
         subject: str = "",
     ) -> tuple[Decision, bool]:
         """Wait for the person's decision; returns (decision, was_remembered). Timeout or release denies."""
+        answer = await self.answer(server, kind, summary, detail, frame=frame, subject=subject)
+        return answer.decision, answer.remembered
+
+    async def answer(
+        self,
+        server: str,
+        kind: str,
+        summary: str,
+        detail: dict[str, Any],
+        *,
+        frame: str | None = None,
+        subject: str = "",
+    ) -> Answer:
+        """`ask`, with all the person's answer says (for a link: whether it opened in their click)."""
         key = (server, kind, subject)
         if key in self._remembered:
-            return self._remembered[key], True
+            return Answer(self._remembered[key], True)
         approval_id = PendingRegistry.new_id("ap-")
         # `subject` (the tool, the URL) lets the page show identical requests from one frame as one card.
         view = {
@@ -60,16 +86,19 @@ class ApprovalBroker:
         await self._registry.wait(pending)
         if pending.remember and pending.decision is not None:
             self._remembered[key] = pending.decision
-        return pending.decision or "deny", False
+        return Answer(pending.decision or "deny", False, pending.opened if pending.decision == "allow" else None)
 
-    def respond(self, approval_id: str, decision: object, remember: object = False) -> None:
+    def respond(self, approval_id: str, decision: object, remember: object = False, opened: object = None) -> None:
         pending = self._registry.get(approval_id)
         if pending is None:
             raise InvalidParams("this approval is unknown or was already decided", {"id": approval_id})
         if decision not in ("allow", "deny"):
             raise InvalidParams('decision must be "allow" or "deny"')
+        if opened is not None and not isinstance(opened, bool):
+            raise InvalidParams("opened must be true or false")
         pending.decision = "allow" if decision == "allow" else "deny"
         pending.remember = remember is True
+        pending.opened = opened if isinstance(opened, bool) else None
         pending.finish(pending.decision)
 
     def asks(self, approval_id: str) -> bool:

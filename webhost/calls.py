@@ -30,6 +30,15 @@ current_tab: ContextVar[str | None] = ContextVar("current_tab", default=None)
 
 
 @dataclass(eq=False)
+class UrlStep:
+    """One legacy URL step of a call, from the person's consent on: the input request that waits for the server's
+    notifications/elicitation/complete (once consent is given), or whether that notification came first."""
+
+    waiting: str | None = None
+    completed: bool = False
+
+
+@dataclass(eq=False)
 class Call:
     id: str
     origin: dict[str, Any]
@@ -42,7 +51,7 @@ class CallRegistry:
         self._hook: CallHook = hook or (lambda tab, origin: nullcontext())
         self._calls: dict[str, Call] = {}
         self._on_end = on_end  # releases what the call left waiting (its input requests)
-        self._url_steps: dict[tuple[str, str], str] = {}
+        self._url_steps: dict[tuple[str, str], UrlStep] = {}
 
     async def run(self, call_id: str, origin: dict[str, Any], action: Callable[[], Awaitable[T]]) -> T:
         """Run one cancellable page action; input requests it causes are attributed to it and end with it."""
@@ -104,13 +113,30 @@ class CallRegistry:
     # -- legacy URL_ELICITATION_REQUIRED: URL steps a call waits on, completed by notifications/elicitation/complete --
 
     @contextmanager
-    def url_step(self, server: str, elicitation_id: str, request_id: str) -> Iterator[None]:
-        self._url_steps[(server, elicitation_id)] = request_id
+    def url_step(self, server: str, elicitation_id: str, request_id: str | None = None) -> Iterator[UrlStep]:
+        """A URL step from the person's consent on (its waiting request, once there is one, set on the step)."""
+        key = (server, elicitation_id)
+        step = UrlStep(waiting=request_id)
+        self._url_steps[key] = step
         try:
-            yield
+            yield step
         finally:
-            self._url_steps.pop((server, elicitation_id), None)
+            if self._url_steps.get(key) is step:
+                del self._url_steps[key]
 
     def take_url_step(self, server: str, elicitation_id: str) -> str | None:
-        """The waiting input request for a completed URL step (once)."""
-        return self._url_steps.pop((server, elicitation_id), None)
+        """The waiting input request for a completed URL step (once); None while the step waits for no request."""
+        step = self._url_steps.get((server, elicitation_id))
+        if step is None or step.waiting is None:
+            return None
+        del self._url_steps[(server, elicitation_id)]
+        return step.waiting
+
+    def complete_url_step_early(self, server: str, elicitation_id: str) -> bool:
+        """The server completed a URL step before the person consented to it: the call will not wait for it then.
+        False when no call of this tab is at that step."""
+        step = self._url_steps.get((server, elicitation_id))
+        if step is None or step.waiting is not None:
+            return False
+        step.completed = True
+        return True

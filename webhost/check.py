@@ -5,10 +5,12 @@ every server: waits for it, lists its tools, and for each tool with an app (``_m
 with its example arguments (the input schema's ``examples`` / ``default``, else none) and watches the app:
 whether it reaches ``data-app-status="ready"`` and how long that took, the CSP violations it caused (audit
 ``app.csp-violation``), the tool calls the backend refused it (audit ``app.tools/call`` refused), the bridge
-violations (audit ``app.violation``), the requests it sent before ``ui/notifications/initialized`` (activity)
-and the console errors. Code the policy blocks that no ``_meta.ui.csp`` can allow (eval, inline script) is
-reported but does not fail the check. Exit status: 0 all good, 1 an app failed or broke a MUST of the MCP
-Apps spec (or a server did not connect), 2 a bad configuration (one line on stderr).
+violations (audit ``app.violation``), the requests it sent before ``ui/notifications/initialized`` (activity:
+refused before its ``ui/initialize``, served with a warning after it), the other requests webhost refused it
+(audit, decision ``refused``) and the console errors. Code the policy blocks that no ``_meta.ui.csp`` can allow
+(eval, inline script) is reported but does not fail the check. Exit status: 0 all good, 1 an app failed, broke a
+MUST of the MCP Apps spec, had a request refused or logged an error in the console (or a server did not
+connect), 2 a bad configuration (one line on stderr).
 
 Needs the `testing` extra (Playwright) and a Chromium.
 """
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from webhost.testing.page import WebhostPage
 
 USAGE_ERROR = 2
+# Chromium's own console line for a CSP violation: already a finding of its own (csp_violations / csp_blocked_code).
+CSP_CONSOLE_LINE = "Content Security Policy"
 
 # The page's own connection, for what the data attributes do not show (protocol, capabilities, schemas).
 PAGE_RPC_JS = """async ([method, params]) => {
@@ -52,13 +56,20 @@ class AppReport:
     refused_tool_calls: list[str] = field(default_factory=list)
     bridge_violations: list[str] = field(default_factory=list)
     before_initialized: list[str] = field(default_factory=list)
+    refused_requests: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     error: str | None = None
     frame_id: str | None = None
 
     @property
+    def app_errors(self) -> list[str]:
+        """The console errors that are not Chromium's report of a CSP violation (those are findings of their own)."""
+        return [e for e in self.console_errors if CSP_CONSOLE_LINE not in e]
+
+    @property
     def failures(self) -> list[str]:
-        """What makes the check fail: not ready, or a MUST of the MCP Apps spec broken."""
+        """What makes the check fail: not ready, a MUST of the MCP Apps spec broken, a request webhost refused, or
+        an error in the console (an app that works does not log one)."""
         found = []
         if not self.ready:
             found.append(f"did not reach ready (data-app-status={self.app_status})")
@@ -68,6 +79,10 @@ class AppReport:
             found.append(f"{len(self.refused_tool_calls)} tool call(s) refused by visibility or policy")
         if self.bridge_violations:
             found.append(f"{len(self.bridge_violations)} bridge violation(s)")
+        if self.refused_requests:
+            found.append(f"{len(self.refused_requests)} request(s) refused by webhost")
+        if self.app_errors:
+            found.append(f"{len(self.app_errors)} error(s) in the console")
         return found
 
 
@@ -221,8 +236,15 @@ def check_app(
         report.error = str(exc)
     report.console_errors = list(dict.fromkeys(ui.console_errors))
     lifecycle = ui.log_entries(server, method="app/lifecycle")
-    report.before_initialized = [e.summary for e in lifecycle if "before initialized" in e.summary]
+    report.before_initialized, report.refused_requests = early_requests([e.summary for e in lifecycle])
     return report
+
+
+def early_requests(lifecycle: list[str]) -> tuple[list[str], list[str]]:
+    """From a frame's lifecycle lines: its requests sent before ui/notifications/initialized, and those of them the
+    bridge refused (sent before ui/initialize; after it they are served with a warning: static/js/apps/inbound.js)."""
+    early = [line for line in lifecycle if line.startswith("request before ")]
+    return early, [line for line in early if line.startswith("request before ui/initialize refused")]
 
 
 def attach_audit(reports: list[ServerReport], audit: list[dict[str, Any]]) -> None:
@@ -243,6 +265,12 @@ def attach_audit(reports: list[ServerReport], audit: list[dict[str, Any]]) -> No
                 str(e.get("summary"))
                 for e in mine
                 if e.get("kind") == "app.tools/call" and e.get("decision") == "refused"
+            ]
+            # Every other request the backend refused (an unsupported method, a link it may not open, ...).
+            app.refused_requests += [
+                f"{str(e.get('kind')).removeprefix('app.')}: {e.get('summary')}"
+                for e in mine
+                if e.get("decision") == "refused" and e.get("kind") != "app.tools/call"
             ]
 
 
@@ -295,6 +323,7 @@ def as_text(config: Path, reports: list[ServerReport]) -> str:
             lines.append(f"      refused tool calls: {_list(a.refused_tool_calls)}")
             lines.append(f"      bridge violations: {_list(a.bridge_violations)}")
             lines.append(f"      requests before initialized: {_list(a.before_initialized)}")
+            lines.append(f"      requests refused: {_list(a.refused_requests)}")
             lines.append(f"      console errors: {_list(a.console_errors)}")
             if a.error and not a.ready:
                 lines.append("      " + a.error.replace("\n", "\n      "))

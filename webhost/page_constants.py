@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from webhost import errors
 from webhost.apps import instances, permissions, policy, proxy_token
 from webhost.apps.instances import APP_RESOURCE_ERROR
-from webhost.config import WebhostOptions
+from webhost.config import CompatFlag, WebhostOptions
 from webhost.directory import ENDED_CLOSE_CODE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,9 +56,14 @@ def page_constants() -> dict[str, Any]:
         "SANDBOX_TOKENS": _sandbox_tokens(),
         "DEFAULT_SANDBOX": proxy_token.DEFAULT_INNER_SANDBOX,
         "APP_MAX_IN_FLIGHT": instances.MAX_IN_FLIGHT,
+        # The ui/message entries a frame keeps (its Conversation view): by count and by bytes of JSON.
+        "APP_MAX_MESSAGES": instances.MAX_MESSAGES,
+        "APP_MESSAGES_MAX_BYTES": instances.MAX_MESSAGES_BYTES,
         # The App requests the page relays to the backend (`apps/request`), which judges and answers each.
         "APP_RELAYED_METHODS": list(policy.HANDLERS),
         "SESSION_ENDED_CLOSE_CODE": ENDED_CLOSE_CODE,
+        # The flags an administrator may set in `servers.NAME.cspCompat` (the page names them in its hint).
+        "CSP_COMPAT_FLAGS": list(get_args(CompatFlag)),
         "DEFAULT_LIMITS": {
             "humanTimeoutSeconds": defaults.human_timeout,
             "callTimeoutSeconds": defaults.call_timeout,

@@ -75,18 +75,32 @@ import { PERMISSION_TOKENS, SANDBOX_TOKENS } from "./constants.js";
   var loaded = false;
   var violations = 0;
 
-  // A plain-JSON copy of a JSON-RPC 2.0 message, or null: drops oversized data, non-JSON values
-  // (ports, blobs, cyclic objects) and anything that is not a request, notification or response.
-  /** @param {unknown} data @returns {any} */
+  var MAX_ID_CHARS = 200;  // the host's own bound on a request id (static/js/apps/messages.js validId)
+
+  // A plain-JSON copy of a JSON-RPC 2.0 message ({msg}), or why there is none ({reason}): oversized data,
+  // non-JSON values (ports, blobs, cyclic objects) and anything that is not a request, notification or
+  // response are not passed on. ({} without a reason: not JSON-RPC at all, silently ignored.)
+  /** @param {unknown} data @returns {{msg?: any, reason?: string}} */
   function cleanMessage(data) {
     var text;
-    try { text = JSON.stringify(data); } catch (e) { return null; }
-    if (typeof text !== "string" || text.length > MAX_MESSAGE_CHARS) return null;
+    try { text = JSON.stringify(data); } catch (e) { return { reason: "it is not JSON (a cyclic or non-JSON value)" }; }
+    if (typeof text !== "string") return {};
+    if (text.length > MAX_MESSAGE_CHARS) return { reason: "it is larger than " + MAX_MESSAGE_CHARS + " characters" };
     var msg = JSON.parse(text);
-    if (!msg || typeof msg !== "object" || Array.isArray(msg) || msg.jsonrpc !== "2.0") return null;
-    if (typeof msg.method === "string") return msg;
-    if ("id" in msg && ("result" in msg || "error" in msg)) return msg;
-    return null;
+    if (!msg || typeof msg !== "object" || Array.isArray(msg) || msg.jsonrpc !== "2.0") return {};
+    if (typeof msg.method === "string") return { msg: msg };
+    if ("id" in msg && ("result" in msg || "error" in msg)) return { msg: msg };
+    return { reason: "method is not a string" };
+  }
+
+  // The id of a JSON-RPC request in `data` (read from the structured clone, whatever else it holds), or null.
+  /** @param {any} data @returns {string | number | null} */
+  function requestId(data) {
+    if (!data || typeof data !== "object" || Array.isArray(data) || data.jsonrpc !== "2.0") return null;
+    if (!("method" in data) || "result" in data || "error" in data) return null;
+    var id = data.id;
+    if (typeof id === "string" && id.length <= MAX_ID_CHARS) return id;
+    return typeof id === "number" && isFinite(id) ? id : null;
   }
 
   /** @param {unknown} v */
@@ -274,30 +288,52 @@ import { PERMISSION_TOKENS, SANDBOX_TOKENS } from "./constants.js";
     // Reserved sandbox methods never come from the App (spec: forward only non-sandbox methods).
     // The forged message itself is dropped; the host is told that one was (advisory, rate-limited).
     if (typeof msg.method === "string" && msg.method.indexOf(RESERVED_PREFIX) === 0) {
+      answerRefused(msg, "a reserved sandbox method");
       reportDropped(msg.method);
       return;
     }
     window.parent.postMessage(msg, HOST_ORIGIN);
   }
 
-  /** @param {unknown} method */
-  function reportDropped(method) {
+  /** @param {unknown} method @param {string} [reason] why a request was refused (absent: a reserved method) */
+  function reportDropped(method, reason) {
     if (violations >= MAX_VIOLATION_REPORTS) return;
     violations += 1;
-    window.parent.postMessage({
-      jsonrpc: "2.0",
-      method: "ui/notifications/sandbox-dropped",
-      params: { method: String(method).slice(0, 200) }
-    }, HOST_ORIGIN);
+    /** @type {Record<string, string>} */
+    var params = { method: String(method).slice(0, 200) };
+    if (reason) params.reason = reason;
+    window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/sandbox-dropped", params: params }, HOST_ORIGIN);
+  }
+
+  // A request from the App this proxy cannot pass on still gets an answer at once (the App would otherwise
+  // wait for its own timeout), and the host is told (advisory, rate-limited like every report).
+  /** @param {unknown} data @param {string} reason */
+  function refuseRequest(data, reason) {
+    if (!answerRefused(data, reason)) return;
+    var method = /** @type {any} */ (data).method;
+    reportDropped(typeof method === "string" ? method : "(a method that is not a string)", reason);
+  }
+
+  // Answer a request of the App's with an error; false when `data` is no request (nothing to answer).
+  /** @param {unknown} data @param {string} reason */
+  function answerRefused(data, reason) {
+    var id = requestId(data);
+    if (id === null || !inner || !inner.contentWindow) return false;
+    inner.contentWindow.postMessage({ jsonrpc: "2.0", id: id, error: { code: -32600, message: "Invalid Request: " + reason } },
+      innerOrigin === "null" ? "*" : /** @type {string} */ (innerOrigin));
+    return true;
   }
 
   window.addEventListener("message", function (event) {
     var fromParent = event.source === window.parent && event.origin === HOST_ORIGIN;
     var fromInner = inner !== null && event.source === inner.contentWindow && event.origin === innerOrigin;
     if (!fromParent && !fromInner) return;  // other windows, the App's own nested frames: drop
-    var msg = cleanMessage(event.data);
-    if (!msg) return;
-    if (fromParent) fromHost(msg); else fromApp(msg);
+    var clean = cleanMessage(event.data);
+    if (!clean.msg) {
+      if (fromInner && clean.reason) refuseRequest(event.data, clean.reason);
+      return;
+    }
+    if (fromParent) fromHost(clean.msg); else fromApp(clean.msg);
   });
 
   // 4. Tell the host we are ready for the App (the listener above is already attached).

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import FrameLocator, Locator, Page
+from playwright.sync_api import Browser, FrameLocator, Locator, Page, Playwright, Route
 
 from tests.e2e.conftest import bind_page, login
+from tests.support.browser import chromium_launch_kwargs
 from tests.support.process import PEER_BIN, Webhost, peer_server, run_webhost, stdio_server
 
 pytestmark = pytest.mark.e2e
@@ -550,9 +551,39 @@ def test_requests_before_initialized_are_refused_not_run(app_page: Page) -> None
     log = fixture_log(page, frame_id)
     for method in ("tools/call", "ui/open-link", "ui/message", "resources/read"):
         line = next(line for line in log.splitlines() if line.startswith(f"before initialize {method}:"))
-        assert ": error " in line and "-32600" in line and "before ui/notifications/initialized" in line, line
+        assert ": error " in line and "-32600" in line and "before ui/initialize" in line, line
     assert "after initialize ping: ok {}" in log
     assert page.locator("[data-approval]").count() == 0  # the early link was never put to the person
+
+
+def test_requests_after_initialize_and_before_initialized_are_served_and_logged(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page, args={"text": "hello"})
+    refused = app.evaluate("() => window.rpc('resources/list', {}).then(() => null, (e) => e)")
+    assert refused["code"] == -32600 and "before ui/initialize" in refused["message"]
+    # ui/initialize answered, ui/notifications/initialized not sent yet: what an App SDK allows (with a warning).
+    app.evaluate("() => window.rpc('ui/initialize', {appInfo: {name: 'probe', version: '1'}, appCapabilities: {}})")
+    for _ in range(2):
+        answer = app.evaluate("() => window.rpc('tools/call', {name: 'echo_app', arguments: {text: 'early'}})")
+        assert answer["content"][0]["text"] == "echo_app: early"
+    assert app.evaluate("() => window.rpc('resources/list', {})")["resources"]
+    assert outer(page, frame_id).get_attribute("data-app-status") == "loading"
+    assert [m for m in received(app) if "method" in m] == []  # still nothing host-initiated before initialized
+    # Logged once per method and outcome (the console and the activity log), the refusal as one.
+    lifecycle = page.locator(
+        '[data-testid="activity-log"] [data-log-entry][data-log-server="apps"][data-method="app/lifecycle"]'
+    )
+    expected = [
+        "request before ui/initialize refused: resources/list",
+        "request before ui/notifications/initialized served: tools/call",
+        "request before ui/notifications/initialized served: resources/list",
+    ]
+    wait_until(
+        lambda: all(lifecycle.filter(has_text=text).count() for text in expected), message="the early requests logged"
+    )
+    assert [lifecycle.filter(has_text=text).count() for text in expected] == [1, 1, 1]
+    app.evaluate("() => window.notify('ui/notifications/initialized')")
+    wait_until(lambda: received(app, "ui/notifications/tool-result"), message="tool-result after initialized")
 
 
 def test_dropped_and_malformed_requests_are_answered_at_once(app_page: Page) -> None:
@@ -586,6 +617,80 @@ def test_dropped_and_malformed_requests_are_answered_at_once(app_page: Page) -> 
         message="answers to malformed requests",
     )
     assert errors["m-1"]["code"] == errors["m-2"]["code"] == -32600
+
+
+def test_every_request_with_an_id_is_answered_whatever_its_size_depth_or_shape(app_page: Page) -> None:
+    page = app_page
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    outer(page, frame_id).and_(page.locator('[data-app-status="ready"]')).wait_for()
+    logged(page, "apps", "tools/call", "in").first.wait_for(state="attached")  # the page's own call of the tool
+    calls = logged(page, "apps", "tools/call", "out").count()
+    # Past the proxy's 16 M characters; past the page's 15 MiB for one relayed request; nested 1,500 deep (more
+    # than the backend's JSON parsers take); a method that is not a string; a cyclic value (not JSON at all).
+    app.evaluate("""() => {
+      const post = (m) => window.parent.postMessage(m, "*");
+      const call = (id, args) =>
+        post({jsonrpc: "2.0", id, method: "tools/call", params: {name: "echo_app", arguments: args}});
+      call("huge", {text: "x".repeat(17 * 1024 * 1024)});
+      call("large", {text: "y".repeat(15 * 1024 * 1024 + 1000)});
+      let deep = {};
+      for (let i = 0; i < 1500; i++) deep = {a: deep};
+      call("deep", deep);
+      post({jsonrpc: "2.0", id: "five", method: 5, params: {}});
+      const cyclic = {name: "echo_app"};
+      cyclic.self = cyclic;
+      post({jsonrpc: "2.0", id: "cyclic", method: "tools/call", params: cyclic});
+    }""")
+    ids = ["huge", "large", "deep", "five", "cyclic"]
+
+    def answers() -> dict[str, list[dict[str, Any]]]:
+        got: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+        for m in received(app):
+            if m.get("id") in got and "method" not in m:
+                got[m["id"]].append(m)
+        return got
+
+    wait_until(lambda: all(answers().values()), timeout=30, message="an answer to every request")
+    answered_ping(app)  # after every answer the bridge was going to send: none is sent twice
+    for request_id, replies in answers().items():
+        assert len(replies) == 1, (request_id, replies)
+        assert replies[0]["error"]["code"] == -32600, (request_id, replies[0])
+    by_id = {i: r[0]["error"]["message"] for i, r in answers().items()}
+    assert "larger than 16777216 characters" in by_id["huge"]
+    assert "larger than 15728640 bytes" in by_id["large"]
+    assert "deeper than 100 levels" in by_id["deep"]
+    assert "method is not a string" in by_id["five"] and "not JSON" in by_id["cyclic"]
+    # Nothing reached the backend, and the page and its socket are fine.
+    assert logged(page, "apps", "tools/call", "out").count() == calls
+    wait_until(lambda: {p["kind"] for p in problems(page, frame_id)} >= {"malformed", "oversized"}, message="problems")
+    assert page.evaluate("() => window.__page.rpc.request('servers/list')")["servers"]
+    assert errors == []
+
+
+def test_an_apps_conversation_keeps_a_bounded_number_of_bytes(app_page: Page) -> None:
+    page = app_page
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    sent = app.evaluate("""async () => {
+      const chunk = "x".repeat(300 * 1024);
+      for (let n = 0; n < 5; n++) {
+        await window.rpc("ui/message", {role: "user", content: [{type: "text", text: `message ${n} ${chunk}`}]});
+      }
+      return await window.rpc("ui/message", {role: "user", content: [{type: "text", text: "y".repeat(1024 * 1024)}]})
+        .then(() => "kept", (e) => e.code + " " + e.message);
+    }""")
+    assert sent.startswith("-32003 ui/message: the message is") and "kept up to 1048576" in sent
+    # The person's Conversation view shows the newest messages that fit in 1 MiB (as the backend keeps them).
+    panel = page.locator(f'[data-app-panel][data-frame-id="{frame_id}"]')
+    button = panel.locator('[data-app-action="conversation"]')
+    wait_until(lambda: button.text_content() == "Conversation (3)", message="three messages kept")
+    button.click()
+    view = panel.locator('[data-app-view="conversation"]')
+    view.get_by_text("message 4", exact=False).first.wait_for()
+    assert view.get_by_text("message 1 ", exact=False).count() == 0
 
 
 def test_list_changed_reaches_apps_that_were_told_list_changed(app_page: Page) -> None:
@@ -681,13 +786,100 @@ def test_links_only_http_and_never_with_credentials(app_page: Page) -> None:
     assert popups == []
 
 
+@pytest.fixture(scope="module")
+def blocking_browser(playwright: Playwright) -> Iterator[Browser]:
+    """Chromium with its popup blocker on, as a person's browser has it (Playwright turns it off by default)."""
+    browser = playwright.chromium.launch(
+        headless=True, ignore_default_args=["--disable-popup-blocking"], **chromium_launch_kwargs(playwright)
+    )
+    yield browser
+    browser.close()
+
+
+LINK = "https://example.com/opened-by-the-app"
+# The probe asks to open LINK again once the server's tools change (a request no click of the person's started)
+# and logs the answer: the test hears it as a console event, without evaluating anything in the page, which
+# would give the page a user activation (Playwright evaluates with one) and so let the browser open the tab.
+ASK_AGAIN_ON_LIST_CHANGED = """(_el, url) => {
+  window.addEventListener("message", (e) => {
+    if (e.source !== window.parent || !e.data || e.data.method !== "notifications/tools/list_changed") return;
+    if (window.second) return;
+    window.second = "asked";
+    window.rpc("ui/open-link", {url}).then(
+      (r) => console.log("second answer " + JSON.stringify(r)),
+      (e) => console.log("second answer error " + JSON.stringify(e)));
+  });
+}"""
+
+
+def test_a_link_opens_in_the_persons_click_and_the_app_hears_when_the_browser_blocked_it(
+    blocking_browser: Browser, host: Webhost
+) -> None:
+    context = blocking_browser.new_context(viewport={"width": 1400, "height": 1000})
+    referers: list[str | None] = []
+
+    def example(route: Route) -> None:
+        referers.append(route.request.headers.get("referer"))
+        route.fulfill(status=200, body="example")
+
+    context.route("https://example.com/**", example)
+    page = context.new_page()
+    login(page, host)
+    page.wait_for_selector('[data-server="apps"][data-status="connected"]', timeout=30_000)
+    bind_page(page)
+    frame_id, app = open_probe(page)
+    app.evaluate("() => window.init()")
+    app.evaluate(ASK_AGAIN_ON_LIST_CHANGED, LINK)
+    app.evaluate("(_el, url) => { window.rpc('ui/open-link', {url}).then((r) => { window.first = r; }); }", LINK)
+    card = page.locator('[data-approval][data-kind="open-link"]')
+    card.locator('input[name="remember"]').check()
+    # The tab opens within the click on Allow, the one moment the browser surely lets the page open one.
+    with context.expect_page() as opened:
+        card.locator('[data-action="allow"]').click()
+    tab = opened.value
+    tab.wait_for_url(LINK)
+    assert tab.evaluate("() => window.opener") is None
+    assert referers == [None]  # severed as "noopener,noreferrer" would: no handle on the page, nor its address
+    panel = page.locator(f'[data-app-panel][data-frame-id="{frame_id}"]')
+    panel.locator(f'[data-app-link-opened="{LINK}"]').wait_for()  # the person is told where it went
+    assert wait_until(lambda: app.evaluate("() => window.first && JSON.stringify(window.first)")) == "{}"
+    audit = page.evaluate("() => window.__page.rpc.request('audit/list', {server: 'apps', limit: 50})")["entries"]
+    allowed = [e for e in audit if e["frame"] == frame_id and e["kind"] == "app.open-link"]
+    assert [(e["decision"], e["detail"]) for e in allowed] == [("allow", {"opened": True})]  # in the click
+    tab.close()
+
+    # The same link again, allowed without a card (the person said to remember), asked when nobody clicked: the
+    # browser blocks the tab, and the app is told so. The page's activation is over first (awaited in the
+    # page); from then on nothing is evaluated in it until the app has its answer.
+    page.wait_for_function("() => !navigator.userActivation.isActive", timeout=30_000)
+    other = context.new_page()
+    login(other, host)
+    bind_page(other)
+    with page.expect_console_message(lambda m: m.text.startswith("second answer")) as answer:
+        other.evaluate(
+            "() => window.__page.rpc.request('tools/call', {server: 'apps', name: 'add_tool', arguments: {}, "
+            "callId: 'blocked-' + Math.random()})"
+        )
+    assert answer.value.text == 'second answer {"isError":true}'
+    notice = panel.locator(f'[data-app-link-blocked="{LINK}"]')
+    notice.wait_for()  # shown before the app was answered
+    assert [p.url for p in context.pages] == [page.url, other.url]  # no new tab
+    assert len(referers) == 1
+    # The notice's link is the person's own click: that opens it.
+    with context.expect_page() as opened:
+        notice.locator("a").click()
+    opened.value.wait_for_url(LINK)
+    notice.wait_for(state="detached")
+    context.close()
+
+
 # ---- fixture apps through the whole stack ------------------------------------------------------------------
 
 
 def test_bridge_probe_every_app_request(app_page: Page) -> None:
     page = app_page
-    popups: list[str] = []
-    page.context.on("page", lambda p: popups.append(p.url))
+    popups: list[Page] = []  # a link opens as a blank tab that then follows it: its address is read later
+    page.context.on("page", lambda p: popups.append(p))
     frame_id = open_app(page, "apps", "bridge_probe")
     fixture_log(page, frame_id, approve=True)
     results = inner(page, frame_id).locator("#results li")
@@ -711,7 +903,7 @@ def test_bridge_probe_every_app_request(app_page: Page) -> None:
         assert status.get(name) == "ok", (name, status)
     assert status["tools/call model_only_ping"] == "error"
     assert status["ui/download-file"] == "ok"  # consented (approve=True) and saved through the page
-    wait_until(lambda: "https://example.com/" in popups, message="the link opened in a new tab")
+    wait_until(lambda: "https://example.com/" in [p.url for p in popups], message="the link opened in a new tab")
 
     # The Conversation view shows what a model would be given.
     panel = page.locator(f'[data-app-panel][data-frame-id="{frame_id}"]')

@@ -484,11 +484,12 @@ def test_requests_before_initialize_are_logged_and_refused(app_page: Page, host:
     )
     # Logged: each early method once in the activity log; nothing reached the backend's policy.
     lifecycle = wait_until(
-        lambda: [s for s in activity(page, "apps", "app/lifecycle") if "before initialized" in s],
+        lambda: [s for s in activity(page, "apps", "app/lifecycle") if "before ui/initialize" in s],
         message="early requests in the activity log",
     )
     for method in ("tools/call", "ui/open-link", "ui/message", "resources/read"):
-        assert len([s for s in lifecycle if s.endswith(f"request before initialized: {method}")]) == 1, lifecycle
+        refused = f"request before ui/initialize refused: {method}"
+        assert len([s for s in lifecycle if s.endswith(refused)]) == 1, lifecycle
     assert audit(host, kind="app.tools/call", frame=frame_id) == []
     assert audit(host, kind="app.open-link", frame=frame_id) == []
     assert audit(host, kind="app.message", frame=frame_id) == []

@@ -95,9 +95,10 @@ def test_an_app_that_breaks_its_csp_and_visibility_fails_the_check(tmp_path: Pat
     assert bad["ready"]
     assert any("http://127.0.0.1:9/pixel.png" in v and "img-src" in v for v in bad["csp_violations"])
     assert bad["refused_tool_calls"] == ["model_only: not visible to apps"]
-    assert bad["before_initialized"] == ["request before initialized: resources/list"]
-    assert any("pixel.png" in e for e in bad["console_errors"])
-    assert len(bad["failures"]) == 2
+    refused = ["request before ui/initialize refused: resources/list"]
+    assert bad["before_initialized"] == bad["refused_requests"] == refused
+    assert any("pixel.png" in e for e in bad["console_errors"])  # Chromium's CSP line: counted as the CSP violation
+    assert len(bad["failures"]) == 3 and "1 request(s) refused by webhost" in bad["failures"]
 
     silent = apps["silent_app"]
     assert silent["ready"] is False and silent["app_status"] == "loading"
@@ -115,4 +116,24 @@ def test_the_text_report_names_the_findings(tmp_path: Path) -> None:
     assert "good_app -> ui://check/good.html: ready in" in out
     assert "CSP violations (undeclared loads): CSP blocked http://127.0.0.1:9/pixel.png (img-src)" in out
     assert "refused tool calls: model_only: not visible to apps" in out
-    assert out.strip().splitlines()[-1].startswith("FAIL: 2 problem(s): check/bad_app:")
+    assert "requests refused: request before ui/initialize refused: resources/list" in out
+    assert out.strip().splitlines()[-1].startswith("FAIL: 3 problem(s): check/bad_app:")
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(150)
+def test_an_app_whose_request_was_refused_and_that_logged_an_error_fails_the_check(tmp_path: Path) -> None:
+    # Ready, no CSP or visibility problem: only the refused request and the app's own console error say it drew
+    # nothing (the ext-apps customer-segmentation App did this when webhost refused its data request).
+    server = {"command": sys.executable, "args": [str(SERVERS / "check_apps.py"), "--early-only"]}
+    config = {"mcpServers": {"check": server}}
+    done = check(tmp_path, config, "--settle", "1.5", timeout=140)
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    assert "early_app -> ui://check/early.html: ready in" in out
+    assert "requests refused: request before ui/initialize refused: tools/call" in out
+    assert "console errors: early_app: could not load its data:" in out
+    assert out.strip().splitlines()[-1] == (
+        "FAIL: 2 problem(s): check/early_app: 1 request(s) refused by webhost; "
+        "check/early_app: 1 error(s) in the console"
+    )

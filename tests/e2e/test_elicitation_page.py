@@ -340,6 +340,29 @@ def test_url_mode_opens_the_page_only_after_consent(
     no_console_errors(page)
 
 
+def test_a_legacy_url_step_the_server_completed_before_the_consent_needs_no_done(
+    page: Page, elicit_hosts: Callable[[str], Webhost], offline_example: BrowserContext
+) -> None:
+    start(page, elicit_hosts("legacy"), "legacy")
+    # -32042 naming a URL step, and the server's notifications/elicitation/complete for it at once.
+    result = run_tool(page, "legacy", "url_required", complete_after="0", flow="page-early")
+    card = page.locator('[data-elicitation][data-mode="url"][data-server="legacy"][data-phase="consent"]')
+    expect(card).to_be_visible()
+    completed = page.locator(
+        '[data-testid="activity-log"] [data-log-entry][data-log-server="legacy"]'
+        '[data-method="notifications/elicitation/complete"]'
+    )
+    completed.first.wait_for(state="attached")  # the completion came while the person had not answered
+    with offline_example.expect_page() as popup_info:
+        card.locator('[data-action="accept"]').click()
+    popup_info.value.close()
+    # The call is retried at once: no card waits for a "Done" the server already gave.
+    answer = result_json(result)
+    assert answer["authorised"] is True and answer["completed"][0].startswith("page-early-")
+    assert page.locator('[data-elicitation][data-phase="waiting"]').count() == 0
+    no_console_errors(page)
+
+
 def test_url_mode_emphasises_the_real_host_behind_user_info(page: Page, elicit: Webhost, era: str) -> None:
     start(page, elicit, era)
     deceptive = "https://paypal.com.evil.example@evil.example/login"

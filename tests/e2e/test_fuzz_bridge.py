@@ -3,8 +3,9 @@
 An app (the scriptable probe of test_apps_bridge.py, on its real sandbox origin behind the real
 proxy) posts what Hypothesis writes: requests for every bridge method with hostile params,
 notifications, malformed JSON-RPC, non-objects. Whatever it sends: every request with a usable id
-is answered exactly once, the page throws nothing, the page's own WebSocket still answers, and the
-servers stay connected. Bounded: a fixed number of examples, each waited on with a deadline.
+(whatever its method, even one that is not a string) is answered exactly once, the page throws
+nothing, the page's own WebSocket still answers, and the servers stay connected. Bounded: a fixed
+number of examples, each waited on with a deadline.
 """
 
 from __future__ import annotations
@@ -152,6 +153,11 @@ def test_any_app_messages_get_answers_and_break_nothing(
             and not item["method"].startswith(("notifications/", "ui/notifications/"))
             and "id" not in item
         ):
+            item = {**item, "id": f"fz-{next(counter)}"}
+            ids.append(item["id"])
+        elif isinstance(item, dict) and item.get("jsonrpc") == "2.0" and "method" in item and "id" in item:
+            # A malformed request (a method that is not a string, a notification's or a reserved name, an id of
+            # any kind): with an id the app can be answered by, it is answered like any other.
             item = {**item, "id": f"fz-{next(counter)}"}
             ids.append(item["id"])
         app.evaluate("(_el, m) => window.parent.postMessage(m, '*')", json.loads(json.dumps(item)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from tests.support.fast import apps_server, connected_tab, error_of, text
 from tests.support.inprocess import AsgiWsClient
 from tests.support.process import RpcError
+from webhost.apps.instances import MAX_MESSAGES_BYTES
 from webhost.demo.server import mcp as demo_server
 
 pytestmark = pytest.mark.anyio
@@ -205,6 +207,25 @@ async def test_open_link_asks_for_consent(tmp_path: Path) -> None:
         assert [e["decision"] for e in await audit(tab, "app.open-link")] == ["deny", "allow"]
 
 
+async def test_open_link_says_whether_the_page_opened_it_in_the_persons_click(tmp_path: Path) -> None:
+    async with app_frame(tmp_path) as (tab, frame):
+        url = "https://example.com/blocked"
+        params = {"frameId": frame, "method": "ui/open-link", "params": {"url": url}}
+        running = tab.start_request("apps/request", params)
+        approval = await tab.wait_notification("approval/request")
+        with pytest.raises(RpcError, match="opened must be true or false"):
+            await tab.request("approvals/respond", {"id": approval["id"], "decision": "allow", "opened": "yes"})
+        # The page tried within the click on Allow, and the browser's popup blocker stopped it.
+        await tab.request(
+            "approvals/respond", {"id": approval["id"], "decision": "allow", "remember": True, "opened": False}
+        )
+        assert (await tab.wait_response(running))["result"] == {"open": True, "url": url, "opened": False}
+        # Remembered: nobody clicks now, so the answer does not say; the page opens it and tells the app.
+        assert await app_request(tab, frame, "ui/open-link", {"url": url}) == {"open": True, "url": url}
+        entries = await audit(tab, "app.open-link")
+        assert [(e["decision"], e["detail"]) for e in entries] == [("allow", None), ("allow", {"opened": False})]
+
+
 async def test_open_link_without_asking_when_the_policy_allows_links(tmp_path: Path) -> None:
     async with app_frame(tmp_path, {"openLinks": "allow"}) as (tab, frame):
         answer = await app_request(tab, frame, "ui/open-link", {"url": "http://example.com/"})
@@ -235,6 +256,25 @@ async def test_messages_and_model_context_reach_the_conversation(tmp_path: Path)
         kinds = [e["kind"] for e in (await tab.request("audit/list", {"server": "apps"}))["entries"]]
         assert kinds.count("app.message") == 2 and kinds.count("app.model-context") == 2
         assert [e["summary"] for e in await audit(tab, "app.message")] == ["b", "hello model"]
+
+
+async def test_an_apps_kept_messages_are_bounded_by_bytes_as_well_as_by_count(tmp_path: Path) -> None:
+    async with app_frame(tmp_path) as (tab, frame):
+        chunk = "x" * (300 * 1024)
+        for n in range(5):  # 1.5 MB in all: more than a frame keeps
+            message = {"role": "user", "content": [{"type": "text", "text": f"{n} {chunk}"}]}
+            assert await app_request(tab, frame, "ui/message", message) == {}
+        whole = await tab.request("apps/conversation", {"frameId": frame})
+        assert [m["content"][0]["text"][0] for m in whole["messages"]] == ["2", "3", "4"]  # the newest that fit
+        assert sum(len(json.dumps(m)) for m in whole["messages"]) <= MAX_MESSAGES_BYTES
+        # One message larger than all a frame keeps is refused (the app is told), and the kept ones stay.
+        huge = {"role": "user", "content": [{"type": "text", "text": "y" * MAX_MESSAGES_BYTES}]}
+        with pytest.raises(RpcError) as refused:
+            await app_request(tab, frame, "ui/message", huge)
+        assert refused.value.code == -32003 and refused.value.data["limit"] == MAX_MESSAGES_BYTES
+        again = await tab.request("apps/conversation", {"frameId": frame})
+        assert again["messages"] == whole["messages"]
+        assert [e["decision"] for e in await audit(tab, "app.message")][0] == "refused"
 
 
 async def test_an_app_reads_and_lists_its_own_servers_resources_and_prompts(tmp_path: Path) -> None:

@@ -134,6 +134,18 @@ async def test_legacy_url_required_runs_the_url_step_then_retries_the_call(tmp_p
         assert (await json_result(tab, call))["authorised"] is True
 
 
+async def test_a_url_step_the_server_completes_before_the_consent_is_not_waited_for(tmp_path: Path) -> None:
+    async with connected_tab(tmp_path, elicit(), legacy=era(True)) as tab:
+        call = start_tool_call(tab, "elicit", "url_required", "c-early", {"complete_after": 0, "flow": "early"})
+        consent = await tab.wait_notification("elicitation/request")
+        assert consent["phase"] == "consent" and consent["elicitationId"].startswith("early-")
+        # The server says the step is complete while the person has not answered yet (logged after it is handled).
+        await tab.wait_notification("activity", lambda p: p["entry"]["method"] == "notifications/elicitation/complete")
+        await tab.request("elicitation/respond", {"id": consent["id"], "action": "accept"})
+        assert (await json_result(tab, call))["authorised"] is True  # retried at once: no card waits for Done
+        assert not [n for n in tab.notifications if n["method"] == "elicitation/request"]  # nothing after the consent
+
+
 async def test_legacy_url_required_stops_when_the_server_asks_for_the_same_step_again(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, elicit(), legacy=era(True)) as tab:
         call = start_tool_call(tab, "elicit", "url_required_loop", "c-loop")

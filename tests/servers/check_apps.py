@@ -5,6 +5,8 @@
   `_meta.ui.csp` does not declare (http://127.0.0.1:9, never reachable anyway) and calls `model_only`, a tool whose
   visibility lacks "app" (webhost must refuse it).
 - `silent_app` (ui://check/silent.html, only with `--with-silent`): never initializes, so it never reaches ready.
+- `early_app` (ui://check/early.html, only with `--early-only`, which serves it alone): asks for its data before
+  `ui/initialize` (webhost refuses that), says so in the console and draws nothing; no CSP or visibility problem.
 
 Run it with `python tests/servers/check_apps.py` (stdio) or `--http PORT`.
 """
@@ -44,9 +46,28 @@ SILENT_JS = r"""
 log("not initializing");
 """
 
+EARLY_JS = r"""
+(async () => {
+  const data = outcome(request("tools/call", { name: "early_app", arguments: {} }, 5000));
+  log("initialize " + describe(await outcome(initialize({}))));
+  const answer = await data;
+  log("data " + describe(answer));
+  if (!answer.ok) console.error("early_app: could not load its data: " + fmt(answer.value));
+  finish();
+})();
+"""
 
-def build_server(with_silent: bool) -> MCPServer:
+
+def build_server(with_silent: bool, early_only: bool = False) -> MCPServer:
     apps = Apps()
+    if early_only:
+
+        @apps.tool(resource_uri="ui://check/early.html", title="Early app", description="Asks before initializing.")
+        def early_app() -> str:
+            return "early app: its data"
+
+        apps.add_html_resource("ui://check/early.html", page("early-app", EARLY_JS))
+        return _server(apps)
 
     @apps.tool(resource_uri="ui://check/good.html", title="Good app", description="Follows the rules.")
     def good_app(greeting: str = "hello") -> str:
@@ -70,13 +91,7 @@ def build_server(with_silent: bool) -> MCPServer:
 
         apps.add_html_resource("ui://check/silent.html", page("silent-app", SILENT_JS))
 
-    mcp = MCPServer(
-        "check-apps",
-        title="webhost check fixtures",
-        version="1.0.0",
-        extensions=[apps],
-        middleware=[advertise_extensions_on_initialize({UI_EXTENSION: {}})],
-    )
+    mcp = _server(apps)
 
     # No app of its own, and not visible to apps: webhost must refuse bad_app's call.
     @mcp.tool(title="Model only", description="Apps must not call it.", meta={"ui": {"visibility": ["model"]}})
@@ -86,12 +101,23 @@ def build_server(with_silent: bool) -> MCPServer:
     return mcp
 
 
+def _server(apps: Apps) -> MCPServer:
+    return MCPServer(
+        "check-apps",
+        title="webhost check fixtures",
+        version="1.0.0",
+        extensions=[apps],
+        middleware=[advertise_extensions_on_initialize({UI_EXTENSION: {}})],
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     add_common_args(parser)
     parser.add_argument("--with-silent", action="store_true", help="add an app that never initializes")
+    parser.add_argument("--early-only", action="store_true", help="serve only an app that asks before initializing")
     args = parser.parse_args()
-    serve(build_server(args.with_silent), args)
+    serve(build_server(args.with_silent, args.early_only), args)
 
 
 if __name__ == "__main__":

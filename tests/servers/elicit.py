@@ -434,13 +434,13 @@ async def _complete_later(ctx: Ctx, elicitation_id: str, delay: float) -> None:
     "a moment later, and succeed on the retry. 2026 (no -32042): a URL-mode input request instead.",
     structured_output=False,
 )
-async def url_required(ctx: Ctx, complete_after: float = 0.5) -> str | InputRequiredResult:
+async def url_required(ctx: Ctx, complete_after: float = 0.5, flow: str = "auth") -> str | InputRequiredResult:
     if is_modern(ctx):
         return await url_mode(ctx, "https://example.com/authorize?from=url_required")
-    done = sorted(_completed)
+    done = sorted(e for e in _completed if e.startswith(f"{flow}-"))
     if done:
         return json.dumps({"authorised": True, "completed": done})
-    elicitation_id = f"auth-{next(_ids)}"
+    elicitation_id = f"{flow}-{next(_ids)}"
     task = asyncio.get_running_loop().create_task(_complete_later(ctx, elicitation_id, complete_after))
     _background.add(task)
     task.add_done_callback(_background.discard)

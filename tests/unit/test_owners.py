@@ -117,6 +117,18 @@ def test_a_url_step_is_taken_once_and_only_while_it_is_waited_on() -> None:
     assert calls.take_url_step("s", "e-1") is None
 
 
+def test_a_url_step_completed_before_the_consent_is_marked_and_not_taken() -> None:
+    calls = CallRegistry(on_end=lambda _: None)
+    with calls.url_step("s", "e-1") as step:
+        assert calls.take_url_step("s", "e-1") is None  # no card waits for it yet
+        assert calls.complete_url_step_early("t", "e-1") is False
+        assert calls.complete_url_step_early("s", "e-1") is True and step.completed
+        step.waiting = "in-1"
+        assert calls.complete_url_step_early("s", "e-1") is False  # a card waits: it is that card's completion
+        assert calls.take_url_step("s", "e-1") == "in-1"
+    assert calls.complete_url_step_early("s", "e-1") is False
+
+
 # -- the catalogue ------------------------------------------------------------------------------------
 
 

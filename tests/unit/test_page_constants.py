@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from webhost import errors, page_constants
 from webhost.apps import instances, permissions, policy, proxy_token
+from webhost.config import CompatFlag
 
 
 def test_generated_files_match_the_python_constants() -> None:
@@ -20,7 +23,10 @@ def test_constants_come_from_the_backend_modules() -> None:
     assert values["PERMISSION_TOKENS"] == permissions.ALLOW_TOKENS
     assert set(values["SANDBOX_TOKENS"]) == proxy_token.INNER_SANDBOX_TOKENS
     assert values["APP_MAX_IN_FLIGHT"] == instances.MAX_IN_FLIGHT
+    assert values["APP_MAX_MESSAGES"] == instances.MAX_MESSAGES
+    assert values["APP_MESSAGES_MAX_BYTES"] == instances.MAX_MESSAGES_BYTES
     assert values["APP_RELAYED_METHODS"] == list(policy.HANDLERS)
+    assert values["CSP_COMPAT_FLAGS"] == list(get_args(CompatFlag))
 
 
 def test_every_error_code_is_distinct() -> None:

@@ -41,6 +41,10 @@ logger = logging.getLogger(__name__)
 APP_RESOURCE_ERROR = -32004
 COMPAT_SCRIPT_SOURCES = {"eval": "'unsafe-eval'", "wasm": "'wasm-unsafe-eval'"}
 MAX_IN_FLIGHT = 32  # requests one app frame may have running at once
+# The ui/message entries one frame keeps (its Conversation view), newest last: at most this many, and at most
+# this many bytes of JSON together, so a frame holds a bounded amount of memory whatever it sends.
+MAX_MESSAGES = 200
+MAX_MESSAGES_BYTES = 1024 * 1024
 Activity = Callable[..., None]
 
 
@@ -90,11 +94,22 @@ class AppInstance:
     # For elicitation-bound apps: tools whose call asked (or may have asked); the app never re-runs them.
     origin_tools: frozenset[str] = frozenset()
     messages: list[dict[str, Any]] = field(default_factory=list)
+    message_sizes: list[int] = field(default_factory=list)  # each kept message's JSON size, in bytes
     model_context: dict[str, Any] | None = None
     chat: ChatBinding | None = None  # opened in a conversation: ui/message and model context go there
     created: float = field(default_factory=time.time)
     closed: bool = False
     in_flight: int = 0
+
+    def keep_message(self, entry: dict[str, Any], size: int) -> None:
+        """Keep one ui/message (`size`: its JSON in bytes, at most MAX_MESSAGES_BYTES); the oldest go first when
+        the frame is over its count or its bytes. New lists each time: a listing being sent keeps its own."""
+        messages, sizes = [*self.messages, entry], [*self.message_sizes, size]
+        total = sum(sizes)
+        while len(messages) > MAX_MESSAGES or total > MAX_MESSAGES_BYTES:
+            messages.pop(0)
+            total -= sizes.pop(0)
+        self.messages, self.message_sizes = messages, sizes
 
     @asynccontextmanager
     async def request_slot(self) -> AsyncIterator[None]:

@@ -18,8 +18,9 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from webhost import jsontext
 from webhost.approvals import ApprovalBroker
-from webhost.apps.instances import AppInstance
+from webhost.apps.instances import MAX_MESSAGES_BYTES, AppInstance
 from webhost.apps.meta import tool_visibility
 from webhost.audit import AuditLog
 from webhost.catalogue import Catalogue
@@ -29,7 +30,6 @@ from webhost.pending import Publish
 from webhost.people import Person
 from webhost.upstream.connection import Connection
 
-MAX_MESSAGES = 200
 MAX_DOWNLOAD_FILES = 10
 MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024  # per file
 MAX_DOWNLOAD_TOTAL = 20 * 1024 * 1024  # per request
@@ -275,9 +275,11 @@ async def open_link(
         )
         raise PolicyRefused("only http and https links without credentials can be opened", {"scheme": scheme})
     if policy.options.policy(instance.server).open_links == "allow":
-        decision = "allow"
+        decision, opened = "allow", None
     else:
-        decision, _ = await policy.approvals.ask(
+        # The page opens the tab within the person's click on Allow (a browser opens new tabs only from a
+        # person's action), and says whether it did: a popup blocker can stop it.
+        answer = await policy.approvals.answer(
             instance.server,
             "open-link",
             "The app wants to open a link",
@@ -285,10 +287,14 @@ async def open_link(
             frame=instance.frame_id,
             subject=url,
         )
-    await audit.record("app.open-link", **base, decision=decision, summary=url[:300])
+        decision, opened = answer.decision, answer.opened
+    detail = {"opened": opened} if opened is not None else None
+    await audit.record("app.open-link", **base, decision=decision, summary=url[:300], detail=detail)
     if decision != "allow":
         raise PolicyRefused("Link opening denied by user", {"url": url})
-    return {"open": True, "url": url}
+    # `opened` absent: nobody clicked Allow now (the policy allows links, or the person said to remember), so
+    # the page opens it itself and tells the app whether the browser let it.
+    return {"open": True, "url": url, **({"opened": opened} if opened is not None else {})}
 
 
 def _content_list(params: dict[str, Any]) -> list[Any]:
@@ -324,6 +330,16 @@ async def message(
             frame=instance.frame_id,
         )
         return {}
+    size = len(jsontext.dumps(entry))
+    if size > MAX_MESSAGES_BYTES:
+        # Kept messages are bounded by bytes as well as by count: one this large cannot be kept at all.
+        await policy.audit.record(
+            "app.message", **policy._base(instance), decision="refused", summary=f"too large: {size} bytes"
+        )
+        raise PolicyRefused(
+            f"ui/message: the message is {size} bytes; an app's messages are kept up to {MAX_MESSAGES_BYTES}",
+            {"limit": MAX_MESSAGES_BYTES, "size": size},
+        )
     await policy.audit.record(
         "app.message",
         **policy._base(instance),
@@ -331,7 +347,7 @@ async def message(
         summary=_text_of(entry["content"])[:300],
         detail=entry,
     )
-    instance.messages = [*instance.messages, entry][-MAX_MESSAGES:]
+    instance.keep_message(entry, size)
     # Only what changed: re-sending the whole conversation each time grows traffic with its square.
     policy.notify(
         "apps/conversation", {"frameId": instance.frame_id, "message": entry, "messageCount": len(instance.messages)}

@@ -241,27 +241,42 @@ class InputRequests:
                 self._refuse_bad_url(connection, url)
             except RequestRefused as refusal:
                 raise Cancelled(refusal.message) from None
-            consent = await self._ask(connection, url_view(url, message, key), _validate_action_only)
-            if consent.get("action") != "accept":
-                raise Cancelled(f"the URL step was {consent.get('action')}d; the call was not retried")
-            waiting = url_view(
-                url,
-                "Waiting for the server to confirm this step is complete. Choose Done once you "
-                "have finished in the other tab.",
-                key,
-                phase="waiting",
-            )
-            request_id = self.broker.new_id()
             assert self.calls is not None  # the URL_ELICITATION_REQUIRED flow runs inside one of this tab's calls
-            with self.calls.url_step(connection.name, key, request_id):
-                done = await self._ask(connection, waiting, _validate_action_only, request_id=request_id)
+            # Registered from the consent on: a completion that comes before the person consents is kept.
+            with self.calls.url_step(connection.name, key) as step:
+                consent = await self._ask(connection, url_view(url, message, key), _validate_action_only)
+                if consent.get("action") != "accept":
+                    raise Cancelled(f"the URL step was {consent.get('action')}d; the call was not retried")
+                if step.completed:
+                    self.activity(
+                        connection.name,
+                        direction="local",
+                        kind="notification",
+                        method="notifications/elicitation/complete",
+                        summary=f"{key}: the server completed this URL step before the consent; retrying at once",
+                    )
+                    continue
+                waiting = url_view(
+                    url,
+                    "Waiting for the server to confirm this step is complete. Choose Done once you "
+                    "have finished in the other tab.",
+                    key,
+                    phase="waiting",
+                )
+                step.waiting = self.broker.new_id()
+                done = await self._ask(connection, waiting, _validate_action_only, request_id=step.waiting)
             if done.get("action") != "accept":
                 raise Cancelled("the URL step was cancelled; the call was not retried")
 
     def url_step_completed(self, server: str, elicitation_id: str) -> bool:
-        """notifications/elicitation/complete: the server finished a URL step a call waits on."""
-        request_id = self.calls.take_url_step(server, elicitation_id) if self.calls is not None else None
-        return request_id is not None and self.broker.complete(request_id, {"action": "accept"}, "completed")
+        """notifications/elicitation/complete: the server finished a URL step a call of this tab is at; its waiting
+        card ends, or, before the person consented, the call will not wait for it. False: not this tab's step."""
+        if self.calls is None:
+            return False
+        request_id = self.calls.take_url_step(server, elicitation_id)
+        if request_id is not None:
+            return self.broker.complete(request_id, {"action": "accept"}, "completed")
+        return self.calls.complete_url_step_early(server, elicitation_id)
 
     async def sample(self, connection: Connection, params: dict[str, Any]) -> dict[str, Any]:
         answer = await self._ask(connection, sampling_view(params), validate_sampling_answer)

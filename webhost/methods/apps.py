@@ -180,11 +180,12 @@ async def list_audit(session: BrowserSession, params: dict[str, Any]) -> dict[st
 
 
 async def respond_approval(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    """A tab's own approval (an app's request), or one of its person's chat (any of their tabs may answer)."""
+    """A tab's own approval (an app's request), or one of its person's chat (any of their tabs may answer). For a
+    link, `opened` says whether the page opened it within the person's click on Allow (a popup blocker stops it)."""
     approval_id = _params.string(params, "id", max_length=100)
     chat = session.workspace.chat.approvals
     broker = chat if chat.asks(approval_id) else session.approvals
-    broker.respond(approval_id, params.get("decision"), params.get("remember", False))
+    broker.respond(approval_id, params.get("decision"), params.get("remember", False), params.get("opened"))
     return {}
 
 

@@ -28,6 +28,8 @@ export const SANDBOX_TOKENS = Object.freeze([
 ]);
 export const DEFAULT_SANDBOX = "allow-scripts allow-same-origin allow-forms";
 export const APP_MAX_IN_FLIGHT = 32;
+export const APP_MAX_MESSAGES = 200;
+export const APP_MESSAGES_MAX_BYTES = 1048576;
 export const APP_RELAYED_METHODS = Object.freeze([
   "tools/call",
   "resources/read",
@@ -40,6 +42,13 @@ export const APP_RELAYED_METHODS = Object.freeze([
   "ui/download-file"
 ]);
 export const SESSION_ENDED_CLOSE_CODE = 4001;
+export const CSP_COMPAT_FLAGS = Object.freeze([
+  "eval",
+  "wasm",
+  "workers",
+  "blobWorkers",
+  "dataModules"
+]);
 export const DEFAULT_LIMITS = Object.freeze({
   "humanTimeoutSeconds": 1800.0,
   "callTimeoutSeconds": 120.0,

@@ -5,12 +5,13 @@
 //   loading.js        where the frame comes from: prepared, a warm proxy frame, or new
 //   messages.js       which window and origin a message is from, and its JSON-RPC shape
 //   inbound.js        every message from the App, routed to its owner
-//   handshake.js      ui/initialize, and what may come before ui/notifications/initialized
+//   handshake.js      ui/initialize, and what may come before it
 //   channel.js        every message to the frame, held back until the App is initialized; host→App requests
 //   notifications.js  every host→App notification (tool input and outcome, context, progress, lists)
 //   host-context.js   the context the App is given, then its changes
 //   relay.js          App requests answered by the backend (which enforces every policy)
 //   diagnostics.js    trace, the App's logs, violations and reports to the backend
+//   csp-compat.js     which cspCompat flag (an administrator's) would allow what the App's CSP blocked
 //   teardown.js       ui/resource-teardown before the frame goes
 // Visual work lives in stage.js. Everything from the sandbox origin is untrusted: the App can script
 // its own proxy.
@@ -134,6 +135,7 @@ export class AppBridge extends EventTarget {
     this.#inbound = new InboundRouter({
       frameId: this.frameId,
       initialized: () => this.initialized,
+      handshakeStarted: () => this.initializeCount > 0,
       channel: this.#channel,
       diagnostics: this.#diagnostics,
       relay: this.#relay,
@@ -159,6 +161,8 @@ export class AppBridge extends EventTarget {
   get problems() { return this.#diagnostics.problems; }
   /** Recent traffic, newest last: {ts, dir: "in" | "out" | "local", msg}. */
   get trace() { return this.#diagnostics.trace; }
+  /** The cspCompat flags that would allow what the App's CSP blocked, in the order first seen. */
+  get compatFlags() { return [...this.#diagnostics.compatFlags]; }
 
   // -- loading ---------------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 // (`apps.debug.trace`) and for the backend's activity and audit logs (`apps/event`): the recent
 // traffic, the App's own log messages, and violations, each reported at a bounded rate.
 
+import { compatFlagFor } from "./csp-compat.js";
 import { Reporter, RateWindow } from "./limits.js";
 import { short } from "./messages.js";
 
@@ -27,6 +28,8 @@ export class Diagnostics {
   problems = [];
   /** Recent traffic, newest last: {ts, dir: "in" | "out" | "local", msg}. @type {{ts: number, dir: string, msg: any}[]} */
   trace = [];
+  /** The cspCompat flags that would allow what the App's CSP blocked (only an administrator can set them). @type {Set<string>} */
+  compatFlags = new Set();
   #opts;
   #logRate = new RateWindow(LOGS_TO_BACKEND_PER_SECOND);
   #reporter;
@@ -74,11 +77,15 @@ export class Diagnostics {
   cspViolation(params) {
     const blocked = short(params.blockedURI ?? "", 300);
     const directive = short(params.effectiveDirective ?? params.violatedDirective ?? "", 80);
-    const summary = `CSP blocked ${blocked || "an inline resource"} (${directive})`;
+    const flag = compatFlagFor(blocked, directive);
+    const summary = `CSP blocked ${blocked || "an inline resource"} (${directive})`
+      + (flag ? `; an administrator can allow it with cspCompat "${flag}"` : "");
+    if (flag) this.compatFlags.add(flag);
     this.noteProblem("csp", summary);
     this.#cspReporter.report(`${directive} ${blocked}`, {
       summary, blockedURI: blocked, effectiveDirective: directive,
       sourceFile: short(params.sourceFile ?? "", 300), lineNumber: Number(params.lineNumber) || 0,
+      ...(flag ? { cspCompat: flag } : {}),
     });
   }
 

@@ -1,5 +1,5 @@
 // @ts-check
-// The App's handshake (mcp-apps §5): what it may send before ui/notifications/initialized, what it
+// The App's handshake (mcp-apps §5): what it may send before ui/initialize, what it
 // says about itself in ui/initialize, and the host's answer.
 
 /** The MCP Apps protocol version webhost speaks (answered whatever the App sent). */
@@ -8,7 +8,7 @@ export const PROTOCOL_VERSION = "2026-01-26";
 /** The App's initialize request (the spec's name, and MCP's own, which some Apps send). */
 export const INITIALIZE = new Set(["ui/initialize", "initialize"]);
 
-/** Requests an App may send before ui/notifications/initialized (everything else is refused). */
+/** Requests an App may send before its ui/initialize (everything else is refused until then). */
 export const BEFORE_INITIALIZED = new Set([...INITIALIZE, "ping"]);
 
 /**

@@ -1,8 +1,10 @@
 // @ts-check
 // Every message from an App's frame (already known to come from it: messages.js messageSource),
 // routed to the concern that owns it, in order: the flood limit, the JSON-RPC shape, the handshake's
-// order (nothing but ui/initialize and ping before ui/notifications/initialized), then requests,
+// order (nothing but ui/initialize and ping before the App's ui/initialize), then requests,
 // notifications and responses. What the frame itself must do is asked of its bridge (InboundHost).
+// Before ui/initialize nothing but ping is served; between ui/initialize and ui/notifications/initialized
+// requests are served with a warning (as the ext-apps AppBridge does: real Apps call tools there).
 
 import { ERRORS } from "../constants.js";
 import { BEFORE_INITIALIZED, INITIALIZE } from "./handshake.js";
@@ -15,6 +17,7 @@ import { isRelayed } from "./relay.js";
  * @typedef {object} InboundHost what the router asks of the frame (the bridge)
  * @property {string} frameId
  * @property {() => boolean} initialized whether the App sent ui/notifications/initialized
+ * @property {() => boolean} handshakeStarted whether the App sent ui/initialize (and was answered)
  * @property {import("./channel.js").AppChannel} channel
  * @property {import("./diagnostics.js").Diagnostics} diagnostics
  * @property {import("./relay.js").RequestRelay} relay
@@ -29,7 +32,7 @@ import { isRelayed } from "./relay.js";
 export class InboundRouter {
   #host;
   #rate = new RateWindow(MAX_MESSAGES_PER_SECOND);
-  /** Methods refused before initialized, logged once each. */
+  /** Methods sent before the handshake finished, logged once each per kind ("refused:…", "served:…"). */
   #earlyLogged = new Set();
 
   /** @param {InboundHost} host */
@@ -76,21 +79,41 @@ export class InboundRouter {
     const { id, method } = msg;
     const params = msg.params ?? {};
     if (!host.initialized() && !BEFORE_INITIALIZED.has(method)) {
-      // Refused, never run: nothing but the handshake (and ping) before ui/notifications/initialized.
-      if (!this.#earlyLogged.has(method)) {
-        this.#earlyLogged.add(method);
-        console.info(`webhost apps: ${host.frameId} sent ${method} before ui/notifications/initialized (refused)`);
-        host.diagnostics.lifecycle(`request before initialized: ${method}`, { method });
+      if (!host.handshakeStarted()) {
+        // Refused, never run: nothing but ui/initialize (and ping) before the App's ui/initialize.
+        this.#logEarly("refused", method);
+        host.channel.respondError(id, ERRORS.INVALID_REQUEST, `${method} refused: the app sent it before ui/initialize`);
+        return;
       }
-      host.channel.respondError(id, ERRORS.INVALID_REQUEST,
-        `${method} refused: the app sent it before ui/notifications/initialized`);
-      return;
+      // After ui/initialize, before ui/notifications/initialized: served, with a warning (the App SDK
+      // only warns, and Apps such as the ext-apps customer-segmentation example load their data here).
+      this.#logEarly("served", method);
     }
     if (INITIALIZE.has(method)) return host.initialize(id, params);
     if (method === "ping") return host.channel.respond(id, {});
     if (method === "ui/request-display-mode") return host.requestDisplayMode(id, params);
-    if (isRelayed(method)) return host.relay.relay(id, method, params);
+    if (isRelayed(method)) return host.relay.relay(id, method, params);  // (bounded in size and depth there)
     host.channel.respondError(id, ERRORS.METHOD_NOT_FOUND, `Method not found: ${method}`);
+  }
+
+  /**
+   * A request that came before the handshake finished: logged once per method and outcome, in the console
+   * and the frame's lifecycle (the activity log; `webhost check` reads it).
+   * @param {"refused" | "served"} outcome @param {string} method
+   */
+  #logEarly(outcome, method) {
+    const key = `${outcome}:${method}`;
+    if (this.#earlyLogged.has(key)) return;
+    this.#earlyLogged.add(key);
+    const host = this.#host;
+    if (outcome === "refused") {
+      console.warn(`webhost apps: ${host.frameId} sent ${method} before ui/initialize (refused)`);
+      host.diagnostics.lifecycle(`request before ui/initialize refused: ${method}`, { method, outcome });
+    } else {
+      console.warn(`webhost apps: ${host.frameId} sent ${method} after ui/initialize but before `
+        + "ui/notifications/initialized (served)");
+      host.diagnostics.lifecycle(`request before ui/notifications/initialized served: ${method}`, { method, outcome });
+    }
   }
 
   /** @param {any} msg */
@@ -101,9 +124,17 @@ export class InboundRouter {
     if (PROXY_READY.has(method)) return host.proxyReady(method);
     if (method === CSP_VIOLATION) return host.diagnostics.cspViolation(params);
     if (method === DROPPED) {
-      // The proxy dropped a reserved message the app sent; advisory (the app shares the proxy's realm).
-      const forged = String(params?.method ?? "?").slice(0, 200);
-      host.diagnostics.violation("sandbox-message", `the app sent reserved ${forged} (dropped by the proxy)`, { method: forged });
+      // The proxy dropped a message the app sent: a reserved one, or a request it could not pass on (too
+      // large, not JSON, a method that is not a string), which it answered itself. Advisory: the app
+      // shares the proxy's realm.
+      const dropped = String(params?.method ?? "?").slice(0, 200);
+      if (typeof params?.reason === "string") {
+        const reason = params.reason.slice(0, 200);
+        host.diagnostics.violation("malformed", `the proxy refused a request from the app (${dropped}): ${reason}`,
+          { method: dropped, reason });
+        return;
+      }
+      host.diagnostics.violation("sandbox-message", `the app sent reserved ${dropped} (dropped by the proxy)`, { method: dropped });
       return;
     }
     if (method.startsWith("ui/notifications/sandbox-") || method.startsWith("ui/sandbox-")) {

@@ -52,7 +52,11 @@ export function renderInfo(d, bridge, actions) {
         h("thead", {}, h("tr", {}, h("th", { text: "Directive" }), h("th", { text: "Value" }), h("th", { text: "Reason" }))),
         h("tbody", {}, rejected.map((/** @type {any} */ r) => h("tr", {},
           h("td", {}, code(r?.directive)), h("td", {}, code(r?.value)), h("td", { text: String(r?.reason ?? "") })))))
-      : h("p", { class: "muted", dataset: { info: "csp-rejected" }, text: "No declared CSP source was dropped." }));
+      : h("p", { class: "muted", dataset: { info: "csp-rejected" }, text: "No declared CSP source was dropped." }),
+    bridge?.compatFlags.length
+      ? h("dl", { class: "wh-kvs", dataset: { info: "csp-compat" } },
+        row("Blocked code an administrator can allow", code(`"cspCompat": ${JSON.stringify(bridge.compatFlags)}`)))
+      : null);
 
   const permissionRows = PERMISSIONS.map((p) => {
     const isRequested = requested.has(p);

@@ -9,6 +9,42 @@ import { APP_MAX_IN_FLIGHT } from "../constants.js";
 export const MAX_MESSAGES_PER_SECOND = 200;
 /** App requests relayed to the backend at once per frame; excess ones get an error (the backend's cap). */
 export const MAX_IN_FLIGHT = APP_MAX_IN_FLIGHT;
+/**
+ * The largest params of an App request relayed to the backend, in UTF-8 bytes: the page's WebSocket frame
+ * (at most 16 MiB, webhost/ws.py MAX_FRAME and the server's ws_max_size) must hold them with the envelope.
+ */
+export const MAX_REQUEST_BYTES = 15 * 1024 * 1024;
+/** How deeply an App request's params may nest (the backend's JSON parsers stop near 1000 levels). */
+export const MAX_REQUEST_DEPTH = 100;
+
+/**
+ * Why an App request's params cannot be relayed to the backend, or null. Such a request is answered at
+ * once: relayed, the backend could not read the frame and its answer could not name the request.
+ * @param {unknown} params
+ */
+export function requestProblem(params) {
+  if (nestedDeeperThan(params, MAX_REQUEST_DEPTH)) return `its params nest deeper than ${MAX_REQUEST_DEPTH} levels`;
+  let text;
+  try { text = JSON.stringify(params); } catch { return "its params are not JSON"; }
+  if (typeof text !== "string") return null;
+  const bytes = text.length * 3 <= MAX_REQUEST_BYTES ? text.length : new TextEncoder().encode(text).length;
+  return bytes > MAX_REQUEST_BYTES ? `it is larger than ${MAX_REQUEST_BYTES} bytes` : null;
+}
+
+/** Whether `value` has objects or arrays nested more than `limit` deep (a walk that stops there). @param {unknown} value @param {number} limit */
+function nestedDeeperThan(value, limit) {
+  /** @type {[unknown, number][]} */
+  const stack = [[value, 1]];
+  while (stack.length) {
+    const [item, depth] = /** @type {[unknown, number]} */ (stack.pop());
+    if (item === null || typeof item !== "object") continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
 
 export class RateWindow {
   #limit;

@@ -10,15 +10,31 @@
 //     <p data-app-error>…</p>                         (only on error)
 //     <div class="wh-app-stage"> <iframe data-app-frame …> </div>
 
+import { APP_MAX_MESSAGES, APP_MESSAGES_MAX_BYTES } from "../constants.js";
 import { h } from "../html.js";
 import { describeError } from "../rpc.js";
 import { AppBridge } from "./bridge.js";
+import { compatHint } from "./csp-compat.js";
 import { descriptorProblem } from "./frame.js";
 import { Stage } from "./stage.js";
 import { renderInfo } from "./info-view.js";
 import { renderConversation } from "./conversation-view.js";
 
 const STATUS_TEXT = { loading: "Loading…", ready: "Running", error: "Error", closing: "Closing…", closed: "Closed" };
+
+/**
+ * The newest messages, as many as the backend keeps for a frame (by count and by bytes of JSON: apps/instances.py).
+ * @param {any[]} messages oldest first
+ */
+function keptMessages(messages) {
+  const kept = messages.slice(-APP_MAX_MESSAGES);
+  let bytes = 0;
+  for (let i = kept.length - 1; i >= 0; i--) {
+    bytes += JSON.stringify(kept[i] ?? null).length;
+    if (bytes > APP_MESSAGES_MAX_BYTES) return kept.slice(i + 1);
+  }
+  return kept;
+}
 
 /**
  * @typedef {object} PanelOptions
@@ -79,6 +95,8 @@ export class AppPanel {
   /** The frame's server status (`servers/status`), applied to every frame this panel builds. */
   #serverStatus = { status: "connected", error: /** @type {string | null} */ (null) };
   #serverNote = h("p", { class: "inline-error", hidden: true, dataset: { appServerDown: "" } });
+  /** Who can allow what the App's CSP blocked (an administrator, with cspCompat): shown while the frame lives. */
+  #cspHint = h("p", { class: "wh-note wh-note-info wh-csp-hint", hidden: true, dataset: { appCspHint: "" } });
 
   /** @param {PanelOptions} opts */
   constructor(opts) {
@@ -108,7 +126,7 @@ export class AppPanel {
     h("header", { class: "wh-app-head" }, title, this.#statusPill,
       h("span", { class: "wh-app-actions" }, this.#buttons.info, this.#buttons.conversation, this.#buttons.fullscreen,
         this.#buttons.reopen, this.#buttons.close)),
-    this.#errorSlot, this.#serverNote, this.#notices, this.#awayNote, this.#infoEl, this.#convEl, this.#stageSlot);
+    this.#errorSlot, this.#serverNote, this.#notices, this.#cspHint, this.#awayNote, this.#infoEl, this.#convEl, this.#stageSlot);
   }
 
   get frameId() { return this.bridge?.frameId ?? this.descriptor?.frameId ?? null; }
@@ -172,8 +190,13 @@ export class AppPanel {
     });
     bridge.setServerStatus(this.#serverStatus.status, this.#serverStatus.error);
     bridge.addEventListener("log", () => this.#refreshView(this.#infoEl));
-    bridge.addEventListener("problem", () => this.#refreshView(this.#infoEl));
-    bridge.addEventListener("linkopened", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url));
+    bridge.addEventListener("problem", () => {
+      this.#refreshView(this.#infoEl);
+      this.#showCompatHint(bridge);
+    });
+    this.#showCompatHint(bridge);
+    bridge.addEventListener("linkopened", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url, true));
+    bridge.addEventListener("linkblocked", (ev) => this.#linkNotice(/** @type {CustomEvent} */ (ev).detail.url, false));
     bridge.addEventListener("closed", () => { if (this.bridge === bridge) this.#closed(bridge.closeReason ?? "closed"); });
     this.#stageSlot.replaceChildren(stage.el);
     this.#buttons.reopen.hidden = true;
@@ -236,7 +259,7 @@ export class AppPanel {
    * @param {{message?: any, modelContext?: any}} p
    */
   updateConversation(p) {
-    const messages = p.message ? [...this.conversation.messages, p.message].slice(-200) : this.conversation.messages;
+    const messages = p.message ? keptMessages([...this.conversation.messages, p.message]) : this.conversation.messages;
     const modelContext = "modelContext" in p ? (p.modelContext ?? null) : this.conversation.modelContext;
     this.conversation = { messages, modelContext };
     const n = this.conversation.messages.length + (this.conversation.modelContext ? 1 : 0);
@@ -419,12 +442,32 @@ export class AppPanel {
     this.#refreshView(this.#infoEl);
   }
 
-  /** @param {string} url */
-  #linkNotice(url) {
-    const note = h("p", { class: "wh-note wh-note-info" }, "Opened ",
-      h("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: url }),
-      " in a new tab (click it if a popup blocker stopped it).");
+  /** @param {AppBridge} bridge */
+  #showCompatHint(bridge) {
+    if (this.bridge !== bridge) return;
+    const flags = bridge.compatFlags;
+    this.#cspHint.hidden = !flags.length;
+    this.#cspHint.dataset.cspCompat = flags.join(" ");
+    this.#cspHint.textContent = flags.length ? compatHint(this.server, flags) : "";
+  }
+
+  /**
+   * A link the app asked for: opened in a new tab, or not (the browser's popup blocker), when the person can
+   * open it with a click of their own; that notice stays until they do or close it.
+   * @param {string} url @param {boolean} opened
+   */
+  #linkNotice(url, opened) {
+    const link = h("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: url });
+    if (opened) {
+      const note = h("p", { class: "wh-note wh-note-info", dataset: { appLinkOpened: url } }, "Opened ", link, " in a new tab.");
+      this.#notices.append(note);
+      setTimeout(() => note.remove(), 15000);
+      return;
+    }
+    const note = h("p", { class: "wh-note wh-note-warning", dataset: { appLinkBlocked: url } },
+      "The app asked to open ", link, ", but your browser did not open a new tab (a popup blocker?); the app was told. "
+      + "Click the link to open it.");
+    link.addEventListener("click", () => note.remove());
     this.#notices.append(note);
-    setTimeout(() => note.remove(), 15000);
   }
 }

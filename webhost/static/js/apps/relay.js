@@ -4,11 +4,13 @@
 // binds to its server and judges against every policy. The page adds only what must happen in the
 // browser once the backend agreed (opening a link, saving a download): `#afterRelay`, where a
 // relayed answer can be routed elsewhere (the chat's conversation, for ui/message and
-// ui/update-model-context). Bounded: at most MAX_IN_FLIGHT at once per frame.
+// ui/update-model-context). Bounded: at most MAX_IN_FLIGHT at once per frame, and each request's params in
+// size and depth (limits.js requestProblem); whatever is not relayed is answered at once.
 
 import { APP_RELAYED_METHODS, ERRORS } from "../constants.js";
-import { MAX_IN_FLIGHT } from "./limits.js";
+import { MAX_IN_FLIGHT, requestProblem } from "./limits.js";
 import { short, validId } from "./messages.js";
+import { openInNewTab } from "../open-tab.js";
 
 const RELAYED = new Set(APP_RELAYED_METHODS);
 const DOWNLOAD_URL_LIFETIME_MS = 30_000;
@@ -24,7 +26,7 @@ export function isRelayed(method) {
  * @property {string} frameId
  * @property {import("./channel.js").AppChannel} channel where the App's answers go
  * @property {import("./diagnostics.js").Diagnostics} diagnostics
- * @property {EventTarget} events where "downloaded" and "linkopened" are dispatched (the bridge)
+ * @property {EventTarget} events where "downloaded", "linkopened" and "linkblocked" are dispatched (the bridge)
  * @property {() => string | null} serverDown why the frame's server cannot serve now, or null
  */
 
@@ -42,6 +44,12 @@ export class RequestRelay {
   /** @param {string | number} id @param {string} method @param {Record<string, unknown>} params */
   relay(id, method, params) {
     const { rpc, frameId, channel, diagnostics } = this.#opts;
+    const problem = requestProblem(params);
+    if (problem) {
+      diagnostics.violation("oversized", `${method} refused: ${problem}`, { method });
+      channel.respondError(id, ERRORS.INVALID_REQUEST, `Invalid Request: ${method} refused: ${problem}`);
+      return;
+    }
     if (this.#inFlight >= MAX_IN_FLIGHT) {
       diagnostics.violation("in-flight", `more than ${MAX_IN_FLIGHT} app requests in flight; excess refused`);
       channel.respondError(id, ERRORS.UPSTREAM_ERROR, `Too many requests in flight from this app (limit ${MAX_IN_FLIGHT})`);
@@ -118,7 +126,13 @@ export class RequestRelay {
     return {};
   }
 
-  /** The backend consented ({open: true, url}); re-check the scheme and open it. @param {any} result */
+  /**
+   * The backend consented ({open: true, url, opened?}); the scheme is checked again. `opened` is there when the
+   * person clicked Allow: the page opened the tab within that click, or the browser did not let it. Without it
+   * (links allowed without asking, or a remembered answer) the page opens it now: the person's own click in
+   * the app may still let the browser do so. The app is told the truth: `{}`, or `{isError: true}`.
+   * @param {any} result
+   */
   #openLink(result) {
     const url = result && result.open === true && typeof result.url === "string" ? result.url : null;
     if (!url) throw Object.assign(new Error("Link opening denied"), { code: ERRORS.UPSTREAM_ERROR });
@@ -131,8 +145,8 @@ export class RequestRelay {
       // https://trusted.example@evil.example/ reads as the trusted site: never open those.
       throw Object.assign(new Error("links with embedded credentials are not opened"), { code: ERRORS.POLICY_REFUSED });
     }
-    window.open(parsed.href, "_blank", "noopener,noreferrer");
-    this.#opts.events.dispatchEvent(new CustomEvent("linkopened", { detail: { url: parsed.href } }));
-    return {};
+    const opened = typeof result.opened === "boolean" ? result.opened : openInNewTab(parsed);
+    this.#opts.events.dispatchEvent(new CustomEvent(opened ? "linkopened" : "linkblocked", { detail: { url: parsed.href } }));
+    return opened ? {} : { isError: true };
   }
 }

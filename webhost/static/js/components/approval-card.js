@@ -3,8 +3,11 @@
 // [data-approval][data-kind] with Allow / Deny and "remember", answered with approvals/respond.
 // Identical requests from one app (same frame, kind, subject and detail) share one card: a count, and
 // [data-action="allow-all"] beside Allow / Deny (which still decide one request, the oldest).
+// A link (kind "open-link") opens within the person's click on Allow, the only moment a browser lets a page
+// open a tab; the backend is told whether it opened (`opened`), and so the app and its panel.
 
 import { h, prettyJson } from "../html.js";
+import { openableUrl, openInNewTab } from "../open-tab.js";
 import { describeError } from "../rpc.js";
 
 /**
@@ -48,12 +51,17 @@ export class ApprovalCard {
   #allow = h("button", { type: "button", class: "primary", text: "Allow", dataset: { action: "allow" } });
   #deny = h("button", { type: "button", class: "ghost", text: "Deny", dataset: { action: "deny" } });
   #allowAll = h("button", { type: "button", class: "ghost", hidden: true, dataset: { action: "allow-all" } });
+  /** The link an "open-link" request asks to open (checked again here), or null. @type {URL | null} */
+  #link = null;
+  #kind;
   el;
 
   /** @param {any} req @param {import("../rpc.js").RpcClient} rpc */
   constructor(req, rpc) {
     this.#rpc = rpc;
     const kind = String(req.kind ?? "action");
+    this.#kind = kind;
+    if (kind === "open-link") this.#link = openableUrl(req.detail?.url);
     const detail = shownDetail(req);
     this.el = h("div", { class: "card approval", role: "group", "aria-label": "Approval request",
       dataset: { approval: "", kind, id: String(req.id), approvalServer: String(req.server ?? "") } },
@@ -105,13 +113,17 @@ export class ApprovalCard {
   async #decide(decision, all) {
     const ids = all ? [...this.#ids] : this.#ids.slice(0, 1);
     if (!ids.length) return;
+    // Now, within the click (nothing awaited before it): later, the browser would not open the tab.
+    /** @type {boolean | undefined} */
+    let opened;
+    if (decision === "allow" && this.#kind === "open-link") opened = this.#link ? openInNewTab(this.#link) : false;
     const buttons = [this.#allow, this.#deny, this.#allowAll];
     for (const b of buttons) b.disabled = true;
     this.#status.className = "card-status";
     this.#status.textContent = "Sending…";
     const remember = this.#remember.checked;
     const answers = await Promise.allSettled(ids.map((id) =>
-      this.#rpc.request("approvals/respond", { id, decision, remember })));
+      this.#rpc.request("approvals/respond", { id, decision, remember, ...(opened === undefined ? {} : { opened }) })));
     const failed = answers.find((a) => a.status === "rejected");
     ids.forEach((id, i) => { if (answers[i].status === "fulfilled") this.drop(id); });
     const word = decision === "allow" ? "Allowed" : "Denied";
