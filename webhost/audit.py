@@ -247,7 +247,7 @@ class _Budget:
 class _Job:
     """One write for the writer task, or (`barrier`) a point that a reader waits for."""
 
-    kind: Literal["row", "prune", "permission", "barrier"]
+    kind: Literal["row", "row-once", "prune", "permission", "barrier"]  # row-once: a spooled row left over
     args: dict[str, Any]
     done: anyio.Event | None  # None: nobody waits, and a failure is logged
     row_id: int | None = None
@@ -327,7 +327,7 @@ class AuditLog:
         """Store the rows that processes now gone still owed (their spool files), then forget those files."""
         for left in left_over(data_dir, "audit"):
             rows = [row for row in left.rows if set(row) == _ROW_KEYS]
-            error = await self._transaction([_Job("row", row, None) for row in rows]) if rows else None
+            error = await self._transaction([_Job("row-once", row, None) for row in rows]) if rows else None
             if error is not None:
                 left.release()
                 logger.error("audit log: %d rows left by a stopped webhost (%s) wait: %s", len(rows), left.path, error)
@@ -544,7 +544,9 @@ class AuditLog:
                             queued.row_id = row_id
                         index = end
                         continue
-                    if job.kind == "prune":
+                    if job.kind == "row-once" and not await store.stored_already(db, job.args):
+                        job.row_id = (await store.insert_rows(db, [job.args]))[0]
+                    elif job.kind == "prune":
                         await store.prune(db, **job.args)
                     elif job.kind == "permission":
                         await store.set_permission(db, **job.args)

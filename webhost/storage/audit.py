@@ -73,6 +73,20 @@ async def insert_rows(db: AsyncConnection, rows: Sequence[dict[str, Any]]) -> li
     return [int(row_id) for row_id in result.scalars().all()]
 
 
+async def stored_already(db: AsyncConnection, row: dict[str, Any]) -> bool:
+    """Whether this very row is in the log (a spooled row whose commit came just before a SIGKILL, before the
+    spool heard of it): same time, kind, person, session, frame and summary."""
+    same = sa.select(audit.c.id).where(
+        audit.c.ts == row["ts"],
+        audit.c.kind == row["kind"],
+        audit.c.user_id.is_not_distinct_from(row["user_id"]),
+        audit.c.session.is_not_distinct_from(row["session"]),
+        audit.c.frame.is_not_distinct_from(row["frame"]),
+        audit.c.summary.is_not_distinct_from(row["summary"]),
+    )
+    return (await db.execute(same.limit(1))).first() is not None
+
+
 async def prune(db: AsyncConnection, *, before_ts: float | None, max_rows: int | None) -> None:
     """Delete rows older than `before_ts` and all but the newest `max_rows` (by id: both use an index;
     ids only grow, and a gap left by a rolled-back insert only makes the cap keep a few rows fewer)."""

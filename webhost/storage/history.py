@@ -269,7 +269,9 @@ class CallHistory:
                     chunk = rows[start : start + BATCH]
 
                     async def work(db: AsyncConnection, chunk: list[dict[str, Any]] = chunk) -> None:
-                        await db.execute(call_history.insert(), chunk)
+                        fresh = [row for row in chunk if not await _stored_already(db, row)]
+                        if fresh:
+                            await db.execute(call_history.insert(), fresh)
 
                     await self.storage.write(work)
             except Exception as exc:
@@ -367,6 +369,18 @@ def _prune(person_id: str) -> sa.Delete:
         .scalar_subquery()
     )
     return call_history.delete().where(call_history.c.person_id == person_id, call_history.c.id < newest)
+
+
+async def _stored_already(db: AsyncConnection, row: dict[str, Any]) -> bool:
+    """Whether this very entry is stored (a spooled one whose commit came just before a SIGKILL, before the spool
+    heard of it): same person, start, tab and call id."""
+    same = sa.select(call_history.c.id).where(
+        call_history.c.person_id == row["person_id"],
+        call_history.c.started_at == row["started_at"],
+        call_history.c.tab.is_not_distinct_from(row["tab"]),
+        call_history.c.call_id.is_not_distinct_from(row["call_id"]),
+    )
+    return (await db.execute(same.limit(1))).first() is not None
 
 
 def _is_row(row: dict[str, Any]) -> bool:

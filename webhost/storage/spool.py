@@ -9,8 +9,9 @@ not synced to the disk on every row (that would cost every call a disk flush).
 Each file is held under an exclusive `flock` for its process's life, so that another process sharing the data
 folder knows whether its owner is still there. At start, `left_over` finds the files whose owner is gone and
 gives their unsettled rows back, to be stored by the new process; a file is deleted once they are. A row that
-committed just before a SIGKILL, in the instant before its mark was written, is given back too and so stored
-twice. The file starts again empty whenever nothing in it is owed.
+committed just before a SIGKILL, in the instant before its mark was written, is given back too: the writers
+look for it before storing it again (`stored_already` in storage/audit.py and storage/history.py).
+The file starts again empty whenever nothing in it is owed.
 
 Lines are JSON: `{"n": SEQ, "row": ROW}` for a row, `{"done": [SEQ, ...]}` for rows settled.
 """
@@ -106,7 +107,7 @@ class Spool:
 
     def _compact(self) -> bool:
         """A new file with only the rows still owed, then the old one deleted: a kill between the two leaves
-        both (rows stored twice, never lost)."""
+        both (rows given back twice, stored once: `stored_already`)."""
         if self._fd is None or self.path is None:
             return False
         try:
