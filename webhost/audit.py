@@ -44,7 +44,8 @@ import anyio.abc
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from webhost.errors import POLICY_REFUSED, PolicyRefused, WebhostError
+from webhost.audit_rows import cell, csv_safe, dumps, fit_detail, read_detail, utf8_length, visible_user
+from webhost.errors import POLICY_REFUSED, WebhostError
 from webhost.people import TOKEN_PERSON_ID, Person
 from webhost.redact import Redactor
 from webhost.storage import audit as store
@@ -54,21 +55,27 @@ from webhost.storage.spool import Spool, left_over
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["COLUMNS", "RATE_LIMITED", "AuditLimits", "AuditLog", "AuditUnavailable", "open_audit_log"]
+__all__ = [
+    "COLUMNS",
+    "RATE_LIMITED",
+    "AuditLimits",
+    "AuditLog",
+    "AuditUnavailable",
+    "fit_detail",
+    "open_audit_log",
+    "visible_user",
+]
 
 LEGACY_FILE = "audit.sqlite3"  # where 0.1 kept an audit database of its own, in the data folder
 RATE_LIMITED = "audit.rate-limited"
 MAX_SUMMARY = 500
 MAX_LABEL = store.LABEL  # session, server, frame, kind, decision, user_id, user_name
-PREVIEW_CHARS = 1024
-MAX_DEPTH = 32
 COALESCE_SECONDS = 10.0  # at most one "rate limited" row per budget in this time while a flood lasts
 QUIET_SECONDS = 1.0  # a budget that dropped nothing for this long has its "rate limited" row written
 MAINTENANCE_SECONDS = 60.0
 MAX_BATCH = 500  # queued writes per transaction
 RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)  # pauses between tries of the rows owed while the database is down
 MAX_OWED = 10_000  # rows owed in memory; past it the newest wait in the spool alone, for the next start
-CSV_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")  # NUL (PostgreSQL refuses it in text) and lone surrogates
 
 
@@ -92,123 +99,6 @@ class AuditLimits:
     person_burst: int = 300
     person_bytes_per_second: float = 64 * 1024
     person_burst_bytes: int = 4 * 1024 * 1024
-
-
-# -- fitting a detail into the row -------------------------------------------------------------
-
-
-def _sanitize(value: Any, depth: int = 0) -> Any:
-    """Plain JSON values only: non-finite floats and unknown objects become strings; too deep is cut."""
-    if isinstance(value, str) or value is None or isinstance(value, bool | int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if depth >= MAX_DEPTH:
-        return {"truncated": True, "preview": "(nested too deeply)", "bytes": None}
-    if isinstance(value, dict):
-        return {str(k): _sanitize(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_sanitize(v, depth + 1) for v in value]
-    return str(value)
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, allow_nan=False)
-
-
-def _utf8_length(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _marker(value: Any, text: str, budget: int) -> dict[str, Any]:
-    """What stands in for a field too large to keep: a preview and the size of what was dropped."""
-    preview = value if isinstance(value, str) else text
-    marker: dict[str, Any] = {"truncated": True, "preview": preview[:PREVIEW_CHARS], "bytes": _utf8_length(preview)}
-    cut = min(len(preview), PREVIEW_CHARS)
-    while cut > 0 and len(_dumps(marker)) > budget:
-        cut //= 2
-        marker["preview"] = preview[:cut]
-    return marker
-
-
-def _fit(value: Any, budget: int) -> Any:
-    """`value` itself when its JSON fits in `budget` characters, else the same shape with its largest
-    fields fitted into equal shares of what is left (descending into objects and arrays), else one marker."""
-    text = _dumps(value)
-    if len(text) <= budget:
-        return value
-    if isinstance(value, dict | list) and value:
-        keys: list[Any] = list(value) if isinstance(value, dict) else list(range(len(value)))
-        overhead = 2 + 2 * (len(keys) - 1) + (sum(len(_dumps(k)) + 2 for k in keys) if isinstance(value, dict) else 0)
-        sizes = {k: len(_dumps(value[k])) for k in keys}
-        remaining, share = budget - overhead, None
-        for index, key in enumerate(sorted(keys, key=lambda k: sizes[k])):
-            if sizes[key] * (len(keys) - index) > remaining:  # this and every larger field get equal shares
-                share = remaining // (len(keys) - index)
-                break
-            remaining -= sizes[key]
-        if share is not None and share > 0:
-            result: Any = dict(value) if isinstance(value, dict) else list(value)
-            for key in keys:
-                if sizes[key] > share:
-                    result[key] = _fit(value[key], share)
-            if len(_dumps(result)) <= budget:
-                return result
-    return _marker(value, text, budget)
-
-
-def fit_detail(detail: Any, budget: int) -> str:
-    """The detail as a JSON document of at most `budget` characters (ASCII, so also bytes); never cut mid-document."""
-    try:
-        value = _sanitize(detail)
-        fitted = _fit(value, budget)
-        text = _dumps(fitted)
-    except (RecursionError, ValueError, TypeError) as exc:
-        text = _dumps({"truncated": True, "preview": f"(not serialisable: {type(exc).__name__})", "bytes": None})
-    if len(text) > budget:  # only for absurdly small budgets: the bare marker
-        text = _dumps({"truncated": True, "bytes": None})
-    return text
-
-
-def read_detail(raw: Any) -> Any:
-    """A stored detail, parsed; a value that does not parse comes back marked, never as an exception."""
-    if raw is None or raw == "":
-        return None
-    if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", "replace")
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw, parse_constant=str)
-    except (ValueError, RecursionError):
-        return {"unreadable": True, "raw": raw[:PREVIEW_CHARS], "bytes": _utf8_length(raw)}
-
-
-def _cell(value: Any) -> Any:
-    """A column value the JSON and CSV exports can always carry."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
-
-
-def csv_safe(value: Any) -> Any:
-    """OWASP CSV injection: a cell a spreadsheet would read as a formula is prefixed with a quote."""
-    if isinstance(value, str) and value.startswith(CSV_FORMULA_START):
-        return "'" + value
-    return value
-
-
-def visible_user(viewer: Person, requested: str | None) -> str | None:
-    """Whose rows `viewer` reads: an admin everyone's (or the one person asked for), anyone else their own.
-
-    Returns the `user` filter for `AuditLog.entries`; a member asking for someone else is refused."""
-    if viewer.is_admin:
-        return requested or None
-    if requested and requested != viewer.id:
-        raise PolicyRefused("only an admin may read another person's audit entries", {"user": requested})
-    return viewer.id
 
 
 # -- write budgets -----------------------------------------------------------------------------
@@ -403,7 +293,7 @@ class AuditLog:
             "user_id": _label(person.id) if person else None,
             "user_name": _label(person.name) if person else None,
         }
-        fixed = sum(_utf8_length(v) for v in row.values() if isinstance(v, str)) + 64
+        fixed = sum(utf8_length(v) for v in row.values() if isinstance(v, str)) + 64
         if detail is not None:
             row["detail"] = fit_detail(detail, max(self.limits.max_row_bytes - fixed, 256))
         size = fixed + len(row["detail"] or "")
@@ -660,7 +550,7 @@ class AuditLog:
                     "kind": RATE_LIMITED,
                     "decision": "dropped",
                     "summary": f"rate limited: {budget.dropped} rows dropped",
-                    "detail": _dumps(
+                    "detail": dumps(
                         {
                             "dropped": budget.dropped,
                             "kinds": budget.kinds,
@@ -708,7 +598,7 @@ class AuditLog:
         mask = self.mask(user)
         result = []
         for row in rows:
-            entry = {column: _cell(row[column]) for column in COLUMNS}
+            entry = {column: cell(row[column]) for column in COLUMNS}
             entry["detail"] = read_detail(entry["detail"])
             if mask:  # what apps and servers wrote; never the names (server, kind, person)
                 entry["summary"], entry["detail"] = mask.value(entry["summary"]), mask.value(entry["detail"])
