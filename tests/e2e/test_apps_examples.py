@@ -24,25 +24,6 @@ SERVERS = {
 }
 APP_MS = 60_000
 
-# A slow host, made deterministic: the answer to the App's ui/initialize is held until the App's own tools/call
-# has reached the page, so that call comes after ui/initialize and before ui/notifications/initialized (the
-# customer-segmentation App asks for its data 100 ms after it starts, whether or not its handshake is done).
-HOLD_INITIALIZE_ANSWER_JS = """async () => {
-  const main = document.querySelector('script[type="module"][src*="/js/main.js"]');
-  const { AppChannel } = await import(new URL("apps/channel.js", main.src).href);
-  let sawCall = () => {};
-  const called = new Promise((resolve) => { sawCall = resolve; });
-  window.addEventListener("message", (e) => { if (e.data && e.data.method === "tools/call") sawCall(); });
-  const respond = AppChannel.prototype.respond;
-  AppChannel.prototype.respond = function (id, result) {
-    if (result && result.protocolVersion && result.hostCapabilities) {
-      called.then(() => respond.call(this, id, result));
-      return;
-    }
-    respond.call(this, id, result);
-  };
-}"""
-
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
@@ -78,18 +59,20 @@ def activity(page: Page, server: str, method: str) -> Locator:
 
 
 def test_an_app_that_loads_its_data_before_initialized_draws_it(examples: Page) -> None:
+    """The App asks for its data about 100 ms after it starts, whether or not its handshake is done: before its
+    ui/notifications/initialized on a slow host (refused until issue 24 item 7: an empty chart), after it on a
+    quick one. Which one happens here depends on the machine, so the served-and-logged case itself is pinned
+    down with an App of our own (test_apps_bridge.py::test_requests_after_initialize_and_before_initialized_
+    are_served_and_logged); here the real App must draw its data, and nothing it sent may be refused."""
     page = examples
-    page.evaluate(HOLD_INITIALIZE_ANSWER_JS)
     call_from_the_tool_view(page, "segmentation", "get-customer-data")
     # The legend has one entry per segment, with its count, only once the App's own tools/call returned its data.
     legend = app_of(page, "segmentation").locator("#legend .legend-item .legend-count")
     legend.first.wait_for(timeout=APP_MS)
     assert all(text.strip("()").isdigit() and int(text.strip("()")) > 0 for text in legend.all_text_contents())
-    served = activity(page, "segmentation", "app/lifecycle").filter(
-        has_text="request before ui/notifications/initialized served: tools/call"
-    )
-    served.first.wait_for(state="attached")
-    assert served.count() == 1
+    lifecycle = activity(page, "segmentation", "app/lifecycle")
+    lifecycle.filter(has_text="initialized").first.wait_for(state="attached")
+    assert lifecycle.filter(has_text="refused").count() == 0
 
 
 @pytest.mark.parametrize(("server", "tool"), [("debug", "debug-tool"), ("threejs", "show_threejs_scene")])
