@@ -44,6 +44,8 @@ from webhost.redact import Redactor, redact_url, url_secrets
 from webhost.storage.urls import database_url_problem
 
 Transport = Literal["stdio", "http", "sse"]
+# Which protocol era webhost speaks to a server: negotiate (`server/discover`, else `initialize`), or one era only.
+ProtocolChoice = Literal["auto", "2026-07-28", "legacy"]
 Permission = Literal["camera", "microphone", "geolocation", "clipboardWrite"]
 CompatFlag = Literal["eval", "wasm", "workers", "blobWorkers", "dataModules"]
 
@@ -240,6 +242,9 @@ class ServerPolicy(_Model):
     model_sees_structured_content: bool = Field(
         default=False, validation_alias="modelSeesStructuredContent", strict=True
     )
+    # The era to speak: "auto" probes `server/discover` and falls back to `initialize`; the other two speak one era
+    # only (a debugging host should not rely on auto alone: a server that answers both is then tried in each).
+    protocol: ProtocolChoice = "auto"
 
     def decision_for(self, tool: str) -> Decision:
         return self.tools.get(tool, self.default_decision)
@@ -495,6 +500,7 @@ _MESSAGES = {
     "webhost.servers.*.modelToolCalls": 'must be "allow", "ask" or "deny"',
     "webhost.servers.*.modelTools": 'must map tool names to "allow", "ask" or "deny"',
     "webhost.servers.*.modelSeesStructuredContent": "must be true or false",
+    "webhost.servers.*.protocol": 'must be "auto", "2026-07-28" or "legacy"',
     **CHAT_MESSAGES,
 }
 

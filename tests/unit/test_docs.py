@@ -21,3 +21,13 @@ def test_every_setting_has_a_row_with_its_flag_and_variable(name: str) -> None:
         assert cells[0] == "(none)"
     else:
         assert cells[0].strip("`").split()[0] == flag
+
+
+# The `webhost` keys issue 25 added: each has one row in README.md's table of the `webhost` key.
+ISSUE_25_KEYS = ["servers.NAME.protocol"]
+
+
+@pytest.mark.parametrize("key", ISSUE_25_KEYS)
+def test_every_new_webhost_key_has_a_row(key: str) -> None:
+    rows = [row for row in README_ROWS if row.startswith(f"| `{key}` |")]
+    assert len(rows) == 1, f"README.md's table of the webhost key needs one row for {key}"

@@ -13,11 +13,13 @@ from mcp.client import advertise
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import Implementation
+from mcp.types import DiscoverResult, Implementation
+from pydantic import ValidationError
 
 from webhost import __version__
-from webhost.config import ServerConfig
+from webhost.config import ProtocolChoice, ServerConfig
 
+from .failures import EraRefused
 from .sdk import RoundObservingClient, TransportStreams
 from .stderr import StderrPipe
 from .stdio import stdio_transport
@@ -48,11 +50,20 @@ class ClientCallbacks:
     message: MessageHandlerFnT
 
 
-def build_client(transport: Transport, callbacks: ClientCallbacks, *, max_input_rounds: int) -> Client:
-    """A not-yet-entered Client; entering it spawns the process or opens the HTTP session."""
+MODERN = "2026-07-28"
+
+
+def build_client(
+    transport: Transport, callbacks: ClientCallbacks, *, max_input_rounds: int, protocol: ProtocolChoice = "auto"
+) -> Client:
+    """A not-yet-entered Client; entering it spawns the process or opens the HTTP session.
+
+    `protocol` is the entry's era choice: "auto" negotiates (the SDK probes `server/discover`, falling back to
+    `initialize`), "legacy" speaks `initialize` only, "2026-07-28" adopts that revision (`discover_pinned`
+    then asks the server what it offers)."""
     return RoundObservingClient(
         transport,
-        mode="auto",
+        mode=protocol,
         client_info=CLIENT_INFO,
         extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS)],
         elicitation_callback=callbacks.elicit,
@@ -65,6 +76,23 @@ def build_client(transport: Transport, callbacks: ClientCallbacks, *, max_input_
         input_required_max_rounds=max_input_rounds,
         cache=None,  # the page asks for fresh lists; stale listings would hide list_changed updates
     )
+
+
+async def discover_pinned(client: Client, protocol: ProtocolChoice, name: str) -> None:
+    """With `protocol` "2026-07-28", ask the entered client's server for its `server/discover` and adopt it (the
+    SDK's pinned mode adopts an empty one); a server that does not answer it is not a 2026-07-28 server."""
+    if protocol != MODERN:
+        return
+    hint = f'(webhost.servers.{name}.protocol is "{MODERN}"; set "auto" or "legacy" for a server of an earlier era)'
+    try:
+        raw = await client.session.send_discover(MODERN)
+        client.session.adopt(DiscoverResult.model_validate(raw))
+    except MCPError as exc:
+        raise EraRefused(
+            f"the server did not answer server/discover: {exc.error.message} (code {exc.code}) {hint}"
+        ) from exc
+    except (ValidationError, RuntimeError) as exc:
+        raise EraRefused(f"the server's server/discover answer is not a 2026-07-28 one {hint}") from exc
 
 
 def default_transport(

@@ -13,6 +13,10 @@ _NOISE = re.compile(r"^(?:Node\.js v\d[\w.-]*|at .*|File \".*|\^+|[{}()\[\],;]+|
 _ERROR_LINE = re.compile(r"^(?:[\w.]*(?:Error|Exception|Exit)\b|error\b|fatal\b|panic\b)", re.IGNORECASE)
 
 
+class EraRefused(Exception):
+    """The server does not speak the era its entry's `protocol` chose; the message says so for the page."""
+
+
 def useful_stderr_line(tail: list[str]) -> str | None:
     """The stderr line that best says why a server failed: the last error line ("Error: Cannot find module
     …", a Python traceback's last line), else the last line that is not noise, else the last line."""
@@ -45,6 +49,8 @@ def describe_connect_failure(
         if isinstance(leaf, NotADirectoryError):
             return f"working directory is not a directory: {cwd}"
         return f"working directory not accessible: {cwd}"
+    if isinstance(leaf, EraRefused):
+        return str(leaf)
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename}"
     if isinstance(leaf, PermissionError):

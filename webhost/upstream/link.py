@@ -20,10 +20,10 @@ import anyio
 import anyio.abc
 from mcp import Client
 
-from webhost.config import ServerConfig
+from webhost.config import ProtocolChoice, ServerConfig
 from webhost.errors import NotConnected
 
-from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
+from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport, discover_pinned
 from .clock import HumanClock
 from .failures import describe_connect_failure, tail_suffix
 from .liveness import ListenStream, keep_alive
@@ -49,6 +49,7 @@ class ConnectionSettings:
     connect_timeout: float
     call_timeout: float
     max_input_rounds: int
+    protocol: ProtocolChoice = "auto"  # `webhost.servers.NAME.protocol`: the era to speak (client_factory.py)
 
 
 @dataclass
@@ -122,6 +123,7 @@ class Link:
             "error": self.error,
             "protocolVersion": self.info.protocol_version,
             "era": self.era,
+            "protocolChoice": self.settings.protocol,
             "serverInfo": self.info.server_info,
             "capabilities": self.info.capabilities,
             "clientCapabilities": self.info.client_capabilities,
@@ -262,10 +264,16 @@ class Link:
                     else self._transport_factory(self.config, stderr, on_exit)
                 )
                 transport = watched_transport(raw, ended)
-                client = build_client(transport, self._callbacks(), max_input_rounds=self.settings.max_input_rounds)
+                client = build_client(
+                    transport,
+                    self._callbacks(),
+                    max_input_rounds=self.settings.max_input_rounds,
+                    protocol=self.settings.protocol,
+                )
                 scope.deadline = anyio.current_time() + self.settings.connect_timeout
                 async with stderr:
                     async with client:
+                        await discover_pinned(client, self.settings.protocol, self.name)
                         tolerate_output_schema(client.session)
                         stderr.release_write_end()
                         scope.deadline = float("inf")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -67,7 +68,11 @@ class Workspace:
         )
         self.connections: Mapping[str, Connection] = {
             name: Connection(
-                expand_for(cfg, person), self, settings, transport_factory=deps.transport_factory, oauth=oauth
+                expand_for(cfg, person),
+                self,
+                replace(settings, protocol=options.policy(name).protocol),
+                transport_factory=deps.transport_factory,
+                oauth=oauth,
             )
             for name, cfg in deps.config.servers.items()
         }

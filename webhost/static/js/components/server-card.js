@@ -159,8 +159,11 @@ export class ServerCard {
     const icon = iconFor(info?.icons, getTheme());
     replaceChildren(this.#icon, icon.el);
     this.#icon.dataset.serverIcon = icon.el ? "drawn" : icon.skipped ? "skipped" : "";
+    // The era the entry chose (webhost.servers.NAME.protocol) is named when it is not "auto".
+    const choice = String(state.protocolChoice ?? "auto");
+    this.el.dataset.protocolChoice = choice;
     this.#meta.textContent = [state.transport, info ? `${info.name ?? ""} ${info.version ?? ""}`.trim() : null,
-      state.protocolVersion].filter(Boolean).join(" · ");
+      state.protocolVersion, choice === "auto" ? null : `protocol: ${choice}`].filter(Boolean).join(" · ");
     this.#error.hidden = !(state.error && (status === "error" || status === "disconnected"));
     this.#error.textContent = state.error ? String(state.error) : "";
     this.#renderActions(status);

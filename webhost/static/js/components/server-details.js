@@ -83,6 +83,8 @@ export class ServerDetails {
         fact("Transport", s.transport),
         fact("Server", [info.title ?? info.name, info.version].filter(Boolean).join(" ")),
         fact("Protocol", [s.protocolVersion, s.era].filter(Boolean).join(" · ")),
+        fact("Era choice", s.protocolChoice === "auto" || !s.protocolChoice ? "auto (server/discover, else initialize)"
+          : s.protocolChoice === "legacy" ? "legacy only (initialize)" : `${s.protocolChoice} only`),
         fact("Tools", this.card.lists.tools.state === "ok" ? String(this.card.lists.tools.items.length) : null)),
       s.instructions ? h("section", {}, h("h3", { text: "Instructions" }), h("pre", { class: "text-content", text: String(s.instructions) })) : null,
       s.capabilities || s.clientCapabilities ? capabilityGrid(s.capabilities ?? {}, s.clientCapabilities ?? {}) : null,
@@ -151,7 +153,7 @@ function features(value) {
 /** @param {string} label @param {unknown} value */
 function fact(label, value) {
   if (value === null || value === undefined || value === "") return null;
-  return [h("dt", { text: label }), h("dd", { text: String(value) })];
+  return [h("dt", { text: label }), h("dd", { text: String(value), dataset: { fact: label } })];
 }
 
 /** @param {any} entry */

@@ -1,0 +1,43 @@
+"""What issue 25 added to the workbench, in a real Chromium against SDK servers over stdio, in both eras: the era
+choice shown on the server (item 6). tests/servers/workbench.py, once negotiated ("auto", 2026-07-28) and once
+with `protocol: "legacy"`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.test_polish import axe_problems
+from tests.support.process import Webhost, run_webhost, stdio_server
+from webhost.testing.page import WebhostPage
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
+    servers: dict[str, Any] = {
+        "modern": stdio_server("workbench"),
+        "pinned": stdio_server("workbench"),
+    }
+    options = {"servers": {"pinned": {"protocol": "legacy"}}}
+    with run_webhost(tmp_path_factory.mktemp("eras"), servers, webhost_options=options) as running:
+        yield running
+
+
+def test_the_server_card_and_view_say_which_era_the_entry_chose(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("modern", "pinned")
+    pinned = ui.server("pinned")
+    expect(pinned).to_have_attribute("data-protocol-choice", "legacy")
+    expect(pinned.locator(".server-meta")).to_contain_text("protocol: legacy")
+    expect(ui.server("modern")).to_have_attribute("data-protocol-choice", "auto")
+    expect(ui.server("modern").locator(".server-meta")).to_contain_text("2026-07-28")
+    pinned.locator(".server-name").click()
+    expect(page.locator('[data-fact="Era choice"]')).to_have_text("legacy only (initialize)")
+    expect(page.locator('[data-fact="Protocol"]')).to_contain_text("legacy")
+    assert ui.console_errors == []
+    assert axe_problems(page) == []
