@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from webhost import __version__
 from webhost.config import ProtocolChoice, ServerConfig
 
-from .failures import EraRefused
 from .sdk import RoundObservingClient, TransportStreams
 from .stderr import StderrPipe
 from .stdio import stdio_transport
@@ -51,6 +50,10 @@ class ClientCallbacks:
 
 
 MODERN = "2026-07-28"
+
+
+class EraRefused(Exception):
+    """The server does not speak the era its entry's `protocol` chose; the message says so for the page."""
 
 
 def build_client(

@@ -7,14 +7,12 @@ import re
 
 from mcp import MCPError
 
+from .client_factory import EraRefused
+
 # Lines of a crash report that say nothing about the cause: Node's version banner, stack frames,
 # the caret under a source line, the braces of an error object's dump.
 _NOISE = re.compile(r"^(?:Node\.js v\d[\w.-]*|at .*|File \".*|\^+|[{}()\[\],;]+|\w+: .*,|\w+: \[\]|throw \w+;?)$")
 _ERROR_LINE = re.compile(r"^(?:[\w.]*(?:Error|Exception|Exit)\b|error\b|fatal\b|panic\b)", re.IGNORECASE)
-
-
-class EraRefused(Exception):
-    """The server does not speak the era its entry's `protocol` chose; the message says so for the page."""
 
 
 def useful_stderr_line(tail: list[str]) -> str | None:
