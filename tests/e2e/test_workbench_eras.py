@@ -1,6 +1,6 @@
 """What issue 25 added to the workbench, in a real Chromium against SDK servers over stdio, in both eras: the era
-choice shown on the server (item 6). tests/servers/workbench.py, once negotiated ("auto", 2026-07-28) and once
-with `protocol: "legacy"`."""
+choice shown on the server (item 6), the request `_meta` editor (item 3). tests/servers/workbench.py, once
+negotiated ("auto", 2026-07-28) and once with `protocol: "legacy"`."""
 
 from __future__ import annotations
 
@@ -39,5 +39,37 @@ def test_the_server_card_and_view_say_which_era_the_entry_chose(page: Page, ui: 
     pinned.locator(".server-name").click()
     expect(page.locator('[data-fact="Era choice"]')).to_have_text("legacy only (initialize)")
     expect(page.locator('[data-fact="Protocol"]')).to_contain_text("legacy")
+    assert ui.console_errors == []
+    assert axe_problems(page) == []
+
+
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+@pytest.mark.parametrize("server", ["modern", "pinned"])
+def test_the_request_meta_editor_sends_its_object_and_refuses_reserved_keys(
+    page: Page, ui: WebhostPage, host: Webhost, server: str
+) -> None:
+    ui.sign_in(host)
+    view = ui.open_tool(server, "request_meta")
+    editor = view.locator('[data-testid="request-meta"]')
+    editor.locator("summary").click()
+    editor.locator('textarea[name="_meta"]').fill('{"io.modelcontextprotocol/logLevel": "error"}')
+    view.locator('[data-testid="call-tool"]').click()
+    expect(editor.locator('[data-testid="request-meta-error"]')).to_contain_text(
+        "Reserved in _meta: io.modelcontextprotocol/logLevel"
+    )
+    expect(page.locator('[data-testid="tool-result"]')).to_have_count(0)  # nothing was sent
+    editor.locator('textarea[name="_meta"]').fill(f'{{"traceparent": "{TRACEPARENT}"}}')
+    result = ui.call("ok")
+    expect(result.locator).to_contain_text(TRACEPARENT)
+    # The prompt and the resource template take one too.
+    ui.server(server).locator('[data-tab="prompts"]').click()
+    ui.server(server).locator('[data-prompt="request_meta"]').click()
+    prompt = page.locator(".prompt-view")
+    prompt.locator('[data-testid="request-meta"] summary').click()
+    prompt.locator('textarea[name="_meta"]').fill('{"com.example/run": 7}')
+    prompt.locator('[data-testid="get-prompt"]').click()
+    expect(prompt.locator('[data-testid="prompt-result"]')).to_contain_text('"com.example/run": 7')
     assert ui.console_errors == []
     assert axe_problems(page) == []

@@ -19,6 +19,8 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
 - resource `wb://readme` (text/markdown, with raw HTML and a `javascript:` link that must stay text).
 - resource `wb://counter` ("count N"); the tool `bump` adds one and sends `notifications/resources/updated`
   to a client that subscribed to it.
+- the request's `_meta` as the server received it (without the 2026-07-28 envelope's capabilities and client
+  info), as JSON: the tool `request_meta`, the prompt `request_meta` and the template `wb://request-meta/{label}`.
 """
 
 from __future__ import annotations
@@ -233,6 +235,29 @@ def shapes(
         "moods": moods,
     }
     return json.dumps(received)
+
+
+ENVELOPE = ("io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo")
+
+
+def _received_meta(ctx: Context) -> str:
+    meta = dict(ctx.request_context.meta or {})
+    return json.dumps({key: value for key, value in meta.items() if key not in ENVELOPE}, sort_keys=True)
+
+
+@mcp.tool(title="Request _meta", description="The _meta this request carried, as JSON.")
+def request_meta(ctx: Context) -> str:
+    return _received_meta(ctx)
+
+
+@mcp.prompt(name="request_meta", description="The _meta this request carried, as JSON.")
+def request_meta_prompt(ctx: Context) -> str:
+    return _received_meta(ctx)
+
+
+@mcp.resource("wb://request-meta/{label}", name="request-meta", mime_type="application/json")
+def request_meta_resource(label: str, ctx: Context) -> str:
+    return _received_meta(ctx)
 
 
 def main() -> None:

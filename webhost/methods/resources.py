@@ -22,9 +22,12 @@ async def list_templates(session: BrowserSession, params: dict[str, Any]) -> dic
 async def read_resource(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
     uri = _params.string(params, "uri", max_length=8192)
+    meta = _params.request_meta(params)
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "r-" + secrets.token_hex(6)
     origin = {"method": "resources/read", "name": uri, "server": connection.name}
-    return await recorded(session, "resource", origin, {}, str(call_id), lambda: connection.read_resource(uri))
+    return await recorded(
+        session, "resource", origin, {}, str(call_id), lambda: connection.read_resource(uri, meta=meta)
+    )
 
 
 METHODS = {

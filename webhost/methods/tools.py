@@ -41,6 +41,7 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
     name = _params.string(params, "name")
     arguments = _params.optional_object(params, "arguments")
     call_id = _params.string(params, "callId", max_length=200)
+    meta = _params.request_meta(params)
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         session.notify("progress", {"callId": call_id, "progress": progress, "total": total, "message": message})
@@ -49,7 +50,7 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
         seen: set[str] = set()
         while True:
             try:
-                return await connection.call_tool(name, arguments, on_progress=on_progress)
+                return await connection.call_tool(name, arguments, on_progress=on_progress, meta=meta)
             except UpstreamError as exc:
                 data = exc.data or {}
                 if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:

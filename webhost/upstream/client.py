@@ -102,7 +102,7 @@ class ServerClient:
                             meta=meta,  # type: ignore[arg-type]
                         )
                     ),
-                    data={"arguments": arguments, **(data or {})},
+                    data={"arguments": arguments, **_meta_data(meta), **(data or {})},
                 )
         finally:
             output_schema_errors.reset(token)
@@ -111,17 +111,27 @@ class ServerClient:
             result = {**result, "webhost": {"outputSchemaError": schema_errors[-1]}}
         return result
 
-    async def read_resource(self, uri: str, *, summary: str | None = None) -> dict[str, Any]:
+    async def read_resource(
+        self, uri: str, *, summary: str | None = None, meta: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         with watching({"method": "resources/read", "params": {"uri": uri}}):
             result = await self._request(
-                "resources/read", summary or uri, lambda c: _wire(c.read_resource(uri, cache_mode="bypass"))
+                "resources/read",
+                summary or uri,
+                lambda c: _wire(c.read_resource(uri, cache_mode="bypass", meta=meta)),  # type: ignore[arg-type]
+                data=_meta_data(meta) or None,
             )
         return result
 
-    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str], *, meta: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         with watching({"method": "prompts/get", "params": {"name": name, "arguments": arguments}}):
             result = await self._request(
-                "prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)), data={"arguments": arguments}
+                "prompts/get",
+                name,
+                lambda c: _wire(c.get_prompt(name, arguments, meta=meta)),  # type: ignore[arg-type]
+                data={"arguments": arguments, **_meta_data(meta)},
             )
         return result
 
@@ -255,6 +265,11 @@ class ServerClient:
             data=result if isinstance(result, dict) else _loggable(result),
         )
         return result
+
+
+def _meta_data(meta: dict[str, Any] | None) -> dict[str, Any]:
+    """The page's request `_meta`, for the activity entry of the request that carries it."""
+    return {"_meta": meta} if meta else {}
 
 
 async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import { isParked, matchParking, releaseThenRemove } from "../park.js";
 import { createArgsForm } from "./args-form.js";
 import { CallResult } from "./call-result.js";
 import { jsonDetails } from "./content-view.js";
+import { metaEditor } from "./meta-editor.js";
 
 let callCounter = 0;
 const newCallId = () => `c-${Date.now().toString(36)}-${++callCounter}`;
@@ -37,6 +38,7 @@ export class ToolView {
   #form = null;
   /** @type {CallResult | null} */
   #current = null;
+  #meta = metaEditor("tools/call");
   el = h("article", { class: "view tool-view" });
 
   /** @param {string} server @param {any} tool @param {ToolContext} ctx */
@@ -121,7 +123,7 @@ export class ToolView {
       onSubmit: (args) => { this.#call(args); },
     });
     if (this.#current?.pending) this.#form.setBusy(true);
-    return h("div", {}, this.#form.el, schemas);
+    return h("div", {}, this.#form.el, this.#meta.el, schemas);
   }
 
   /**
@@ -159,13 +161,20 @@ export class ToolView {
     const { rpc, apps, calls, readResource } = this.#ctx;
     const server = this.#server;
     const tool = this.#tool;
+    /** @type {Record<string, unknown> | null} */
+    let meta;
+    try {
+      meta = this.#meta.value();
+    } catch {
+      return; // the editor says what is wrong
+    }
     const callId = newCallId();
     const resourceUri = tool.webhost?.resourceUri;
     const result = new CallResult({
       callId,
       onCancel: () => rpc.request("tools/cancel", { callId }),
       withAppSlot: Boolean(resourceUri),
-      request: { method: "tools/call", params: { server, name: tool.name, arguments: args } },
+      request: { method: "tools/call", params: { server, name: tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) } },
       ctx: { server, readResource },
     });
     this.#current = result;
@@ -177,7 +186,7 @@ export class ToolView {
     for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "re-run", apps);
     result.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
     this.#form?.setBusy(true);
-    const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId });
+    const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId, ...(meta ? { _meta: meta } : {}) });
     if (resourceUri) openToolApp(apps, { server, tool, args, callId, resultPromise: promise, container: result.appSlot });
     try {
       result.ok(await promise);

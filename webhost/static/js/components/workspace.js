@@ -72,8 +72,8 @@ export class Workspace {
   /** @param {WorkspaceContext} ctx */
   constructor(ctx) {
     this.#ctx = ctx;
-    this.readResource = (/** @type {string} */ server, /** @type {string} */ uri) =>
-      ctx.rpc.request("resources/read", { server, uri });
+    this.readResource = (/** @type {string} */ server, /** @type {string} */ uri, /** @type {Record<string, unknown> | null | undefined} */ meta = null) =>
+      ctx.rpc.request("resources/read", { server, uri, ...(meta ? { _meta: meta } : {}) });
     const restore = this.#restore;
     this.showWelcome();
     this.#restore = restore;
