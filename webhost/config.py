@@ -367,6 +367,8 @@ class WebhostOptions(_Model):
     allowed_origins: tuple[Origin, ...] = Field(default=(), validation_alias="allowedOrigins")
     connect_timeout: Seconds = _seconds("connect", 30.0)
     call_timeout: Seconds = _seconds("call", 120.0)
+    # A call that reports progress gets `call` more seconds from each note, up to this much in all.
+    max_total_timeout: Seconds = _seconds("maxTotal", 3600.0)
     human_timeout: Seconds = _seconds("human", 1800.0)
     app_handshake_timeout: Seconds = _seconds("appHandshake", 15.0)
     idle_timeout: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] = _seconds("idle", 60.0)

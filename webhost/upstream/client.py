@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import anyio
 from mcp import Client
 from mcp.types import PromptReference, ResourceTemplateReference
 from pydantic import BaseModel, ValidationError
@@ -89,6 +90,13 @@ class ServerClient:
     ) -> dict[str, Any]:
         schema_errors: list[str] = []
         token = output_schema_errors.set(schema_errors)
+        alive = _KeepAlive(self.link)
+
+        async def progressed(progress: float, total: float | None, message: str | None) -> None:
+            alive.progressed()  # progress keeps the call alive (timeouts.maxTotal)
+            if on_progress is not None:
+                await on_progress(progress, total, message)
+
         try:
             with watching({"method": "tools/call", "params": {"name": name, "arguments": arguments}}):
                 result: dict[str, Any] = await self._request(
@@ -98,11 +106,12 @@ class ServerClient:
                         c.call_tool(
                             name,
                             arguments,
-                            progress_callback=on_progress,  # type: ignore[arg-type]
+                            progress_callback=progressed,
                             meta=meta,  # type: ignore[arg-type]
                         )
                     ),
                     data={"arguments": arguments, **_meta_data(meta), **(data or {})},
+                    alive=alive,
                 )
         finally:
             output_schema_errors.reset(token)
@@ -224,8 +233,10 @@ class ServerClient:
         *,
         timeout: float | None = None,
         data: dict[str, Any] | None = None,
+        alive: _KeepAlive | None = None,
     ) -> T:
-        """Run one upstream request with activity entries, error mapping and a human-aware timeout."""
+        """Run one upstream request with activity entries, error mapping and a human-aware timeout (which the
+        request's progress pushes back, through `alive`)."""
         link = self.link
         client = link.connected_client()
         limit = link.settings.call_timeout if timeout is None else timeout
@@ -234,12 +245,11 @@ class ServerClient:
         try:
             # One cancel scope whose deadline pauses while a person is asked (HumanClock): no task, no polling.
             with link.human_clock.deadline(limit) as scope:
+                if alive is not None:
+                    alive.scope = scope
                 result = await call(client)
             if scope.cancelled_caught:
-                raise UpstreamTimeout(
-                    f"{link.name}: {method} timed out after {limit:g} s",
-                    {"server": link.name, "timeoutSeconds": limit},
-                )
+                raise _timed_out(link, method, limit, alive)
         except BaseException as exc:
             elapsed = (time.monotonic() - started) * 1000
             mapped = map_exception(exc, link.name, method)
@@ -265,6 +275,38 @@ class ServerClient:
             data=result if isinstance(result, dict) else _loggable(result),
         )
         return result
+
+
+class _KeepAlive:
+    """A call's progress notes push its timeout back (`HumanClock.progressed`): each gives it the call timeout
+    again, machine time only, up to `timeouts.maxTotal` in all."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+        self.scope: anyio.CancelScope | None = None
+        self.notes = 0
+        self.budget = link.settings.call_timeout
+
+    def progressed(self) -> None:
+        self.notes += 1
+        if self.scope is not None:
+            settings = self.link.settings
+            clock = self.link.human_clock
+            clock.progressed(self.scope, settings.call_timeout, max(settings.max_total_timeout, settings.call_timeout))
+            self.budget = clock.budget(self.scope) or self.budget
+
+
+def _timed_out(link: Link, method: str, limit: float, alive: _KeepAlive | None) -> UpstreamTimeout:
+    data: dict[str, Any] = {"server": link.name, "timeoutSeconds": limit}
+    if alive is None or alive.notes == 0:
+        return UpstreamTimeout(f"{link.name}: {method} timed out after {limit:g} s", data)
+    data |= {"progressNotes": alive.notes, "ranSeconds": round(alive.budget, 3)}
+    if alive.budget >= link.settings.max_total_timeout:
+        reason = f"ran for timeouts.maxTotal ({link.settings.max_total_timeout:g} s) while reporting progress"
+        data["maxTotalSeconds"] = link.settings.max_total_timeout
+    else:
+        reason = f"timed out after {limit:g} s without progress ({alive.notes} progress notes before)"
+    return UpstreamTimeout(f"{link.name}: {method} {reason}", data)
 
 
 def _meta_data(meta: dict[str, Any] | None) -> dict[str, Any]:

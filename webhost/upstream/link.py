@@ -50,6 +50,9 @@ class ConnectionSettings:
     call_timeout: float
     max_input_rounds: int
     protocol: ProtocolChoice = "auto"  # `webhost.servers.NAME.protocol`: the era to speak (client_factory.py)
+    # `timeouts.maxTotal`: how long a call that keeps reporting progress may run in all (each note gives it
+    # `call_timeout` more, machine time only; clock.py)
+    max_total_timeout: float = 3600.0
 
 
 @dataclass

@@ -59,6 +59,7 @@ class Workspace:
             connect_timeout=options.connect_timeout,
             call_timeout=options.call_timeout,
             max_input_rounds=options.max_input_rounds,
+            max_total_timeout=options.max_total_timeout,
         )
         self.origin = origin or "http://127.0.0.1:8700"  # the page's origin of the first tab
         oauth = (
