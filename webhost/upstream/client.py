@@ -12,11 +12,21 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 from mcp import Client
-from mcp.types import PromptReference, ResourceTemplateReference
+from mcp.types import (
+    LOG_LEVEL_META_KEY,
+    CompleteRequest,
+    CompleteRequestParams,
+    CompleteResult,
+    CompletionArgument,
+    CompletionContext,
+    PromptReference,
+    RequestParamsMeta,
+    ResourceTemplateReference,
+)
 from pydantic import BaseModel, ValidationError
 
 from webhost.errors import UpstreamTimeout
@@ -47,22 +57,29 @@ class ServerClient:
         self.link = link
 
     async def list_tools(self, cursor: str | None = None) -> Page:
-        return await self._list("tools/list", cursor, lambda c: c.list_tools(cursor=cursor, cache_mode="refresh"))
+        return await self._list(
+            "tools/list", cursor, lambda c: c.list_tools(cursor=cursor, cache_mode="refresh", meta=self._meta())
+        )
 
     async def list_resources(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
         return await self._list(
-            "resources/list", cursor, lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"), timeout=timeout
+            "resources/list",
+            cursor,
+            lambda c: c.list_resources(cursor=cursor, cache_mode="refresh", meta=self._meta()),
+            timeout=timeout,
         )
 
     async def list_resource_templates(self, cursor: str | None = None) -> Page:
         return await self._list(
             "resources/templates/list",
             cursor,
-            lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh"),
+            lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh", meta=self._meta()),
         )
 
     async def list_prompts(self, cursor: str | None = None) -> Page:
-        return await self._list("prompts/list", cursor, lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh"))
+        return await self._list(
+            "prompts/list", cursor, lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh", meta=self._meta())
+        )
 
     async def _list(
         self,
@@ -107,7 +124,7 @@ class ServerClient:
                             name,
                             arguments,
                             progress_callback=progressed,
-                            meta=meta,  # type: ignore[arg-type]
+                            meta=self._meta(meta),
                         )
                     ),
                     data={"arguments": arguments, **_meta_data(meta), **(data or {})},
@@ -127,7 +144,7 @@ class ServerClient:
             result = await self._request(
                 "resources/read",
                 summary or uri,
-                lambda c: _wire(c.read_resource(uri, cache_mode="bypass", meta=meta)),  # type: ignore[arg-type]
+                lambda c: _wire(c.read_resource(uri, cache_mode="bypass", meta=self._meta(meta))),
                 data=_meta_data(meta) or None,
             )
         return result
@@ -139,7 +156,7 @@ class ServerClient:
             result = await self._request(
                 "prompts/get",
                 name,
-                lambda c: _wire(c.get_prompt(name, arguments, meta=meta)),  # type: ignore[arg-type]
+                lambda c: _wire(c.get_prompt(name, arguments, meta=self._meta(meta))),
                 data={"arguments": arguments, **_meta_data(meta)},
             )
         return result
@@ -158,13 +175,15 @@ class ServerClient:
         name = str(params.get("name") or params.get("uri") or "")
         arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
 
+        meta = self._meta()
+
         def send(c: Client) -> Awaitable[BaseModel]:
             if method == "tools/call":
-                return c.call_tool(name, arguments, input_responses=responses, request_state=state)
+                return c.call_tool(name, arguments, input_responses=responses, request_state=state, meta=meta)
             if method == "prompts/get":
-                return c.get_prompt(name, arguments, input_responses=responses, request_state=state)
+                return c.get_prompt(name, arguments, input_responses=responses, request_state=state, meta=meta)
             if method == "resources/read":
-                return c.read_resource(name, input_responses=responses, request_state=state)
+                return c.read_resource(name, input_responses=responses, request_state=state, meta=meta)
             raise ValueError(f"{method} has no input rounds")
 
         with watching({"method": method, "params": params}):
@@ -188,7 +207,19 @@ class ServerClient:
         result = await self._request(
             "completion/complete",
             str(ref.get("name") or ref.get("uri")),
-            lambda c: _wire(c.complete(reference, argument, context_arguments)),
+            lambda c: _wire(
+                c.session.send_request(
+                    CompleteRequest(
+                        params=CompleteRequestParams(
+                            ref=reference,
+                            argument=CompletionArgument(**argument),
+                            context=CompletionContext(arguments=context_arguments) if context_arguments else None,
+                            _meta=self._meta(),
+                        )
+                    ),
+                    CompleteResult,
+                )
+            ),
         )
         return result
 
@@ -213,9 +244,29 @@ class ServerClient:
         await self._request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
 
     async def set_log_level(self, level: str) -> None:
+        """The level of the server's `notifications/message` for this person: `logging/setLevel` before
+        2026-07-28; since, it travels with each request (`_meta`, SEP-2575), so it is only kept here."""
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}")
+        link = self.link
+        if link.era == "modern":
+            link.connected_client()  # raises NotConnected, as a request would
+            link.log_level = level
+            link.log(
+                direction="local",
+                kind="notification",
+                method="logging/setLevel",
+                summary=f"log level {level}: sent with each request (_meta {LOG_LEVEL_META_KEY})",
+            )
+            return
         await self._request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
+        link.log_level = level
+
+    def _meta(self, extra: dict[str, Any] | None = None) -> RequestParamsMeta | None:
+        """A request's `_meta`: the page's (`extra`) and, on 2026-07-28, the person's log level for this server."""
+        level = self.link.request_log_level()
+        meta = extra if level is None else {**(extra or {}), LOG_LEVEL_META_KEY: level}
+        return cast("RequestParamsMeta | None", meta)
 
     async def ping(self) -> float:
         """Round-trip time in milliseconds."""

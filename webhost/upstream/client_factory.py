@@ -74,7 +74,7 @@ def build_client(
         list_roots_callback=callbacks.roots,
         logging_callback=callbacks.log,
         message_handler=callbacks.message,
-        log_level="debug",
+        log_level=None,  # the level travels with each request, as the person chose it (client.py, `_meta`)
         read_timeout_seconds=None,  # webhost applies its own timeout, which excludes a person's answering time
         input_required_max_rounds=max_input_rounds,
         cache=None,  # the page asks for fresh lists; stale listings would hide list_changed updates

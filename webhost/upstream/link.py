@@ -40,6 +40,8 @@ Status = Literal["connecting", "connected", "error", "disconnected", "needs-inpu
 # the attempts fail; past the last it stays in `error` for the person to reconnect. A stdio server that exits is
 # not restarted: that is the server failing, and the person is told.
 RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+# The level 2026-07-28 requests opt in to until the person chooses one (every message, as a workbench wants).
+DEFAULT_LOG_LEVEL = "debug"
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,9 @@ class Link:
         self._done: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
         self.waiting_for: list[dict[str, Any]] = []  # the inputs a "needs-input" connection waits for
+        # The level of `notifications/message` this person asked of this server (`logging/setLevel` from the page),
+        # kept across reconnects; None: not chosen (2026-07-28 requests then carry DEFAULT_LOG_LEVEL).
+        self.log_level: str | None = None
         self._reconnects = 0  # attempts since the connection was last up (RECONNECT_DELAYS)
         self._retry_in: float | None = None  # the wait before the next attempt, once a run ended in an error
 
@@ -117,6 +122,19 @@ class Link:
         version = self.info.protocol_version
         return None if version is None else ("modern" if version >= "2026-07-28" else "legacy")
 
+    def request_log_level(self) -> str | None:
+        """The log level each request carries in `_meta` (2026-07-28, where `logging/setLevel` is gone); None on
+        a legacy connection, where the server keeps the level `logging/setLevel` gave it."""
+        return (self.log_level or DEFAULT_LOG_LEVEL) if self.era == "modern" else None
+
+    def log_level_state(self) -> dict[str, Any] | None:
+        """What the page shows of the level: which it is, whether the person chose it, and how the server takes it."""
+        if self.era is None:
+            return None
+        if self.era == "modern":
+            return {"level": self.request_log_level(), "chosen": self.log_level is not None, "via": "request"}
+        return {"level": self.log_level, "chosen": self.log_level is not None, "via": "setLevel"}
+
     def state(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -131,6 +149,7 @@ class Link:
             "capabilities": self.info.capabilities,
             "clientCapabilities": self.info.client_capabilities,
             "instructions": self.info.instructions,
+            "logLevel": self.log_level_state(),
             "inputs": self.waiting_for if self.status == "needs-input" else [],
             "signIn": self.sign_in.view(self.status == "auth-required"),
         }
@@ -331,6 +350,8 @@ class Link:
                 tg.start_soon(self.listen.run, client, self.info.capabilities or {}, ended, self._no_live_updates)
             if self.config.transport in ("http", "sse"):
                 tg.start_soon(keep_alive, client, ended)
+            if self.era == "legacy" and self.log_level is not None:
+                tg.start_soon(self._restore_log_level, client, self.log_level)
 
             async def wake_on(event: anyio.Event) -> None:
                 await event.wait()
@@ -338,6 +359,16 @@ class Link:
 
             tg.start_soon(wake_on, stop)
             tg.start_soon(wake_on, ended)
+
+    async def _restore_log_level(self, client: Client, level: str) -> None:
+        """A legacy server forgets the level with its session: give it the person's again after a reconnect."""
+        self.log(direction="out", kind="request", method="logging/setLevel", summary=f"{level} (kept from before)")
+        try:
+            await client.set_logging_level(level)  # type: ignore[arg-type]
+        except Exception as exc:  # the connection stays up; the page's level control says what it is
+            self.log(direction="in", kind="error", method="logging/setLevel", summary=str(exc) or type(exc).__name__)
+            return
+        self.log(direction="in", kind="response", method="logging/setLevel", summary=f"{level} (kept from before)")
 
     def _no_live_updates(self, reason: str) -> None:
         self.log(direction="in", kind="error", method="subscriptions/listen", summary=f"no live updates: {reason}")

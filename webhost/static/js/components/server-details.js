@@ -16,6 +16,12 @@ export class ServerDetails {
   #lastSeq = 0;
   #pingOut = h("span", { class: "muted ping-result", "aria-live": "polite", dataset: { testid: "ping-result" } });
   #levelOut = h("span", { class: "muted", "aria-live": "polite", dataset: { testid: "log-level-result" } });
+  #levelVia = h("span", { class: "muted small", dataset: { testid: "log-level-via" } });
+  /** @type {HTMLSelectElement} */
+  #level;
+  #pingRow;
+  #noPing = h("p", { class: "muted small", dataset: { testid: "no-ping" },
+    text: "Ping: 2026-07-28 has no ping (a request that is answered shows the server is there)." });
   el;
 
   /** @param {import("./server-card.js").ServerCard} card */
@@ -57,12 +63,15 @@ export class ServerDetails {
         this.#levelOut.textContent = describeError(err);
       }
     });
+    this.#level = level;
+    this.#pingRow = h("div", { class: "server-tool-row" }, ping, this.#pingOut);
     this.el = h("article", { class: "view server-view" },
       this.#info,
       h("section", { class: "server-tools" },
         h("div", { class: "section-head" }, h("h3", { text: "Check" })),
-        h("div", { class: "server-tool-row" }, ping, this.#pingOut),
-        h("div", { class: "server-tool-row" }, h("label", { class: "muted", text: "Log level " }), level, this.#levelOut)),
+        this.#pingRow, this.#noPing,
+        h("div", { class: "server-tool-row" }, h("label", { class: "muted", text: "Log level " }), level, this.#levelOut,
+          this.#levelVia)),
       h("section", { class: "log-section" },
         h("div", { class: "section-head" }, h("h3", { text: "Server log" }), h("span", { class: "spacer" }), clear),
         this.#log));
@@ -72,6 +81,15 @@ export class ServerDetails {
   refresh() {
     const s = this.card.state;
     const info = s.serverInfo ?? {};
+    // What each era has: no ping since 2026-07-28; the log level travels with each request there.
+    const modern = s.era === "modern";
+    this.#pingRow.hidden = modern;
+    this.#noPing.hidden = !modern;
+    const log = s.logLevel;
+    if (log?.level && document.activeElement !== this.#level) this.#level.value = String(log.level);
+    this.#levelVia.textContent = !log ? "" : log.via === "request"
+      ? "sent with each request (_meta io.modelcontextprotocol/logLevel)" : "sent to the server (logging/setLevel)";
+    this.#levelVia.dataset.via = log?.via ?? "";
     replaceChildren(this.#info,
       h("header", { class: "view-head" },
         h("div", { class: "view-title-row" },
@@ -87,7 +105,7 @@ export class ServerDetails {
           : s.protocolChoice === "legacy" ? "legacy only (initialize)" : `${s.protocolChoice} only`),
         fact("Tools", this.card.lists.tools.state === "ok" ? String(this.card.lists.tools.items.length) : null)),
       s.instructions ? h("section", {}, h("h3", { text: "Instructions" }), h("pre", { class: "text-content", text: String(s.instructions) })) : null,
-      s.capabilities || s.clientCapabilities ? capabilityGrid(s.capabilities ?? {}, s.clientCapabilities ?? {}) : null,
+      s.capabilities || s.clientCapabilities ? capabilityGrid(s.capabilities ?? {}, s.clientCapabilities ?? {}, log?.via) : null,
       s.capabilities ? jsonDetails(s.capabilities, "Capabilities (JSON)", false) : null);
     const logs = this.card.logs;
     if (!logs.length || logs[logs.length - 1].seq < this.#lastSeq) {
@@ -115,9 +133,10 @@ const CAPABILITIES = /** @type {const} */ ([
 /**
  * A readable grid of what the server offers and what webhost offers it: one row per capability,
  * `[data-cap="NAME"]`, with a cell per side (`data-side`, `data-supported`) naming the sub-features.
- * @param {Record<string, any>} server @param {Record<string, any>} client
+ * The logging row says how the server takes the level (`logVia`: "request" on 2026-07-28, else "setLevel").
+ * @param {Record<string, any>} server @param {Record<string, any>} client @param {string} [logVia]
  */
-function capabilityGrid(server, client) {
+function capabilityGrid(server, client, logVia) {
   /** @type {Array<readonly [string, string, string]>} */
   const rows = [...CAPABILITIES];
   const known = new Set(rows.map(([key]) => key));
@@ -127,9 +146,11 @@ function capabilityGrid(server, client) {
     const applies = who === "both" || who === side;
     const value = caps[key];
     const supported = value !== undefined && value !== null && value !== false;
-    const detail = !applies ? "n/a" : !supported ? "no" : features(value);
-    return h("td", { class: supported ? "cap-yes" : "cap-no muted", dataset: { side, supported: String(supported) },
-      text: detail });
+    let detail = !applies ? "n/a" : !supported ? "no" : features(value);
+    const via = key === "logging" && side === "server" && logVia ? logVia : null;
+    if (via && supported) detail += via === "request" ? " (level per request, in _meta)" : " (level by logging/setLevel)";
+    return h("td", { class: supported ? "cap-yes" : "cap-no muted", dataset: { side, supported: String(supported),
+      ...(via ? { logVia: via } : {}) }, text: detail });
   };
   return h("section", { class: "capabilities" },
     h("h3", { text: "Capabilities" }),
