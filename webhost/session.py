@@ -75,6 +75,7 @@ class BrowserSession:
             options=options,
             activity=self.activity,
             route=workspace.route_to(self.id),
+            roots=workspace.roots.effective,
         )
         self.app_policy = AppPolicy(
             session_id=self.id,

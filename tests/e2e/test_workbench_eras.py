@@ -1,6 +1,6 @@
 """What issue 25 added to the workbench, in a real Chromium against SDK servers over stdio, in both eras: the era
 choice shown on the server (item 6), the request `_meta` editor (item 3), the log level per request and ping
-where the era has it (item 2). tests/servers/workbench.py, once
+where the era has it (item 2), roots edited in the page (item 5). tests/servers/workbench.py, once
 negotiated ("auto", 2026-07-28) and once with `protocol: "legacy"`."""
 
 from __future__ import annotations
@@ -103,5 +103,37 @@ def test_the_log_level_goes_with_each_request_on_2026_and_by_set_level_before(
     expect(view.locator('[data-testid="log-level-via"]')).to_have_attribute("data-via", "setLevel")
     view.locator('[data-action="set-log-level"]').select_option("warning")
     expect(view.locator('[data-testid="log-level-result"]')).to_have_attribute("data-level", "warning")
+    assert ui.console_errors == []
+    assert axe_problems(page) == []
+
+
+def test_roots_edited_in_the_page_reach_the_servers_of_both_eras(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("modern", "pinned")
+    page.locator('[data-testid="open-roots"]').click()
+    view = page.locator('[data-testid="roots-view"]')
+    expect(view.locator('[data-roots="effective"]')).to_contain_text("No roots")
+    mine = view.locator('form[data-scope="mine"]')
+    mine.locator('[data-roots-action="add"]').click()
+    mine.locator('[data-root-row] input[name="uri"]').fill("file:///home/ada/project")
+    mine.locator('[data-root-row] input[name="name"]').fill("project")
+    mine.locator('[data-roots-action="save"]').click()
+    expect(view.locator('[data-testid="roots-status"]')).to_contain_text("Saved")
+    expect(view.locator('[data-roots="effective"] [data-root-uri="file:///home/ada/project"]')).to_be_visible()
+    # The token's person is an admin: everyone's roots are editable too.
+    shared = view.locator('form[data-scope="shared"]')
+    shared.locator('[data-roots-action="add"]').click()
+    shared.locator('[data-root-row] input[name="uri"]').fill("not a file uri")
+    shared.locator('[data-roots-action="save"]').click()
+    expect(view.locator('[data-testid="roots-status"]')).to_contain_text("must be a file:// URI")
+    for server in ("modern", "pinned"):
+        ui.open_tool(server, "roots")
+        expect(ui.call("ok").locator).to_contain_text("file:///home/ada/project")
+    # Kept: after a reload the view shows them again.
+    page.reload()
+    page.locator('[data-testid="open-roots"]').click()
+    expect(page.locator('[data-roots="mine"] [data-root-row] input[name="uri"]')).to_have_value(
+        "file:///home/ada/project"
+    )
     assert ui.console_errors == []
     assert axe_problems(page) == []

@@ -22,6 +22,7 @@ from webhost.audit import LEGACY_FILE, AuditLimits, AuditLog
 from webhost.config import Config
 from webhost.journal import CallJournal
 from webhost.redact import Redactor
+from webhost.roots import HostRoots
 from webhost.settings import Settings
 from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
@@ -29,6 +30,7 @@ from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
 from webhost.storage.live_calls import LiveCallStore, RoundSeal
 from webhost.storage.oauth_tokens import OAuthVault
+from webhost.storage.roots import RootsStore
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory
 from webhost.upstream.oauth import OAuthDeps, RefreshLocks
@@ -66,6 +68,7 @@ def build_parts(settings: Settings, config: Config, secret: bytes, transport_fac
         sandbox=sandbox(settings, secret, host_origins),
         transport_factory=transport_factory,
         vault=InputVault(storage, derive_key(secret, "inputs/v1")),
+        roots=HostRoots(config.options.roots, RootsStore(storage)),
         journal=journal,
         oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
         public_origin=next((o for o in settings.public_origins), None),

@@ -268,6 +268,29 @@ class ServerClient:
         meta = extra if level is None else {**(extra or {}), LOG_LEVEL_META_KEY: level}
         return cast("RequestParamsMeta | None", meta)
 
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed: `notifications/roots/list_changed` before 2026-07-28; since, roots are
+        asked per request (input rounds), so there is nothing to send and the next request gets the new list."""
+        link = self.link
+        if link.status != "connected" or link.era is None:
+            return
+        if link.era == "modern":
+            link.log(
+                direction="local",
+                kind="notification",
+                method="notifications/roots/list_changed",
+                summary="roots changed: 2026-07-28 asks for them per request, so nothing is sent",
+            )
+            return
+        try:
+            await link.connected_client().send_roots_list_changed()
+        except Exception as exc:  # the connection ending as it is sent: its own status says so
+            link.log(direction="local", kind="error", method="notifications/roots/list_changed", summary=str(exc))
+            return
+        link.log(
+            direction="out", kind="notification", method="notifications/roots/list_changed", summary="roots changed"
+        )
+
     async def ping(self) -> float:
         """Round-trip time in milliseconds."""
         started = time.monotonic()

@@ -79,6 +79,7 @@ class Connection(Link):
         self.unsubscribe = self.client.unsubscribe
         self.set_log_level = self.client.set_log_level
         self.ping = self.client.ping
+        self.roots_changed = self.client.roots_changed
 
     def log(self, **entry: Any) -> None:
         self.events.activity(self.name, **entry)

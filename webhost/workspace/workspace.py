@@ -28,6 +28,7 @@ from webhost.elicitation.requests import InputRequests
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.resume import Takeover
+from webhost.roots import HostRoots, PersonRoots
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
 from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
 
@@ -53,7 +54,10 @@ class Workspace:
         self.app_prefetch = AppPrefetch()  # app resources read ahead of apps/open (webhost/apps/prefetch.py)
         self.tabs: dict[str, Tab] = {}
         self._leave_app_of: dict[str, Callable[[str, str], None]] = {}
-        self.routes = InputRoutes(self.tabs, options, activity=self.activity, leave_app=self._leave_app)
+        self.roots = PersonRoots(deps.roots or HostRoots(options.roots), person.id, self._roots_changed)
+        self.routes = InputRoutes(
+            self.tabs, options, activity=self.activity, leave_app=self._leave_app, roots=self.roots.effective
+        )
         self.inputs = self.routes.broker
         settings = ConnectionSettings(
             connect_timeout=options.connect_timeout,
@@ -156,6 +160,7 @@ class Workspace:
     async def close(self) -> None:
         """Release every input request and stop every server process."""
         self.closed = True
+        self.roots.close()
         self.inputs.release(outcome="released")
         with anyio.CancelScope(shield=True):
             await self.chat.close()
@@ -195,6 +200,7 @@ class Workspace:
         return self.values.redactor
 
     async def _load_inputs(self) -> None:
+        await self.roots.load()
         await self.values.load()
         for connection in self.connections.values():
             if connection.status == "disconnected" and self.deps.config.servers[connection.name].input_ids:
@@ -236,6 +242,17 @@ class Workspace:
 
     def stored_inputs(self) -> set[str]:
         return set(self.values.values)
+
+    # -- roots ----------------------------------------------------------------------------------
+
+    def _roots_changed(self) -> None:
+        """The roots this person's servers get changed: tell each connected server, and the person's tabs."""
+        if self.closed:
+            return
+        for connection in self.connections.values():
+            if connection.status == "connected":
+                self._task_group.start_soon(connection.roots_changed)
+        self._tell_all("roots/changed", {"roots": self.roots.view(admin=self.person.is_admin)})
 
     # -- servers --------------------------------------------------------------------------------
 

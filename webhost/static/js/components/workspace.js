@@ -19,6 +19,7 @@ import { ServerDetails } from "./server-details.js";
 import { AuditView } from "./audit-view.js";
 import { AppsView } from "./apps-view.js";
 import { SessionsView } from "./sessions-view.js";
+import { RootsView } from "./roots-view.js";
 
 /**
  * @typedef {object} WorkspaceContext
@@ -32,13 +33,13 @@ import { SessionsView } from "./sessions-view.js";
  * @property {import("../chat/chat-view.js").ChatView} chat the chat, kept in the page (parked when not shown)
  */
 
-/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions" | "chat"} ViewKind */
+/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions" | "chat" | "roots"} ViewKind */
 
 // The open item is kept in the address (`#kind=tool&server=S&key=NAME`), so a reload (or a link) opens it
 // again once its server has listed it; the form's values go to sessionStorage (this tab only, never the URL).
-const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions", "chat"];
+const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions", "chat", "roots"];
 /** Views that stand for the whole page, not one server's item. */
-const PAGE_VIEWS = ["audit", "apps", "sessions", "chat"];
+const PAGE_VIEWS = ["audit", "apps", "sessions", "chat", "roots"];
 const FORM_KEY = "webhost:form:";
 
 /** @returns {{kind: ViewKind, server: string, key: string} | null} */
@@ -173,6 +174,9 @@ export class Workspace {
     } else if (kind === "sessions") {
       view = new SessionsView(ctx.rpc);
       el = view.el;
+    } else if (kind === "roots") {
+      view = new RootsView(ctx.rpc);
+      el = view.el;
     } else if (kind === "apps") {
       view = new AppsView({
         apps: ctx.apps,
@@ -289,6 +293,12 @@ export class Workspace {
     if (!values) return;
     if (want.kind === "tool") this.#tools.get(`${want.server}\n${want.key}`)?.edit(values);
     else if (want.kind === "prompt") this.#open?.view?.edit(values);
+  }
+
+  /** The person's roots changed (roots/changed): the roots view, if open, shows them. @param {any} p */
+  rootsChanged(p) {
+    const open = this.#open;
+    if (open?.kind === "roots" && p?.roots) open.view.show(p.roots);
   }
 
   /** @param {{server: string, uri: string}} p */
