@@ -1,6 +1,7 @@
 """What issue 25 added to the workbench, in a real Chromium against SDK servers over stdio, in both eras: the era
 choice shown on the server (item 6), the request `_meta` editor (item 3), the log level per request and ping
-where the era has it (item 2), roots edited in the page (item 5). tests/servers/workbench.py, once
+where the era has it (item 2), roots edited in the page (item 5), caching hints and dropped tools (item 9,
+tests/servers/cached.py). tests/servers/workbench.py, once
 negotiated ("auto", 2026-07-28) and once with `protocol: "legacy"`."""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
     servers: dict[str, Any] = {
         "modern": stdio_server("workbench"),
         "pinned": stdio_server("workbench"),
+        "cached": stdio_server("cached"),
     }
     options = {"servers": {"pinned": {"protocol": "legacy"}}}
     with run_webhost(tmp_path_factory.mktemp("eras"), servers, webhost_options=options) as running:
@@ -135,5 +137,28 @@ def test_roots_edited_in_the_page_reach_the_servers_of_both_eras(page: Page, ui:
     expect(page.locator('[data-roots="mine"] [data-root-row] input[name="uri"]')).to_have_value(
         "file:///home/ada/project"
     )
+    assert ui.console_errors == []
+    assert axe_problems(page) == []
+
+
+def test_caching_hints_are_shown_and_a_dropped_tool_says_why(page: Page, ui: WebhostPage, host: Webhost) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("cached")
+    card = ui.server("cached")
+    dropped = card.locator('[data-tool="bad_header"]')
+    expect(dropped).to_have_attribute("data-dropped", "x-mcp-header")
+    expect(dropped).to_have_attribute("aria-disabled", "true")
+    expect(dropped.locator("[data-item-error]")).to_contain_text("Dropped tool: invalid x-mcp-header annotation")
+    expect(card.locator('[data-tool="region"]:not([data-invalid])')).to_be_visible()
+    card.locator(".server-name").click()
+    hints = page.locator('[data-testid="cache-hints"]')
+    expect(hints.locator('[data-cache-method="server/discover"]')).to_contain_text("1 h")
+    expect(hints.locator('[data-cache-method="tools/list"]')).to_contain_text("60 s")
+    expect(hints.locator('[data-cache-method="tools/list"]')).to_contain_text("public")
+    card.locator('[data-tab="resources"]').click()
+    card.locator('[data-resource="cached://note"]').click()
+    hint = page.locator('[data-testid="cache-hint"]')
+    expect(hint).to_have_attribute("data-ttl-ms", "5000")
+    expect(hint).to_contain_text("fresh for 5 s, private")
     assert ui.console_errors == []
     assert axe_problems(page) == []

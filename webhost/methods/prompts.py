@@ -13,7 +13,9 @@ from ._recorded import recorded
 
 
 async def list_prompts(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"prompts": await session.catalogue.listing(session.connection(params), "prompts")}
+    connection = session.connection(params)
+    prompts = await session.catalogue.listing(connection, "prompts")
+    return {"prompts": prompts, "cacheHint": connection.cache_hints.get("prompts/list")}
 
 
 async def get_prompt(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

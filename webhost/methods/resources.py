@@ -12,11 +12,15 @@ from ._recorded import recorded
 
 
 async def list_resources(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"resources": await session.catalogue.listing(session.connection(params), "resources")}
+    connection = session.connection(params)
+    resources = await session.catalogue.listing(connection, "resources")
+    return {"resources": resources, "cacheHint": connection.cache_hints.get("resources/list")}
 
 
 async def list_templates(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"resourceTemplates": await session.catalogue.listing(session.connection(params), "resourceTemplates")}
+    connection = session.connection(params)
+    templates = await session.catalogue.listing(connection, "resourceTemplates")
+    return {"resourceTemplates": templates, "cacheHint": connection.cache_hints.get("resources/templates/list")}
 
 
 async def read_resource(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[st
     connection = session.connection(params)
     refresh = _params.optional_bool(params, "refresh", default=True)
     tools = await session.catalogue.listing(connection, "tools", refresh=refresh)
-    return {"tools": [_for_page(tool) for tool in tools]}
+    return {"tools": [_for_page(tool) for tool in tools], "cacheHint": connection.cache_hints.get("tools/list")}
 
 
 async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from .sdk_workarounds import output_schema_errors
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
+CACHE_HINT_KEYS = ("ttlMs", "cacheScope")  # SEP-2549, on 2026-07-28 results
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -48,6 +49,7 @@ class Page:
 
     items: list[dict[str, Any]]
     next_cursor: str | None
+    cache_hint: dict[str, Any] | None = None  # the server's `{ttlMs, cacheScope}` for it (SEP-2549)
 
 
 class ServerClient:
@@ -90,10 +92,12 @@ class ServerClient:
         timeout: float | None = None,
     ) -> Page:
         """One page; a malformed item is an error stub in it, not a failed list (upstream/lenient.py)."""
-        items, next_cursor = await self._request(
+        page = await self._request(
             method, method, lambda c: lenient_listing(c, method, cursor, lambda: listing(c)), timeout=timeout
         )
-        return Page(items, next_cursor)
+        if cursor is None:
+            self.link.cache_hints[method] = page.cache_hint
+        return Page(page.items, page.next_cursor, page.cache_hint)
 
     async def call_tool(
         self,
@@ -147,6 +151,8 @@ class ServerClient:
                 lambda c: _wire(c.read_resource(uri, cache_mode="bypass", meta=self._meta(meta))),
                 data=_meta_data(meta) or None,
             )
+        if self.link.era != "modern":  # the SDK's defaults, not the server's: caching hints are 2026-07-28's
+            result = {key: value for key, value in result.items() if key not in CACHE_HINT_KEYS}
         return result
 
     async def get_prompt(

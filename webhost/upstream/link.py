@@ -101,6 +101,8 @@ class Link:
         # The level of `notifications/message` this person asked of this server (`logging/setLevel` from the page),
         # kept across reconnects; None: not chosen (2026-07-28 requests then carry DEFAULT_LOG_LEVEL).
         self.log_level: str | None = None
+        # The caching hints (SEP-2549: `{ttlMs, cacheScope}`) of the last `server/discover` and first list pages.
+        self.cache_hints: dict[str, dict[str, Any] | None] = {}
         self._reconnects = 0  # attempts since the connection was last up (RECONNECT_DELAYS)
         self._retry_in: float | None = None  # the wait before the next attempt, once a run ended in an error
 
@@ -150,6 +152,7 @@ class Link:
             "clientCapabilities": self.info.client_capabilities,
             "instructions": self.info.instructions,
             "logLevel": self.log_level_state(),
+            "cacheHints": {method: hint for method, hint in self.cache_hints.items() if hint},
             "inputs": self.waiting_for if self.status == "needs-input" else [],
             "signIn": self.sign_in.view(self.status == "auth-required"),
         }
@@ -381,4 +384,10 @@ class Link:
             capabilities=client.server_capabilities.model_dump(by_alias=True, exclude_none=True, mode="json"),
             instructions=client.instructions,
             client_capabilities=advertised_capabilities(client.session, client.protocol_version),
+        )
+        discovered = client.session.discover_result
+        self.cache_hints = (
+            {"server/discover": {"ttlMs": discovered.ttl_ms, "cacheScope": discovered.cache_scope}}
+            if discovered is not None
+            else {}
         )

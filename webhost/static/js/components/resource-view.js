@@ -10,6 +10,7 @@ import { resourceContents, jsonDetails } from "./content-view.js";
 import { copyButton, resultText } from "./copy.js";
 import { attachCompletion, otherValues } from "./completion.js";
 import { metaEditor } from "./meta-editor.js";
+import { freshFor } from "./server-details.js";
 import { prettyJson } from "../html.js";
 
 /** @typedef {(server: string, uri: string, meta?: Record<string, unknown> | null) => Promise<any>} ReadFn */
@@ -170,6 +171,8 @@ async function readInto(out, server, uri, read, button, meta) {
       copyButton("Copy JSON", "copy-json", () => prettyJson(result)),
       copyButton("Copy request", "copy-request", () => prettyJson({ method: "resources/read", params: { server, uri, ...(extra ? { _meta: extra } : {}) } }))),
     contents.length ? contents.map(resourceContents) : h("p", { class: "muted", text: "The resource is empty." }),
+      typeof result?.ttlMs === "number" ? h("p", { class: "muted small", dataset: { testid: "cache-hint", ttlMs: String(result.ttlMs),
+        cacheScope: String(result.cacheScope ?? "") }, text: `Caching hint: fresh for ${freshFor(result.ttlMs)}, ${String(result.cacheScope ?? "")}` }) : null,
       result?._meta ? jsonDetails(result._meta, "_meta", false) : null);
   } catch (err) {
     out.dataset.status = "error";

@@ -106,6 +106,7 @@ export class ServerDetails {
         fact("Tools", this.card.lists.tools.state === "ok" ? String(this.card.lists.tools.items.length) : null)),
       s.instructions ? h("section", {}, h("h3", { text: "Instructions" }), h("pre", { class: "text-content", text: String(s.instructions) })) : null,
       s.capabilities || s.clientCapabilities ? capabilityGrid(s.capabilities ?? {}, s.clientCapabilities ?? {}, log?.via) : null,
+      cacheHints(s, this.card.lists),
       s.capabilities ? jsonDetails(s.capabilities, "Capabilities (JSON)", false) : null);
     const logs = this.card.logs;
     if (!logs.length || logs[logs.length - 1].seq < this.#lastSeq) {
@@ -160,6 +161,42 @@ function capabilityGrid(server, client, logVia) {
       h("tbody", {}, rows.map(([key, label, who]) =>
         h("tr", { dataset: { cap: key } }, h("th", { scope: "row", text: label }),
           cell(server, key, "server", who), cell(client, key, "client", who))))));
+}
+
+/**
+ * The server's caching hints (SEP-2549, 2026-07-28): `server/discover`'s and each list's as last listed, one
+ * `[data-cache-method="METHOD"]` row each; nothing for a server that sends none.
+ * @param {any} state @param {Record<string, import("./server-card.js").ListState>} lists
+ */
+function cacheHints(state, lists) {
+  /** @type {Array<[string, any]>} */
+  const rows = [["server/discover", state.cacheHints?.["server/discover"]],
+    ["tools/list", lists.tools.cacheHint ?? state.cacheHints?.["tools/list"]],
+    ["resources/list", lists.resources.cacheHint ?? state.cacheHints?.["resources/list"]],
+    ["resources/templates/list", lists.templates.cacheHint ?? state.cacheHints?.["resources/templates/list"]],
+    ["prompts/list", lists.prompts.cacheHint ?? state.cacheHints?.["prompts/list"]]];
+  const sent = rows.filter(([, hint]) => hint && typeof hint === "object");
+  if (!sent.length) return null;
+  return h("section", { class: "cache-hints" },
+    h("h3", { text: "Caching hints" }),
+    h("p", { class: "muted small", text: "How long the server says each answer stays fresh (ttlMs) and whether it may be shared between people (cacheScope). webhost lists anew on every refresh." }),
+    h("table", { class: "cap-grid", dataset: { testid: "cache-hints" } },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Result" }), h("th", { scope: "col", text: "Fresh for" }),
+        h("th", { scope: "col", text: "Scope" }))),
+      h("tbody", {}, sent.map(([method, hint]) => h("tr", { dataset: { cacheMethod: method } },
+        h("th", { scope: "row", text: method }), h("td", { text: freshFor(hint.ttlMs) }),
+        h("td", { text: String(hint.cacheScope ?? "") }))))));
+}
+
+/** A `ttlMs` in words. @param {unknown} ms */
+export function freshFor(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "?";
+  if (ms <= 0) return "0 (stale at once)";
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  if (s < 120) return `${+s.toFixed(1)} s`;
+  if (s < 3600) return `${+(s / 60).toFixed(1)} min`;
+  return `${+(s / 3600).toFixed(1)} h`;
 }
 
 /** "yes", or the sub-features a capability names ("listChanged, subscribe"; an extension's id). @param {unknown} value */
