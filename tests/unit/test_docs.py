@@ -31,3 +31,10 @@ ISSUE_25_KEYS = ["servers.NAME.protocol", "timeouts.maxTotal"]
 def test_every_new_webhost_key_has_a_row(key: str) -> None:
     rows = [row for row in README_ROWS if row.startswith(f"| `{key}` |")]
     assert len(rows) == 1, f"README.md's table of the webhost key needs one row for {key}"
+
+
+@pytest.mark.parametrize(
+    "word", ["identity_assertion", "identityProvider", "subjectToken", "/oauth/client-metadata.json"]
+)
+def test_the_client_identity_options_are_documented(word: str) -> None:
+    assert word in (ROOT / "README.md").read_text(), f"README.md must document {word}"

@@ -8,6 +8,7 @@ the browser.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -70,7 +71,14 @@ def build_parts(settings: Settings, config: Config, secret: bytes, transport_fac
         vault=InputVault(storage, derive_key(secret, "inputs/v1")),
         roots=HostRoots(config.options.roots, RootsStore(storage)),
         journal=journal,
-        oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
+        oauth=OAuthDeps(
+            OAuthVault(storage, derive_key(secret, "oauth/v1")),
+            ServerSignIns(),
+            RefreshLocks(),
+            # Enterprise-managed authorization (SEP-990): the person's ID token, from their web session.
+            id_tokens=lambda person_id: storage.id_token_of(person_id, time.time()),
+            auth=config.options.auth if config.options.auth.mode == "oidc" else None,
+        ),
         public_origin=next((o for o in settings.public_origins), None),
         history=history,
         # Each person's conversations with the model (contract §8), sealed under their own sub-key.

@@ -217,6 +217,24 @@ class Storage:
         )
         return WebSession(person=person, expires_at=row["expires_at"], id_token=row["id_token"])
 
+    async def id_token_of(self, person_id: str, now: float) -> str | None:
+        """The ID token of the person's newest live web session (oidc mode), for enterprise-managed authorization
+        (SEP-990: exchanged at the identity provider for an ID-JAG); None without one."""
+        query = (
+            sa.select(web_sessions.c.id_token)
+            .where(
+                web_sessions.c.person_id == person_id,
+                web_sessions.c.revoked_at.is_(None),
+                web_sessions.c.expires_at > now,
+                web_sessions.c.id_token.is_not(None),
+            )
+            .order_by(web_sessions.c.created_at.desc())
+            .limit(1)
+        )
+        async with self.engine.connect() as db:
+            token = (await db.execute(query)).scalar_one_or_none()
+        return token if isinstance(token, str) else None
+
     async def revoke_session(self, session_id: str, now: float) -> None:
         async with self.engine.begin() as db:
             await db.execute(

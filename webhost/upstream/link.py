@@ -19,6 +19,7 @@ from typing import Any, Literal
 import anyio
 import anyio.abc
 from mcp import Client
+from mcp.client.auth import OAuthClientProvider
 
 from webhost.config import ProtocolChoice, ServerConfig
 from webhost.errors import NotConnected
@@ -325,7 +326,8 @@ class Link:
             auth_reason: str | None = None
             if oauth is not None and oauth.failure is not None and not self._stop.is_set():
                 # The sign-in failed inside a request (the transport only ends): say why, in words.
-                auth_reason = describe_oauth_failure(oauth.failure, oauth) or f"the sign-in failed: {oauth.failure}"
+                provider = oauth if isinstance(oauth, OAuthClientProvider) else None
+                auth_reason = describe_oauth_failure(oauth.failure, provider) or f"the sign-in failed: {oauth.failure}"
             if auth_reason == NOT_OAUTH:
                 failure = f"{self.config.redacted_url()} {NOT_OAUTH}"
             elif auth_reason is not None:
