@@ -19,6 +19,7 @@ from . import (
     server_sign_in,
     servers,
     sessions,
+    tasks,
     tools,
     workbench,
 )
@@ -36,6 +37,7 @@ METHODS: dict[str, Handler] = {
     **person_inputs.METHODS,
     **apps.METHODS,
     **sessions.METHODS,
+    **tasks.METHODS,
     **workbench.METHODS,
     **history.METHODS,
     **chat.METHODS,

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from webhost import tasks as task_calls
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.elicitation.requests import URL_ELICITATION_REQUIRED
 from webhost.errors import UpstreamError
 from webhost.session import BrowserSession
+from webhost.tasks import TrackedTask, listed_support
 
 from . import _params
 from ._recorded import recorded
@@ -42,6 +44,8 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
     arguments = _params.optional_object(params, "arguments")
     call_id = _params.string(params, "callId", max_length=200)
     meta = _params.request_meta(params)
+    as_task = _params.optional_bool(params, "asTask", default=False)
+    tasks = session.workspace.tasks
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         session.notify("progress", {"callId": call_id, "progress": progress, "total": total, "message": message})
@@ -50,7 +54,21 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
         seen: set[str] = set()
         while True:
             try:
-                return await connection.call_tool(name, arguments, on_progress=on_progress, meta=meta)
+                # A tool may run as a task (before 2026-07-28 when its taskSupport asks; since, as the server
+                # decides): followed by the person's tasks, this call answers with its end (webhost/tasks.py).
+                support = await listed_support(session.catalogue.tool, connection, name)
+                return await task_calls.call_tool(
+                    tasks,
+                    connection,
+                    name,
+                    arguments,
+                    support=support,
+                    as_task=as_task,
+                    meta=meta,
+                    on_progress=on_progress,
+                    call_id=call_id,
+                    started=lambda entry: session.notify("progress", _task_progress(call_id, entry)),
+                )
             except UpstreamError as exc:
                 data = exc.data or {}
                 if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:
@@ -62,8 +80,18 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
     return await recorded(session, "tool", origin, arguments, call_id, run)
 
 
+def _task_progress(call_id: str, entry: TrackedTask) -> dict[str, Any]:
+    """The call's progress line when it became a task (the tasks view follows it from there)."""
+    message = f"running as task {entry.task_id} on {entry.server}"
+    return {"callId": call_id, "progress": 0, "total": None, "message": message, "task": entry.view()}
+
+
 async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"cancelled": session.calls.cancel(_params.string(params, "callId", max_length=200))}
+    call_id = _params.string(params, "callId", max_length=200)
+    task = session.workspace.tasks.for_call(call_id)
+    if task is not None:  # a call waiting on its task: the task is what is cancelled
+        await session.workspace.tasks.cancel(task)
+    return {"cancelled": session.calls.cancel(call_id)}
 
 
 METHODS = {"tools/list": list_tools, "tools/call": call_tool, "tools/cancel": cancel}

@@ -36,6 +36,7 @@ from .link import Link
 from .results import map_exception, to_wire
 from .rounds import input_responses, watching
 from .sdk_workarounds import output_schema_errors
+from .task_wire import TaskStarted, task_view
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
@@ -92,7 +93,7 @@ class ServerClient:
         timeout: float | None = None,
     ) -> Page:
         """One page; a malformed item is an error stub in it, not a failed list (upstream/lenient.py)."""
-        page = await self._request(
+        page = await self.request(
             method, method, lambda c: lenient_listing(c, method, cursor, lambda: listing(c)), timeout=timeout
         )
         if cursor is None:
@@ -120,10 +121,10 @@ class ServerClient:
 
         try:
             with watching({"method": "tools/call", "params": {"name": name, "arguments": arguments}}):
-                result: dict[str, Any] = await self._request(
+                result: dict[str, Any] = await self.request(
                     "tools/call",
                     summary or name,
-                    lambda c: _wire(
+                    lambda c: _task_or_wire(
                         c.call_tool(
                             name,
                             arguments,
@@ -145,7 +146,7 @@ class ServerClient:
         self, uri: str, *, summary: str | None = None, meta: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         with watching({"method": "resources/read", "params": {"uri": uri}}):
-            result = await self._request(
+            result = await self.request(
                 "resources/read",
                 summary or uri,
                 lambda c: _wire(c.read_resource(uri, cache_mode="bypass", meta=self._meta(meta))),
@@ -159,7 +160,7 @@ class ServerClient:
         self, name: str, arguments: dict[str, str], *, meta: dict[str, Any] | None = None
     ) -> dict[str, Any]:
         with watching({"method": "prompts/get", "params": {"name": name, "arguments": arguments}}):
-            result = await self._request(
+            result = await self.request(
                 "prompts/get",
                 name,
                 lambda c: _wire(c.get_prompt(name, arguments, meta=self._meta(meta))),
@@ -193,7 +194,7 @@ class ServerClient:
             raise ValueError(f"{method} has no input rounds")
 
         with watching({"method": method, "params": params}):
-            result = await self._request(
+            result = await self.request(
                 method, f"{name} (resumed)", lambda c: _wire(send(c)), data={"resumed": True, "arguments": arguments}
             )
         return result
@@ -210,7 +211,7 @@ class ServerClient:
             )
         except ValidationError as exc:
             raise map_exception(exc, self.link.name, "completion/complete") or exc from None
-        result = await self._request(
+        result = await self.request(
             "completion/complete",
             str(ref.get("name") or ref.get("uri")),
             lambda c: _wire(
@@ -241,13 +242,13 @@ class ServerClient:
                 summary=f"listening for updates of {uri}",
             )
             return
-        await self._request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
+        await self.request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
 
     async def unsubscribe(self, uri: str) -> None:
         if self.link.era == "modern":
             self.link.listen.discard(uri)
             return
-        await self._request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
+        await self.request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
 
     async def set_log_level(self, level: str) -> None:
         """The level of the server's `notifications/message` for this person: `logging/setLevel` before
@@ -265,7 +266,7 @@ class ServerClient:
                 summary=f"log level {level}: sent with each request (_meta {LOG_LEVEL_META_KEY})",
             )
             return
-        await self._request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
+        await self.request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
         link.log_level = level
 
     def _meta(self, extra: dict[str, Any] | None = None) -> RequestParamsMeta | None:
@@ -300,12 +301,12 @@ class ServerClient:
     async def ping(self) -> float:
         """Round-trip time in milliseconds."""
         started = time.monotonic()
-        await self._request("ping", "ping", lambda c: c.send_ping())
+        await self.request("ping", "ping", lambda c: c.send_ping())
         return (time.monotonic() - started) * 1000
 
     # -- the one place a request runs ---------------------------------------------------------
 
-    async def _request(
+    async def request(
         self,
         method: str,
         summary: str,
@@ -392,6 +393,14 @@ def _timed_out(link: Link, method: str, limit: float, alive: _KeepAlive | None) 
 def _meta_data(meta: dict[str, Any] | None) -> dict[str, Any]:
     """The page's request `_meta`, for the activity entry of the request that carries it."""
     return {"_meta": meta} if meta else {}
+
+
+async def _task_or_wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:
+    """A `tools/call` answer as a wire dict, or `{"task": Task}` when the server made it a task (2026-07-28)."""
+    try:
+        return to_wire(await pending)
+    except TaskStarted as started:
+        return {"task": task_view(started.task, "modern")}
 
 
 async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from webhost.config import ProtocolChoice, ServerConfig
 from .sdk import RoundObservingClient, TransportStreams
 from .stderr import StderrPipe
 from .stdio import stdio_transport
+from .task_wire import TasksExtension, TaskStatusFn
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -47,6 +48,7 @@ class ClientCallbacks:
     roots: ListRootsFnT
     log: LoggingFnT
     message: MessageHandlerFnT
+    task_status: TaskStatusFn  # a server's `notifications/tasks` (2026-07-28) or `notifications/tasks/status`
 
 
 MODERN = "2026-07-28"
@@ -68,7 +70,7 @@ def build_client(
         transport,
         mode=protocol,
         client_info=CLIENT_INFO,
-        extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS)],
+        extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS), TasksExtension(callbacks.task_status)],
         elicitation_callback=callbacks.elicit,
         sampling_callback=callbacks.sample,
         list_roots_callback=callbacks.roots,

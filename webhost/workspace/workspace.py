@@ -29,6 +29,7 @@ from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.resume import Takeover
 from webhost.roots import HostRoots, PersonRoots
+from webhost.tasks import TaskBook
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
 from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
 
@@ -83,6 +84,7 @@ class Workspace:
         }
         self._activity = ActivityEntries()
         self._task_group = task_group
+        self.tasks = TaskBook(task_group, self._tell_all, self.connections)  # calls servers run as tasks
         self._status_seen = anyio.Event()  # set (and replaced) on every status change of a connection
         self.takeover = (
             Takeover(
@@ -114,6 +116,7 @@ class Workspace:
             values=self.values,
             tell_all=self._tell_all,
             task_group=task_group,
+            tasks=self.tasks,
         )
         for connection in self.connections.values():
             if not deps.config.servers[connection.name].input_ids:
@@ -316,6 +319,11 @@ class Workspace:
         elif method == "notifications/resources/updated":
             self.app_prefetch.invalidate(name, str(params.get("uri")))
             self._tell_all("resources/updated", {"server": name, "uri": params.get("uri")})
+        elif method in ("notifications/tasks", "notifications/tasks/status"):
+            self.tasks.noted(name, params)
+            summary = f"task {params.get('taskId')}: {params.get('status')}"
+        elif method == "notifications/progress":
+            self.tasks.progressed(name, params)  # a task's (a call's own are routed by the SDK to the call)
         elif method == "notifications/elicitation/complete":
             elicitation_id = str(params.get("elicitationId"))
             for tab in list(self.tabs.values()):
