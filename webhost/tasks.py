@@ -150,7 +150,8 @@ class TaskBook:
             (e for e in self._tasks.values() if e.server == server and token and e.progress_token == token), None
         )
         progress = params.get("progress")
-        if entry is None or entry.done.is_set() or not isinstance(progress, int | float) or isinstance(progress, bool):
+        # Kept even once the task ended: the note may be handled after the poll that saw the end.
+        if entry is None or not isinstance(progress, int | float) or isinstance(progress, bool):
             return
         total, message = params.get("total"), params.get("message")
         entry.progress = {

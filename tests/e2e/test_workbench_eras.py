@@ -1,7 +1,7 @@
 """What issue 25 added to the workbench, in a real Chromium against SDK servers over stdio, in both eras: the era
 choice shown on the server (item 6), the request `_meta` editor (item 3), the log level per request and ping
 where the era has it (item 2), roots edited in the page (item 5), caching hints and dropped tools (item 9,
-tests/servers/cached.py). tests/servers/workbench.py, once
+tests/servers/cached.py), tasks (item 1, tests/servers/tasks.py in both eras). tests/servers/workbench.py, once
 negotiated ("auto", 2026-07-28) and once with `protocol: "legacy"`."""
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Webhost]:
         "modern": stdio_server("workbench"),
         "pinned": stdio_server("workbench"),
         "cached": stdio_server("cached"),
+        "jobs": stdio_server("tasks"),
+        "oldjobs": stdio_server("tasks", "--legacy"),
     }
     options = {"servers": {"pinned": {"protocol": "legacy"}}}
     with run_webhost(tmp_path_factory.mktemp("eras"), servers, webhost_options=options) as running:
@@ -160,5 +162,45 @@ def test_caching_hints_are_shown_and_a_dropped_tool_says_why(page: Page, ui: Web
     hint = page.locator('[data-testid="cache-hint"]')
     expect(hint).to_have_attribute("data-ttl-ms", "5000")
     expect(hint).to_contain_text("fresh for 5 s, private")
+    assert ui.console_errors == []
+    assert axe_problems(page) == []
+
+
+def test_tasks_run_from_the_workbench_are_followed_cancelled_and_kept_over_a_reload(
+    page: Page, ui: WebhostPage, host: Webhost
+) -> None:
+    ui.sign_in(host)
+    ui.wait_connected("jobs", "oldjobs")
+    for server in ("jobs", "oldjobs"):
+        view = ui.open_tool(server, "long_job")
+        if server == "oldjobs":  # 2025-11-25: the tool says it needs a task
+            expect(view.locator('[data-testid="task-note"]')).to_be_visible()
+        expect(ui.call("ok").locator).to_contain_text("done after 3 steps")
+    # A task that waits: its call stays open; the tasks view shows it running, and cancels it.
+    ui.open_tool("oldjobs", "wait_job")
+    ui.fill(label="e2e")
+    page.locator('[data-testid="call-tool"]').click()
+    page.locator('[data-testid="open-tasks"]').click()
+    tasks = page.locator('[data-testid="tasks-view"]')
+    waiting = tasks.locator('[data-tool="wait_job"]')
+    expect(waiting).to_have_attribute("data-status", "working")
+    for server in ("jobs", "oldjobs"):
+        done = tasks.locator(f'[data-tool="long_job"][data-server="{server}"]')
+        expect(done).to_have_attribute("data-status", "completed")
+    # Before 2026-07-28 the server's progress notes for the task are shown with it.
+    progress = tasks.locator('[data-tool="long_job"][data-server="oldjobs"] [data-testid="task-progress"]')
+    expect(progress).to_contain_text("3 of 3")
+    waiting.locator('[data-task-action="cancel"]').click()
+    expect(waiting).to_have_attribute("data-status", "cancelled")
+    # Kept over a reload, with their results.
+    page.reload()
+    page.locator('[data-testid="open-tasks"]').click()
+    done = page.locator('[data-testid="tasks-view"] [data-tool="long_job"][data-server="jobs"]')
+    expect(done).to_have_attribute("data-status", "completed")
+    done.locator('[data-task-action="result"]').click()
+    expect(done.locator('[data-testid="task-result"]')).to_contain_text("done after 3 steps")
+    expect(page.locator('[data-testid="tasks-view"] [data-tool="wait_job"]')).to_have_attribute(
+        "data-status", "cancelled"
+    )
     assert ui.console_errors == []
     assert axe_problems(page) == []

@@ -39,6 +39,7 @@ export class ToolView {
   /** @type {CallResult | null} */
   #current = null;
   #meta = metaEditor("tools/call");
+  #asTask = h("input", { type: "checkbox", name: "asTask", dataset: { testid: "as-task" } });
   el = h("article", { class: "view tool-view" });
 
   /** @param {string} server @param {any} tool @param {ToolContext} ctx */
@@ -123,7 +124,15 @@ export class ToolView {
       onSubmit: (args) => { this.#call(args); },
     });
     if (this.#current?.pending) this.#form.setBusy(true);
-    return h("div", {}, this.#form.el, this.#meta.el, schemas);
+    // 2025-11-25 task support: "required" runs as a task anyway; "optional" lets the person choose. (A
+    // 2026-07-28 server decides per call.) A task is followed in Tasks and this call answers with its end.
+    const support = t.execution?.taskSupport;
+    const taskNote = support === "required"
+      ? h("p", { class: "muted small", dataset: { testid: "task-note" }, text: "This tool runs as a task: follow it in Tasks; its result shows here when it ends." })
+      : support === "optional"
+        ? h("label", { class: "muted small task-choice" }, this.#asTask, " Run as a task (follow it in Tasks)")
+        : null;
+    return h("div", {}, this.#form.el, taskNote, this.#meta.el, schemas);
   }
 
   /**
@@ -186,7 +195,9 @@ export class ToolView {
     for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "re-run", apps);
     result.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
     this.#form?.setBusy(true);
-    const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId, ...(meta ? { _meta: meta } : {}) });
+    const asTask = tool.execution?.taskSupport === "optional" && this.#asTask.checked;
+    const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId,
+      ...(meta ? { _meta: meta } : {}), ...(asTask ? { asTask: true } : {}) });
     if (resourceUri) openToolApp(apps, { server, tool, args, callId, resultPromise: promise, container: result.appSlot });
     try {
       result.ok(await promise);
