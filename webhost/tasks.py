@@ -4,9 +4,11 @@ A call becomes a task in either era (`upstream/tasks.py`): before 2026-07-28 bec
 `execution.taskSupport` asks for one ("required"; "optional" when the caller wants one), since because the
 server answered with one. The task is followed by the person's workspace, not by the tab that started it:
 `tasks/get` every `pollIntervalMs` (woken early by the server's status notifications) until it ends, then its
-result (2025-11-25: `tasks/result`). A reload, or a tab closing, leaves it running and shown; the call that
-started it waits for its end and answers with its result, so the workbench and the chat use tasks as they use
-any call. Each change is told to the person's tabs (`tasks/changed`); the newest `KEEP` tasks are kept.
+result (2025-11-25: `tasks/result`). A task that needs input asks the person as the server's own requests do
+(2025-11-25: on `tasks/result`; 2026-07-28: its `inputRequests`, answered with `tasks/update`). A reload, or
+a tab closing, leaves it running and shown; the call that started it waits for its end and answers with its
+result, so the workbench and the chat use tasks as they use any call. Each change is told to the person's tabs
+(`tasks/changed`); the newest `KEEP` tasks are kept.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from webhost.errors import Cancelled, NotConnected, UpstreamError, WebhostError
+from webhost.errors import Cancelled, NotConnected, RequestRefused, UpstreamError, UpstreamTimeout, WebhostError
 from webhost.upstream.connection import Connection, ProgressFn
 
 KEEP = 100  # tasks kept per person (the oldest ended ones go first)
@@ -29,6 +31,9 @@ GIVE_UP_AFTER = 30  # failed polls in a row (the server gone, the task forgotten
 TERMINAL = ("completed", "failed", "cancelled")
 
 Tell = Callable[[str, dict[str, Any]], None]
+# Answers one of a task's input requests (`elicitation/create`, `sampling/createMessage`, `roots/list`, as wire
+# dicts) the way the person's workspace answers a server's requests; `RequestRefused` when it will not.
+Ask = Callable[[Connection, str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 @dataclass(eq=False)
@@ -48,6 +53,7 @@ class TrackedTask:
     started_at: float = field(default_factory=time.time)
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    answered: set[str] = field(default_factory=set)  # 2026-07-28: the input requests answered (tasks/update)
     done: anyio.Event = field(default_factory=anyio.Event)
     wake: anyio.Event = field(default_factory=anyio.Event)
 
@@ -79,10 +85,17 @@ class TrackedTask:
 class TaskBook:
     """The person's tasks, each followed in the workspace's task group."""
 
-    def __init__(self, task_group: anyio.abc.TaskGroup, tell: Tell, connections: Mapping[str, Connection]) -> None:
+    def __init__(
+        self,
+        task_group: anyio.abc.TaskGroup,
+        tell: Tell,
+        connections: Mapping[str, Connection],
+        ask: Ask | None = None,
+    ) -> None:
         self._task_group = task_group
         self._tell = tell
         self._connections = connections
+        self._ask = ask
         self._tasks: dict[str, TrackedTask] = {}
 
     def track(
@@ -197,10 +210,70 @@ class TaskBook:
                     continue
                 if entry.status not in TERMINAL:  # the end is told once its result (or error) is in
                     self._changed(entry)
+                if entry.status == "input_required":
+                    if entry.era == "legacy" and await self._legacy_input(entry, connection):
+                        return
+                    if entry.era == "modern":
+                        await self._answer(entry, connection)
             await self._ended(entry, connection)
         finally:
             entry.done.set()
             self._changed(entry)
+
+    async def _legacy_input(self, entry: TrackedTask, connection: Connection) -> bool:
+        """2025-11-25: a task that needs input asks on `tasks/result` (its questions reach the person as any
+        server's do), which then waits for the end. True once the result (or error) is in; False when the wait
+        outlived `timeouts.call` after the answers, and polling goes on."""
+        try:
+            entry.result = await connection.tasks.result(entry.task_id)
+        except UpstreamTimeout:
+            return False
+        except WebhostError as exc:
+            data = exc.data or {}
+            entry.error = {"code": data.get("upstreamCode", exc.code), "message": exc.message}
+        try:
+            entry.state = await connection.tasks.get(entry.task_id)
+        except WebhostError:
+            pass
+        if entry.status not in TERMINAL:  # the answer came before the server's own record of the end
+            entry.state = {**entry.state, "status": "completed" if entry.result is not None else "failed"}
+        return True
+
+    async def _answer(self, entry: TrackedTask, connection: Connection) -> None:
+        """2026-07-28: the task's `inputRequests` answered as the person answers a server's requests, then sent
+        back with `tasks/update`; a refused one cancels the task (the extension has no way to refuse one)."""
+        requests = entry.state.get("inputRequests")
+        if not isinstance(requests, dict) or self._ask is None:
+            return
+        responses: dict[str, Any] = {}
+        for key, request in requests.items():
+            if key in entry.answered or not isinstance(request, dict):
+                continue
+            params = request.get("params")
+            try:
+                responses[key] = await self._ask(
+                    connection, str(request.get("method")), params if isinstance(params, dict) else {}
+                )
+            except RequestRefused as exc:
+                await self._give_up(entry, connection, f"input refused: {exc.message}", exc)
+                return
+        if not responses:
+            return
+        try:
+            await connection.tasks.update(entry.task_id, responses)
+        except WebhostError as exc:
+            await self._give_up(entry, connection, f"the answers were not taken: {exc.message}", exc)
+            return
+        entry.answered |= responses.keys()
+        entry.wake.set()  # look again at once: the task moves on
+
+    async def _give_up(self, entry: TrackedTask, connection: Connection, why: str, exc: WebhostError) -> None:
+        entry.error = exc.to_jsonrpc()
+        entry.state = {**entry.state, "status": "failed", "statusMessage": why}
+        try:
+            await connection.tasks.cancel(entry.task_id)
+        except WebhostError:
+            pass
 
     async def _ended(self, entry: TrackedTask, connection: Connection) -> None:
         if entry.error is not None or entry.status == "cancelled":

@@ -176,3 +176,18 @@ async def test_a_task_s_progress_before_2026_reaches_the_tasks_list(tmp_path: Pa
         assert note["task"]["progress"] == {"progress": 2, "total": 2, "message": "step 2 of 2"}
         [listed] = (await tab.request("tasks/list"))["tasks"]
         assert listed["progress"]["progress"] == 2
+
+
+@pytest.mark.parametrize("era", list(ERAS))
+async def test_a_task_that_needs_input_asks_the_person_and_goes_on(tmp_path: Path, era: str) -> None:
+    async with connected_tab(tmp_path, tasks_server(), legacy=ERAS[era]) as tab:
+        call = start_tool_call(tab, "tasks", "ask_job", "c-a", {})
+        asking = await changed(tab, "input_required", "ask_job")
+        assert asking["statusMessage"] == "waiting for a name"
+        request = await tab.wait_notification("elicitation/request")
+        assert request["server"] == "tasks" and request["message"] == "Whom should the job greet?"
+        answer = {"id": request["id"], "action": "accept", "content": {"name": "Ada"}}
+        assert await tab.request("elicitation/respond", answer) == {}
+        result = (await tab.wait_response(call))["result"]
+        assert text(result) == "hello Ada" and result["webhost"]["task"]["status"] == "completed"
+        await changed(tab, "completed", "ask_job")

@@ -12,14 +12,17 @@
 - 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, SEP-2663): advertised in `server/discover`;
   a `tools/call` of `long_job` or `maybe_job` from a client that declares the extension on that request gets
   `resultType: "task"`; `tasks/get` answers the detailed task (its `result` once completed, its `error` once
-  failed), `tasks/update` and `tasks/cancel` acknowledge. `long_job` from a client without the extension is
+  failed, its `inputRequests` while `input_required`), `tasks/update` (the answers) and `tasks/cancel`
+  acknowledge. `long_job` from a client without the extension is
   refused with `-32021` naming it; `maybe_job` then runs at once.
 
 `long_job(steps=3, every=0.05, fail=False)`: once the client first polls the task (`tasks/get`), `steps` steps
 `every` seconds apart, the status message saying which ("step 2 of 3"); then "done after N steps", or a
 JSON-RPC error (`fail`). `wait_job(label)`: runs until `release(label)` (a plain tool) is called, so a test
 decides when a task ends (or cancels it first).
-`maybe_job(text)`: answers the text, as a task when the client can take one.
+`maybe_job(text)`: answers the text, as a task when the client can take one. `ask_job()`: the task needs input
+(`input_required`): a name, asked as a form elicitation on `tasks/result` (2025-11-25) or in the task's
+`inputRequests` answered with `tasks/update` (2026-07-28); then "hello NAME".
 """
 
 from __future__ import annotations
@@ -45,7 +48,12 @@ from mcp.types import (
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 MODERN = "2026-07-28"
-TASK_TOOLS = {"long_job": "required", "wait_job": "required", "maybe_job": "optional"}
+TASK_TOOLS = {"long_job": "required", "wait_job": "required", "maybe_job": "optional", "ask_job": "required"}
+QUESTION: dict[str, Any] = {
+    "mode": "form",
+    "message": "Whom should the job greet?",
+    "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+}
 TERMINAL = ("completed", "failed", "cancelled")
 
 mcp = MCPServer("tasks", version="1.0.0", instructions="Runs long jobs as tasks.")
@@ -65,6 +73,11 @@ def wait_job(label: str) -> str:
 @mcp.tool(description="Answers the text, as a task when the client can take one.")
 def maybe_job(text: str) -> str:
     return f"maybe {text}"
+
+
+@mcp.tool(description="Asks the person a name (the task needs input), then greets it.")
+def ask_job() -> str:
+    return "asks first"
 
 
 @mcp.tool(description="Let the wait_job task with this label finish.")
@@ -88,6 +101,7 @@ class Job:
         self.error: dict[str, Any] | None = None
         self.done = anyio.Event()
         self.runner: asyncio.Task[None] | None = None
+        self.answer: asyncio.Future[dict[str, Any]] | None = None  # ask_job: the person's answer, once asked
         self.polled = anyio.Event()  # set by the first tasks/get: the client follows the task from then on
         self.progress: Any = None  # 2025-11-25: told of each step (the task's request's progress token)
 
@@ -108,6 +122,8 @@ class Job:
             task["result"] = self.result
         if self.modern and self.status == "failed" and self.error is not None:
             task["error"] = self.error
+        if self.modern and self.status == "input_required":
+            task["inputRequests"] = {"greet": {"method": "elicitation/create", "params": QUESTION}}
         return task
 
     async def move(self, status: str, message: str | None) -> None:
@@ -128,6 +144,13 @@ class Job:
                 label = str(self.arguments.get("label", ""))
                 await releases.setdefault(label, anyio.Event()).wait()
                 text = f"released {label}"
+            elif self.name == "ask_job":
+                self.answer = asyncio.get_running_loop().create_future()
+                await self.move("input_required", "waiting for a name")
+                answer = await self.answer
+                name = (answer.get("content") or {}).get("name") if answer.get("action") == "accept" else None
+                await self.move("working", "greeting")
+                text = f"hello {name}" if name else "nobody to greet"
             elif self.name == "maybe_job":
                 text = f"maybe {self.arguments.get('text', '')}"
             else:
@@ -239,6 +262,11 @@ async def engine(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Ha
         return {"resultType": "complete", **_job(params).view()} if modern else _job(params).view()
     if method == "tasks/result" and not modern:
         job = _job(params)
+        if job.status == "input_required" and job.answer is not None and not job.answer.done():
+            asked = await ctx.session.elicit_form(
+                QUESTION["message"], QUESTION["requestedSchema"], related_request_id=ctx.request_id
+            )
+            job.answer.set_result(asked.model_dump(mode="json", exclude_none=True))
         await job.done.wait()
         if job.status == "completed" and job.result is not None:
             return job.result
@@ -252,7 +280,10 @@ async def engine(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Ha
             await job.done.wait()
         return {"resultType": "complete"} if modern else job.view()
     if method == "tasks/update" and modern:
-        _job(params)
+        job = _job(params)
+        answer = (params.get("inputResponses") or {}).get("greet")
+        if isinstance(answer, dict) and job.answer is not None and not job.answer.done():
+            job.answer.set_result(answer)
         return {"resultType": "complete"}
     if method == "tasks/list" and not modern:
         return {"tasks": [job.view() for job in jobs.values() if not job.modern]}

@@ -8,7 +8,8 @@
 - 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, SEP-2663): the extension is advertised on every
   request (`TasksExtension`, a `ClientExtension` with a claim on `resultType: "task"`); the server decides per
   call, and a task answer leaves the SDK's `call_tool` as `TaskStarted`, caught by `ServerClient.call_tool`.
-  `tasks/get` carries the result (or error) once the task has ended; `tasks/get` and `tasks/cancel` name the
+  `tasks/get` carries the result (or error) once the task has ended, and the task's `inputRequests` while it is
+  `input_required` (answered with `tasks/update`); `tasks/get`, `tasks/update` and `tasks/cancel` name the
   task in `Mcp-Name`; status changes may come as `notifications/tasks`.
 
 `Task` below is the one shape the rest of webhost sees: the server's task with `era` added, its `ttlMs` and
@@ -61,6 +62,17 @@ class _ModernGet(Request[_TaskIdParams, Literal["tasks/get"]]):
 class _ModernCancel(Request[_TaskIdParams, Literal["tasks/cancel"]]):
     method: Literal["tasks/cancel"] = "tasks/cancel"
     params: _TaskIdParams
+    name_param: ClassVar[str | None] = "taskId"
+
+
+class _UpdateParams(RequestParams):
+    task_id: str
+    input_responses: dict[str, Any]
+
+
+class _ModernUpdate(Request[_UpdateParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+    params: _UpdateParams
     name_param: ClassVar[str | None] = "taskId"
 
 
@@ -134,6 +146,15 @@ class TaskClient:
             await c.session.send_request(request, Open)
 
         await self.client.request("tasks/cancel", task_id, send)
+
+    async def update(self, task_id: str, responses: dict[str, Any]) -> None:
+        """2026-07-28: the answers to a task's `inputRequests` (`tasks/update`, keyed as the server asked)."""
+        request = _ModernUpdate(params=_UpdateParams(task_id=task_id, input_responses=responses))
+
+        async def send(c: Client) -> None:
+            await c.session.send_request(request, Open)
+
+        await self.client.request("tasks/update", task_id, send, data={"inputResponses": sorted(responses)})
 
     async def list(self) -> list[dict[str, Any]]:
         """2025-11-25 `tasks/list` (every page, bounded); 2026-07-28 has none (the extension dropped it)."""

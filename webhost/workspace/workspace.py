@@ -25,6 +25,7 @@ from webhost.apps.prefetch import AppPrefetch
 from webhost.calls import CallHook, current_tab
 from webhost.catalogue import Catalogue
 from webhost.elicitation.requests import InputRequests
+from webhost.errors import RequestRefused
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.resume import Takeover
@@ -84,7 +85,7 @@ class Workspace:
         }
         self._activity = ActivityEntries()
         self._task_group = task_group
-        self.tasks = TaskBook(task_group, self._tell_all, self.connections)  # calls servers run as tasks
+        self.tasks = TaskBook(task_group, self._tell_all, self.connections, self._task_input)  # calls run as tasks
         self._status_seen = anyio.Event()  # set (and replaced) on every status change of a connection
         self.takeover = (
             Takeover(
@@ -353,6 +354,16 @@ class Workspace:
             return nullcontext()
         origin = requests.calls.origin_for(connection.name) or {}
         return journal.question(self.person.id, requests.calls.tab, origin.get("callId"))
+
+    async def _task_input(self, connection: Connection, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One of a 2026-07-28 task's input requests, answered as the server's own requests are."""
+        if method == "elicitation/create":
+            return await self.elicit(connection, "url" if params.get("mode") == "url" else "form", params)
+        if method == "sampling/createMessage":
+            return await self.sample(connection, params)
+        if method == "roots/list":
+            return {"roots": await self.list_roots(connection)}
+        raise RequestRefused(f"{connection.name}: a task asked {method!r}, which webhost does not answer")
 
     async def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
         return self.routes.any_tab.list_roots(connection)
