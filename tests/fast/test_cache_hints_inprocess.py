@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from mcp.server import MCPServer
 
-from tests.support.fast import connected_tab, text
+from tests.support.fast import connected_tab, error_of, text
 from tests.support.inprocess import sdk_server
 
 pytestmark = pytest.mark.anyio
@@ -33,10 +33,20 @@ async def test_a_2026_server_s_hints_reach_the_page_and_a_dropped_tool_says_why(
         assert dropped["dropped"] == "x-mcp-header"
         assert "not a header!" in dropped["invalid"] and "RFC 9110 token" in dropped["invalid"]
         assert "invalid" not in tools["region"]["webhost"]
+        # A dropped tool is refused, never sent (the conformance suite's http-invalid-tool-headers checks it).
+        refused = error_of(
+            await tab.request_raw("tools/call", {"server": "cached", "name": "bad_header", "callId": "d"})
+        )
+        assert refused["code"] == -32602 and "x-mcp-header" in refused["message"]
         called = await tab.request(
             "tools/call", {"server": "cached", "name": "region", "arguments": {"region": "eu"}, "callId": "c"}
         )
         assert text(called) == "region eu"
+        await tab.wait_notification(
+            "activity", lambda p: p["entry"]["method"] == "tools/call" and p["entry"]["summary"] == "region"
+        )
+        sent = [n["params"]["entry"] for n in tab.notifications if n["method"] == "activity"]
+        assert not [e for e in sent if e["method"] == "tools/call" and e["summary"] == "bad_header"]
         resources = await tab.request("resources/list", {"server": "cached"})
         assert resources["cacheHint"] == {"ttlMs": 30_000, "cacheScope": "private"}
         read = await tab.request("resources/read", {"server": "cached", "uri": "cached://note"})

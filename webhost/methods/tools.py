@@ -7,7 +7,7 @@ from typing import Any
 from webhost import tasks as task_calls
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.elicitation.requests import URL_ELICITATION_REQUIRED
-from webhost.errors import UpstreamError
+from webhost.errors import InvalidParams, UpstreamError
 from webhost.session import BrowserSession
 from webhost.tasks import TrackedTask, listed_support
 
@@ -45,6 +45,9 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
     call_id = _params.string(params, "callId", max_length=200)
     meta = _params.request_meta(params)
     as_task = _params.optional_bool(params, "asTask", default=False)
+    dropped = session.catalogue.dropped(connection.name, name)
+    if dropped is not None:  # listed (as a stub) so the person sees why; never sent
+        raise InvalidParams(f"{name} cannot be called: {dropped}", {"dropped": dropped})
     tasks = session.workspace.tasks
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
