@@ -7,7 +7,7 @@ from typing import Any
 from webhost import tasks as task_calls
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.elicitation.requests import URL_ELICITATION_REQUIRED
-from webhost.errors import InvalidParams, UpstreamError
+from webhost.errors import InvalidParams, UpstreamError, WebhostError
 from webhost.session import BrowserSession
 from webhost.tasks import TrackedTask, listed_support
 
@@ -93,7 +93,10 @@ async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, A
     call_id = _params.string(params, "callId", max_length=200)
     task = session.workspace.tasks.for_call(call_id)
     if task is not None:  # a call waiting on its task: the task is what is cancelled
-        await session.workspace.tasks.cancel(task)
+        try:
+            await session.workspace.tasks.cancel(task)
+        except WebhostError:  # the call still ends (the refused tasks/cancel is in the activity log as any request)
+            pass
     return {"cancelled": session.calls.cancel(call_id)}
 
 
