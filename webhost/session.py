@@ -86,6 +86,7 @@ class BrowserSession:
             catalogue=self.catalogue,
             notify=notify,
             chat=workspace.chat,
+            tasks=workspace.tasks,
         )
         workspace.attach(self, self._leave_app)
         directory.add(self)

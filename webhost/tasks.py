@@ -342,15 +342,20 @@ async def call_tool(
     on_progress: ProgressFn | None = None,
     call_id: str | None = None,
     started: Callable[[TrackedTask], Awaitable[None] | None] | None = None,
+    summary: str | None = None,
+    data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A `tools/call` that may become a task: the result, once the task (if any) has ended.
 
     Before 2026-07-28 the call asks for a task when the tool requires one (or offers one and `as_task`);
-    since, the server decides. `started` is told of the task as soon as there is one."""
+    since, the server decides. `started` is told of the task as soon as there is one; `summary` and `data` mark
+    the plain call's activity entry (an app's call)."""
     if book is not None and connection.era == "legacy" and (support == "required" or (support and as_task)):
         first = await connection.tasks.call_as_task(name, arguments, meta=meta)
     else:
-        first = await connection.call_tool(name, arguments, on_progress=on_progress, meta=meta)
+        first = await connection.call_tool(
+            name, arguments, on_progress=on_progress, meta=meta, summary=summary, data=data
+        )
     task = first.get("task")
     if not isinstance(task, dict) or "content" in first:
         return first

@@ -191,3 +191,14 @@ async def test_a_task_that_needs_input_asks_the_person_and_goes_on(tmp_path: Pat
         result = (await tab.wait_response(call))["result"]
         assert text(result) == "hello Ada" and result["webhost"]["task"]["status"] == "completed"
         await changed(tab, "completed", "ask_job")
+
+
+@pytest.mark.parametrize("era", list(ERAS))
+async def test_an_app_s_call_of_a_task_tool_gets_the_task_s_result(tmp_path: Path, era: str) -> None:
+    async with connected_tab(tmp_path, tasks_server(), legacy=ERAS[era]) as tab:
+        frame = (await tab.request("apps/open", {"server": "tasks", "tool": "job_board"}))["frameId"]
+        params = {"name": "long_job", "arguments": {"steps": 2}}
+        result = await tab.request("apps/request", {"frameId": frame, "method": "tools/call", "params": params})
+        assert text(result) == "done after 2 steps" and result["webhost"]["task"]["status"] == "completed"
+        done = await changed(tab, "completed", "long_job")
+        assert done["callId"] is None and done["hasResult"] is True

@@ -20,6 +20,7 @@
 `every` seconds apart, the status message saying which ("step 2 of 3"); then "done after N steps", or a
 JSON-RPC error (`fail`). `wait_job(label)`: runs until `release(label)` (a plain tool) is called, so a test
 decides when a task ends (or cancels it first).
+`job_board()`: opens an MCP App (`ui://tasks/board`), whose calls of the jobs run as tasks too.
 `maybe_job(text)`: answers the text, as a task when the client can take one. `ask_job()`: the task needs input
 (`input_required`): a name, asked as a form elicitation on `tasks/result` (2025-11-25) or in the task's
 `inputRequests` answered with `tasks/update` (2026-07-28); then "hello NAME".
@@ -84,6 +85,16 @@ def ask_job() -> str:
 def release(label: str) -> str:
     releases.setdefault(label, anyio.Event()).set()
     return f"released {label}"
+
+
+@mcp.tool(description="The job board, an MCP App that starts jobs.", meta={"ui": {"resourceUri": "ui://tasks/board"}})
+def job_board() -> str:
+    return "the job board"
+
+
+@mcp.resource("ui://tasks/board", name="board", mime_type="text/html;profile=mcp-app")
+def board() -> str:
+    return "<!doctype html><html><head><title>Jobs</title></head><body><p>Jobs</p></body></html>"
 
 
 def _now() -> str:
