@@ -55,6 +55,15 @@ class Catalogue:
                     return tool
         return None
 
+    def dropped(self, server: str, name: str) -> str | None:
+        """Why the cached listing has `name` only as a stub for a tool the SDK dropped (2026-07-28: an invalid
+        `x-mcp-header`, which clients MUST NOT call), else None. Only the cache: a call lists nothing."""
+        for tool in self._lists.get((server, "tools"), []):
+            marks = tool.get("webhost")
+            if tool.get("name") == name and isinstance(marks, dict) and marks.get("dropped"):
+                return str(marks.get("invalid") or marks["dropped"])
+        return None
+
     async def resource_entry(self, connection: Connection, uri: str) -> dict[str, Any] | None:
         """The listing entry of a resource (the fallback home of `_meta.ui`); best effort, bounded, never raises."""
         key = (connection.name, "resources")

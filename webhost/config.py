@@ -47,6 +47,8 @@ from webhost.redact import Redactor, redact_url, url_secrets
 from webhost.storage.urls import database_url_problem
 
 Transport = Literal["stdio", "http", "sse"]
+# Which protocol era webhost speaks to a server: negotiate (`server/discover`, else `initialize`), or one era only.
+ProtocolChoice = Literal["auto", "2026-07-28", "legacy"]
 Permission = Literal["camera", "microphone", "geolocation", "clipboardWrite"]
 CompatFlag = Literal["eval", "wasm", "workers", "blobWorkers", "dataModules"]
 
@@ -80,11 +82,25 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
 
 
+class IdentityProvider(_Model):
+    """`oauth.identityProvider` of an `identity_assertion` entry (SEP-990): where the person's identity is
+    exchanged for an ID-JAG (RFC 8693 token exchange). Each key defaults to `webhost.auth`'s (oidc mode)."""
+
+    issuer: str | None = None  # the IdP's issuer (its token endpoint from `/.well-known/openid-configuration`)
+    token_endpoint: str | None = Field(None, validation_alias="tokenEndpoint")
+    client_id: Expanded | None = Field(None, validation_alias="clientId")
+    client_secret: Expanded | None = Field(None, validation_alias="clientSecret", repr=False)
+    # The ID token exchanged; default: the signed-in person's own (oidc mode). A fixed one is for a deployment
+    # whose every person acts as one identity (and for conformance runs), from the environment.
+    subject_token: Expanded | None = Field(None, validation_alias="subjectToken", repr=False)
+
+
 class OAuthClient(_Model):
     """A server entry's `"oauth"`: how webhost identifies itself to the server's authorization server.
 
     Without it (or without `clientId`) webhost uses a Client ID Metadata Document when `clientMetadataUrl`
-    is given and the server supports it, else dynamic client registration, as the MCP authorization spec orders.
+    is given, or its own (`PUBLIC-ORIGIN/oauth/client-metadata.json`, on an https public origin), when the
+    authorization server supports them, else dynamic client registration, as the MCP authorization spec orders.
     """
 
     client_id: str | None = Field(None, validation_alias="clientId")
@@ -94,11 +110,39 @@ class OAuthClient(_Model):
     client_name: str = Field("webhost", validation_alias="clientName")
     # "client_credentials": webhost itself is the client (no person signs in): with clientSecret, or with
     # privateKey (a PEM, RFC 7523 private_key_jwt signed with signingAlgorithm).
-    grant: Literal["authorization_code", "client_credentials"] = Field(
+    # "identity_assertion": enterprise-managed authorization (SEP-990): the person's identity from the identity
+    # provider becomes an ID-JAG (token exchange), which `issuer`'s token endpoint takes (RFC 7523 jwt-bearer)
+    # from the confidential client `clientId`/`clientSecret`; nobody is sent to an authorization page.
+    grant: Literal["authorization_code", "client_credentials", "identity_assertion"] = Field(
         "authorization_code", validation_alias="grantType"
     )
     private_key: Expanded | None = Field(None, validation_alias="privateKey", repr=False)
     signing_algorithm: str = Field("RS256", validation_alias="signingAlgorithm")
+    issuer: str | None = (
+        None  # identity_assertion: the MCP authorization server's issuer (configuration, not discovery)
+    )
+    identity_provider: IdentityProvider | None = Field(None, validation_alias="identityProvider")
+
+    @model_validator(mode="after")
+    def _complete(self) -> OAuthClient:
+        if self.grant == "identity_assertion":
+            for key, value in (("clientId", self.client_id), ("clientSecret", self.client_secret)):
+                if not value:
+                    raise _invalid(f'"grantType": "identity_assertion" needs "{key}" (a confidential client)')
+            parts = urlsplit(self.issuer or "")
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise _invalid(
+                    '"grantType": "identity_assertion" needs "issuer", the authorization server\'s issuer URL'
+                )
+        return self
+
+    @property
+    def secret_values(self) -> set[str]:
+        idp = self.identity_provider
+        values = {self.client_secret, self.private_key}
+        if idp is not None:
+            values |= {idp.client_secret, idp.subject_token}
+        return {value for value in values if value}
 
 
 class ServerConfig(_Model):
@@ -200,8 +244,7 @@ class ServerConfig(_Model):
             self._expanded
             | set(self.headers.values())
             | (url_secrets(self.url) if self.url else set())
-            | ({self.oauth.client_secret} if self.oauth is not None and self.oauth.client_secret else set())
-            | ({self.oauth.private_key} if self.oauth is not None and self.oauth.private_key else set())
+            | (self.oauth.secret_values if self.oauth is not None else set())
         )
 
     def redactor(self) -> Redactor:
@@ -252,6 +295,9 @@ class ServerPolicy(_Model):
     model_sees_structured_content: bool = Field(
         default=False, validation_alias="modelSeesStructuredContent", strict=True
     )
+    # The era to speak: "auto" probes `server/discover` and falls back to `initialize`; the other two speak one era
+    # only (a debugging host should not rely on auto alone: a server that answers both is then tried in each).
+    protocol: ProtocolChoice = "auto"
 
     def decision_for(self, tool: str) -> Decision:
         return self.tools.get(tool, self.default_decision)
@@ -377,6 +423,8 @@ class WebhostOptions(_Model):
     allowed_origins: tuple[Origin, ...] = Field(default=(), validation_alias="allowedOrigins")
     connect_timeout: Seconds = _seconds("connect", 30.0)
     call_timeout: Seconds = _seconds("call", 120.0)
+    # A call that reports progress gets `call` more seconds from each note, up to this much in all.
+    max_total_timeout: Seconds = _seconds("maxTotal", 3600.0)
     human_timeout: Seconds = _seconds("human", 1800.0)
     app_handshake_timeout: Seconds = _seconds("appHandshake", 15.0)
     idle_timeout: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] = _seconds("idle", 60.0)
@@ -422,6 +470,28 @@ class Config(_Model):
                     )
         return self
 
+    @model_validator(mode="after")
+    def _identity_providers(self) -> Config:
+        """An `identity_assertion` entry exchanges the person's identity at an identity provider: its own
+        `identityProvider`, or the one people sign in with (`webhost.auth` in oidc mode)."""
+        auth = self.options.auth
+        for server in self.servers.values():
+            oauth = server.oauth
+            if oauth is None or oauth.grant != "identity_assertion":
+                continue
+            idp = oauth.identity_provider or IdentityProvider.model_validate({})
+            if not (idp.token_endpoint or idp.issuer or auth.mode == "oidc"):
+                raise _invalid(
+                    f'mcpServers.{server.name}.oauth: "identity_assertion" needs an identity provider: '
+                    '"identityProvider": {"issuer" or "tokenEndpoint"}, or webhost.auth in "oidc" mode'
+                )
+            if not (idp.subject_token or auth.mode == "oidc"):
+                raise _invalid(
+                    f'mcpServers.{server.name}.oauth: "identity_assertion" exchanges the signed-in person\'s ID '
+                    'token, so it needs webhost.auth in "oidc" mode (or "identityProvider": {"subjectToken"})'
+                )
+        return self
+
     def input_spec(self, input_id: str) -> InputSpec | None:
         return next((spec for spec in self.inputs if spec.id == input_id), None)
 
@@ -458,6 +528,10 @@ _MESSAGES = {
     "mcpServers.*.env.*": "must be a string",
     "mcpServers.*.headers": "must be an object of string values",
     "mcpServers.*.headers.*": "must be a string",
+    "mcpServers.*.oauth.grantType": 'must be "authorization_code", "client_credentials" or "identity_assertion"',
+    "mcpServers.*.oauth.issuer": "must be a string (the authorization server's issuer URL)",
+    "mcpServers.*.oauth.identityProvider": 'must be an object ("issuer", "tokenEndpoint", "clientId", ...)',
+    "mcpServers.*.oauth.identityProvider.*": "must be a string",
     "inputs": 'must be a list of {"type": "promptString", "id": "...", "description": "..."}',
     "inputs.*": 'must be an object with "type": "promptString" and an "id"',
     "inputs.*.type": 'only "promptString" inputs are supported',
@@ -514,6 +588,7 @@ _MESSAGES = {
     "webhost.servers.*.modelToolCalls": 'must be "allow", "ask" or "deny"',
     "webhost.servers.*.modelTools": 'must map tool names to "allow", "ask" or "deny"',
     "webhost.servers.*.modelSeesStructuredContent": "must be true or false",
+    "webhost.servers.*.protocol": 'must be "auto", "2026-07-28" or "legacy"',
     **CHAT_MESSAGES,
 }
 

@@ -76,6 +76,7 @@ class BrowserSession:
             options=options,
             activity=self.activity,
             route=workspace.route_to(self.id),
+            roots=workspace.roots.effective,
         )
         self.app_policy = AppPolicy(
             session_id=self.id,
@@ -86,6 +87,7 @@ class BrowserSession:
             catalogue=self.catalogue,
             notify=notify,
             chat=workspace.chat,
+            tasks=workspace.tasks,
         )
         workspace.attach(self, self._leave_app)
         directory.add(self)

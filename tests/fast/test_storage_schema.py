@@ -14,7 +14,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 # Every store's tables join the shared metadata on import.
-from webhost.storage import audit, conversations, history, live_calls, oauth_tokens
+from webhost.storage import audit, conversations, history, live_calls, oauth_tokens, roots
 from webhost.storage.db import MIGRATIONS, Storage, metadata
 
 pytestmark = pytest.mark.anyio
@@ -31,6 +31,7 @@ STORES = {
         conversations.chat_contexts.name,
         conversations.chat_usage.name,
     },
+    "0009": {roots.roots.name},
 }
 # Revisions that add a column rather than a table: (table, column).
 COLUMNS = {"0008": ("web_sessions", "sealed_id_token")}

@@ -19,6 +19,10 @@ server answers -32601), and moved resource subscriptions to `subscriptions/liste
 - resource `wb://readme` (text/markdown, with raw HTML and a `javascript:` link that must stay text).
 - resource `wb://counter` ("count N"); the tool `bump` adds one and sends `notifications/resources/updated`
   to a client that subscribed to it.
+- tool `roots`: the client's roots (`roots/list`: a server→client request before 2026-07-28, an input round
+  since) as JSON, with how many `notifications/roots/list_changed` the server has received so far.
+- the request's `_meta` as the server received it (without the 2026-07-28 envelope's capabilities and client
+  info), as JSON: the tool `request_meta`, the prompt `request_meta` and the template `wb://request-meta/{label}`.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import sys
 import warnings
 from typing import Annotated, Any, Literal
 
-from _support import add_common_args, serve
+from _support import add_common_args, is_modern, serve
 from mcp.server import MCPServer, ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -37,6 +41,10 @@ from mcp.types import (
     Completion,
     EmptyResult,
     Icon,
+    InputRequiredResult,
+    ListRootsRequest,
+    ListRootsResult,
+    NotificationParams,
     PromptReference,
     RequestParams,
     ResourceTemplateReference,
@@ -67,7 +75,7 @@ mcp = MCPServer(
     icons=[Icon(src=RED, mime_type="image/png")],
 )
 
-state: dict[str, Any] = {"level": "debug", "count": 0, "subscribed": set()}
+state: dict[str, Any] = {"level": "debug", "count": 0, "subscribed": set(), "roots_changed": 0}
 
 
 @mcp.prompt(
@@ -141,6 +149,13 @@ _low.add_request_handler("ping", RequestParams, ping)
 _low.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
 _low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
 _low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+
+
+async def roots_changed(ctx: Any, params: NotificationParams) -> None:
+    state["roots_changed"] += 1
+
+
+_low.add_notification_handler("notifications/roots/list_changed", NotificationParams, roots_changed)
 
 
 @mcp.tool(title="Level", description="The log level the client last set.", icons=[Icon(src=RED)])
@@ -233,6 +248,42 @@ def shapes(
         "moods": moods,
     }
     return json.dumps(received)
+
+
+@mcp.tool(title="Roots", description="The client's roots, and how many roots list_changed arrived.")
+async def roots(ctx: Context) -> str | InputRequiredResult:
+    if is_modern(ctx):
+        answer = (ctx.input_responses or {}).get("roots")
+        if not isinstance(answer, ListRootsResult):
+            return InputRequiredResult(input_requests={"roots": ListRootsRequest()})
+        listed = answer
+    else:
+        listed = await ctx.session.list_roots()  # type: ignore[attr-defined]
+    items = [{"uri": str(r.uri), "name": r.name} for r in listed.roots]
+    return json.dumps({"roots": items, "listChanged": state["roots_changed"]})
+
+
+ENVELOPE = ("io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo")
+
+
+def _received_meta(ctx: Context) -> str:
+    meta = dict(ctx.request_context.meta or {})
+    return json.dumps({key: value for key, value in meta.items() if key not in ENVELOPE}, sort_keys=True)
+
+
+@mcp.tool(title="Request _meta", description="The _meta this request carried, as JSON.")
+def request_meta(ctx: Context) -> str:
+    return _received_meta(ctx)
+
+
+@mcp.prompt(name="request_meta", description="The _meta this request carried, as JSON.")
+def request_meta_prompt(ctx: Context) -> str:
+    return _received_meta(ctx)
+
+
+@mcp.resource("wb://request-meta/{label}", name="request-meta", mime_type="application/json")
+def request_meta_resource(label: str, ctx: Context) -> str:
+    return _received_meta(ctx)
 
 
 def main() -> None:

@@ -21,3 +21,20 @@ def test_every_setting_has_a_row_with_its_flag_and_variable(name: str) -> None:
         assert cells[0] == "(none)"
     else:
         assert cells[0].strip("`").split()[0] == flag
+
+
+# The `webhost` keys issue 25 added: each has one row in README.md's table of the `webhost` key.
+ISSUE_25_KEYS = ["servers.NAME.protocol", "timeouts.maxTotal"]
+
+
+@pytest.mark.parametrize("key", ISSUE_25_KEYS)
+def test_every_new_webhost_key_has_a_row(key: str) -> None:
+    rows = [row for row in README_ROWS if row.startswith(f"| `{key}` |")]
+    assert len(rows) == 1, f"README.md's table of the webhost key needs one row for {key}"
+
+
+@pytest.mark.parametrize(
+    "word", ["identity_assertion", "identityProvider", "subjectToken", "/oauth/client-metadata.json"]
+)
+def test_the_client_identity_options_are_documented(word: str) -> None:
+    assert word in (ROOT / "README.md").read_text(), f"README.md must document {word}"

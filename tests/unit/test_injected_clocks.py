@@ -89,6 +89,34 @@ async def test_a_deadline_is_suspended_while_a_person_answers_and_rearmed_with_w
     assert not scope.cancelled_caught
 
 
+async def test_progress_gives_a_request_its_budget_again_up_to_the_maximum_in_all() -> None:
+    clock = Clock()
+    human = HumanClock(clock)
+    with human.deadline(10) as scope:
+        clock.move(8)  # 8 of its 10 s used: a progress note gives it 10 more from now, 18 in all
+        before = anyio.current_time()
+        human.progressed(scope, 10, 25)
+        after = anyio.current_time()
+        assert human.budget(scope) == 18
+        assert before + 10 <= scope.deadline <= after + 10
+        clock.move(12)  # 20 used: 10 more would be 30, past the maximum of 25, so 5 are left
+        before = anyio.current_time()
+        human.progressed(scope, 10, 25)
+        after = anyio.current_time()
+        assert human.budget(scope) == 25
+        assert before + 5 <= scope.deadline <= after + 5
+        # A note while a person answers grows the budget; the deadline stays suspended until they are done.
+        human.begin()
+        human.progressed(scope, 10, 25)
+        assert scope.deadline == float("inf")
+        human.end()
+        # Never less than it had: a note when the budget is already past now + 10 leaves it.
+        human.progressed(scope, 1, 25)
+        assert human.budget(scope) == 25
+    assert not scope.cancelled_caught
+    assert human.budget(scope) is None  # gone with its request
+
+
 # -- token expiry ---------------------------------------------------------------------------------
 
 

@@ -352,6 +352,33 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, log_path: Path, *, la
         time.sleep(0.1)
 
 
+def authorization_server_of(url: str) -> str:
+    """The authorization server a protected MCP server names (RFC 9728): from its 401's `resource_metadata`, else
+    the well-known locations."""
+    import re
+    from urllib.parse import urlsplit
+
+    import httpx
+
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    candidates: list[str] = []
+    with httpx.Client(timeout=10) as http:
+        challenge = http.post(url, json={}).headers.get("www-authenticate", "")
+        found = re.search(r'resource_metadata="([^"]+)"', challenge)
+        if found:
+            candidates.append(found.group(1))
+        candidates += [
+            f"{origin}/.well-known/oauth-protected-resource{parts.path}",
+            f"{origin}/.well-known/oauth-protected-resource",
+        ]
+        for candidate in candidates:
+            answer = http.get(candidate)
+            if answer.status_code == 200 and answer.json().get("authorization_servers"):
+                return str(answer.json()["authorization_servers"][0])
+    raise RuntimeError(f"{url} names no authorization server")
+
+
 @contextlib.contextmanager
 def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
     token = "t-" + secrets.token_urlsafe(16)
@@ -371,6 +398,22 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
             }
         else:
             oauth["clientSecret"] = context.get("client_secret")
+    elif scenario == "auth/cross-app-access-complete-flow" and context.get("idp_id_token"):
+        # Enterprise-managed authorization (SEP-990): the authorization server's issuer is configuration (an admin
+        # looks it up once: here from the server's protected resource metadata); the person's ID token is the
+        # scenario's (webhost runs in token mode here, so the entry names it, from the environment).
+        os.environ["CONFORMANCE_IDP_ID_TOKEN"] = context["idp_id_token"]
+        oauth = {
+            "grantType": "identity_assertion",
+            "clientId": context.get("client_id"),
+            "clientSecret": context.get("client_secret"),
+            "issuer": authorization_server_of(url),
+            "identityProvider": {
+                "tokenEndpoint": context.get("idp_token_endpoint"),
+                "clientId": context.get("idp_client_id"),
+                "subjectToken": "${CONFORMANCE_IDP_ID_TOKEN}",
+            },
+        }
     elif context.get("client_id"):
         oauth |= {"clientId": context["client_id"], "clientSecret": context.get("client_secret")}
     entry["oauth"] = {k: v for k, v in oauth.items() if v is not None}

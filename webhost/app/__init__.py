@@ -64,7 +64,7 @@ def create_app(
         add_sign_in_routes(app, access.oidc, access.policy, host.directory)
     add_api_routes(app, host, config)
     assert parts.deps.oauth is not None
-    add_server_sign_in_callback(app, parts.deps.oauth, parts.audit)
+    add_server_sign_in_callback(app, parts.deps.oauth, parts.audit, parts.deps.public_origin)
     add_websocket(app, host, access.policy, config)
     add_static_files(app)
 

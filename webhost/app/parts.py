@@ -20,9 +20,11 @@ from webhost.app.state import HostState
 from webhost.apps.instances import Sandbox
 from webhost.apps.origins import derive_key
 from webhost.audit import LEGACY_FILE, AuditLimits, AuditLog
+from webhost.auth.signin import IdTokenSeal
 from webhost.config import Config
 from webhost.journal import CallJournal
 from webhost.redact import Redactor
+from webhost.roots import HostRoots
 from webhost.settings import Settings
 from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
@@ -31,6 +33,7 @@ from webhost.storage.inputs import InputVault
 from webhost.storage.live_calls import LiveCallStore, RoundSeal
 from webhost.storage.oauth_tokens import OAuthVault
 from webhost.storage.people import SeenPeople
+from webhost.storage.roots import RootsStore
 from webhost.storage.spool import Spool
 from webhost.storage.urls import database_url
 from webhost.upstream.client_factory import TransportFactory
@@ -79,8 +82,16 @@ def build_parts(
         sandbox=sandbox(settings, secret, host_origins),
         transport_factory=transport_factory,
         vault=InputVault(storage, derive_key(secret, "inputs/v1")),
+        roots=HostRoots(config.options.roots, RootsStore(storage)),
         journal=journal,
-        oauth=OAuthDeps(OAuthVault(storage, derive_key(secret, "oauth/v1")), ServerSignIns(), RefreshLocks()),
+        oauth=OAuthDeps(
+            OAuthVault(storage, derive_key(secret, "oauth/v1")),
+            ServerSignIns(),
+            RefreshLocks(),
+            # Enterprise-managed authorization (SEP-990): the person's ID token, from their web session.
+            id_tokens=IdTokens(storage, IdTokenSeal(derive_key(secret, "id-token/v1"))).newest,
+            auth=config.options.auth if config.options.auth.mode == "oidc" else None,
+        ),
         public_origin=next((o for o in settings.public_origins), None),
         history=history,
         # Each person's conversations with the model (contract §8), sealed under their own sub-key.
@@ -125,3 +136,15 @@ def lifespan(parts: Parts, host: HostState) -> Callable[[Any], AbstractAsyncCont
                 task_group.cancel_scope.cancel()
 
     return running
+
+
+@dataclass(frozen=True)
+class IdTokens:
+    """A person's ID token from their newest live web session, unsealed (enterprise-managed authorization)."""
+
+    storage: Storage
+    seal: IdTokenSeal
+
+    async def newest(self, person_id: str) -> str | None:
+        found = await self.storage.sealed_id_token_of(person_id, time.time())
+        return None if found is None else self.seal.open_hashed(found[0], person_id, found[1])

@@ -20,7 +20,7 @@ from webhost.config import Config
 from webhost.errors import PolicyRefused
 from webhost.people import person_of, sign_in_of
 from webhost.upstream.oauth import CALLBACK_PATH as OAUTH_CALLBACK_PATH
-from webhost.upstream.oauth import OAuthDeps
+from webhost.upstream.oauth import CLIENT_METADATA_PATH, OAuthDeps, client_metadata_document
 from webhost.upstream.oauth_callback import callback_endpoint
 from webhost.ws import serve_websocket
 
@@ -93,9 +93,17 @@ def add_api_routes(app: FastAPI, host: HostState, config: Config) -> None:
         return JSONResponse(await loophealth.measure(seconds))
 
 
-def add_server_sign_in_callback(app: FastAPI, oauth: OAuthDeps, audit: AuditLog) -> None:
-    """Where remote servers' authorization servers send the person back (contract §6)."""
+def add_server_sign_in_callback(
+    app: FastAPI, oauth: OAuthDeps, audit: AuditLog, public_origin: str | None = None
+) -> None:
+    """Where remote servers' authorization servers send the person back (contract §6), and webhost's own
+    Client ID Metadata Document (SEP-991), which they fetch without a session."""
     app.add_api_route(OAUTH_CALLBACK_PATH, callback_endpoint(oauth.sign_ins, audit), methods=["GET"])
+
+    @app.get(CLIENT_METADATA_PATH)
+    async def client_metadata(request: Request) -> JSONResponse:
+        origin = public_origin or f"{request.url.scheme}://{request.url.netloc}"
+        return JSONResponse(client_metadata_document(origin), headers={"cache-control": "public, max-age=300"})
 
 
 def add_websocket(app: FastAPI, host: HostState, policy: AccessPolicy, config: Config) -> None:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import anyio
 
 from webhost import jsontext
+from webhost import tasks as task_calls
 from webhost.approvals import ApprovalBroker
 from webhost.apps.instances import MAX_MESSAGES_BYTES, AppInstance
 from webhost.apps.meta import tool_visibility
@@ -28,6 +29,7 @@ from webhost.config import WebhostOptions
 from webhost.errors import Cancelled, InvalidParams, PolicyRefused, WebhostError
 from webhost.pending import Publish
 from webhost.people import Person
+from webhost.tasks import TaskBook, task_support
 from webhost.upstream.connection import Connection
 
 MAX_DOWNLOAD_FILES = 10
@@ -69,8 +71,10 @@ class AppPolicy:
         catalogue: Catalogue,
         notify: Publish,
         chat: ChatApps | None = None,
+        tasks: TaskBook | None = None,
     ) -> None:
         self.chat = chat
+        self.tasks = tasks  # the person's tasks: an app's call the server runs as a task is followed there
         self.session_id = session_id
         self.person = person
         self.options = options
@@ -203,8 +207,16 @@ async def call_tool(
     )
     started = time.monotonic()
     try:
-        result = await connection.call_tool(
-            name, arguments, on_progress=on_progress, summary=f"{name} (from app)", data={"app": instance.frame_id}
+        # The server may run it as a task (webhost/tasks.py): the app gets the task's result once it ended.
+        result = await task_calls.call_tool(
+            policy.tasks,
+            connection,
+            name,
+            arguments,
+            support=task_support(tool) if connection.era == "legacy" else None,
+            on_progress=on_progress,
+            summary=f"{name} (from app)",
+            data={"app": instance.frame_id},
         )
     except WebhostError as exc:
         _record_outcome(

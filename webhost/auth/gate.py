@@ -28,11 +28,13 @@ from webhost.auth.signin import CALLBACK_PATH, SIGNED_OUT_PATH, OidcSignIn, Tamp
 from webhost.people import TOKEN_PERSON, Person, attach, sign_in_key
 
 COOKIE_NAME = "webhost_session"
-PUBLIC_PATHS = frozenset({"/healthz"})
-SIGN_IN_PATH = "/auth/sign-in"
-SIGN_OUT_PATH = "/auth/sign-out"
 # Where remote servers' authorization servers send the person back (contract §6; upstream/sign_ins.py).
 SERVER_CALLBACK_PATH = "/oauth/callback"
+# webhost's own Client ID Metadata Document (SEP-991): authorization servers fetch it, with no session.
+CLIENT_METADATA_PATH = "/oauth/client-metadata.json"
+PUBLIC_PATHS = frozenset({"/healthz", CLIENT_METADATA_PATH})
+SIGN_IN_PATH = "/auth/sign-in"
+SIGN_OUT_PATH = "/auth/sign-out"
 HOP = "webhost_hop"
 # oidc mode: the pages of signing in and out answer without a session (they are how one starts or ends).
 OIDC_PATHS = frozenset({SIGN_IN_PATH, CALLBACK_PATH, SIGN_OUT_PATH, SIGNED_OUT_PATH})

@@ -70,19 +70,28 @@ class IdTokenSeal:
 
     def seal(self, session_id: str, person_id: str, id_token: str) -> bytes:
         nonce = os.urandom(12)
-        return self.VERSION + nonce + self._aead.encrypt(nonce, id_token.encode(), _bound(session_id, person_id))
+        bound = _bound(_id_hash(session_id), person_id)
+        return self.VERSION + nonce + self._aead.encrypt(nonce, id_token.encode(), bound)
 
     def open(self, session_id: str, person_id: str, sealed: bytes | None) -> str | None:
+        return self.open_hashed(_id_hash(session_id), person_id, sealed)
+
+    def open_hashed(self, id_hash: str, person_id: str, sealed: bytes | None) -> str | None:
+        """`open` for a session known by its stored id hash (a person's newest session, read from the table)."""
         if not sealed or sealed[:1] != self.VERSION:
             return None
         try:
-            return self._aead.decrypt(sealed[1:13], sealed[13:], _bound(session_id, person_id)).decode()
+            return self._aead.decrypt(sealed[1:13], sealed[13:], _bound(id_hash, person_id)).decode()
         except (InvalidTag, UnicodeDecodeError):  # another secret, or a row that was tampered with
             return None
 
 
-def _bound(session_id: str, person_id: str) -> bytes:
-    return b"id-token\x00" + hashlib.sha256(session_id.encode()).hexdigest().encode() + b"\x00" + person_id.encode()
+def _id_hash(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode()).hexdigest()  # as web_sessions.id_hash keeps it
+
+
+def _bound(id_hash: str, person_id: str) -> bytes:
+    return b"id-token\x00" + id_hash.encode() + b"\x00" + person_id.encode()
 
 
 class OidcSignIn:

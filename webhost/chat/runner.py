@@ -36,6 +36,7 @@ from webhost.errors import ChatUnavailable, InvalidParams, PolicyRefused, Upstre
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.storage.conversations import ConversationStore
+from webhost.tasks import TaskBook, call_tool, listed_support
 from webhost.upstream.connection import Connection
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class ChatDeps:
     redactor: Callable[[], Redactor]  # what "What the model saw" masks: the configuration's secrets and the keys
     replica_id: str | None = None
     lease: float = 10.0
+    tasks: TaskBook | None = None  # the person's tasks: a model's call the server runs as one is followed there
 
 
 class Chat:
@@ -380,7 +382,16 @@ class Chat:
             seen: set[str] = set()
             while True:
                 try:
-                    return await connection.call_tool(tool, arguments, on_progress=on_progress)
+                    support = await listed_support(self.deps.catalogue.tool, connection, tool)
+                    return await call_tool(
+                        self.deps.tasks,
+                        connection,
+                        tool,
+                        arguments,
+                        support=support,
+                        on_progress=on_progress,
+                        call_id=call.id,
+                    )
                 except WebhostError as exc:
                     data = exc.data or {}
                     if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:

@@ -55,7 +55,9 @@ class InputRequests:
         options: WebhostOptions,
         activity: Activity,
         route: Callable[[str], None] = lambda request_id: None,
+        roots: Callable[[], list[dict[str, Any]]] = lambda: [],
     ) -> None:
+        self.roots = roots  # the person's roots as servers get them (webhost/roots.py)
         self.broker = broker
         self.apps = apps
         self.calls = calls
@@ -290,19 +292,18 @@ class InputRequests:
         }
 
     def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
-        roots = self.options.roots
+        """The configuration's, the admin's and the person's roots; `[]` when there are none (webhost advertises
+        roots to every server, so it answers)."""
+        roots = self.roots()
         self.activity(
             connection.name,
             direction="in",
             kind="request",
             method="roots/list",
             summary=f"{len(roots)} root(s) configured",
+            data={"roots": roots},
         )
-        if not roots:
-            raise RequestRefused(
-                "webhost has no roots configured (set webhost.roots in the configuration file)", code=METHOD_NOT_FOUND
-            )
-        return [{"uri": r.uri, **({"name": r.name} if r.name else {})} for r in roots]
+        return roots
 
 
 def _url_step(server: str, item: object) -> tuple[str, str, str]:

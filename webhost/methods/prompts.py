@@ -13,7 +13,9 @@ from ._recorded import recorded
 
 
 async def list_prompts(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"prompts": await session.catalogue.listing(session.connection(params), "prompts")}
+    connection = session.connection(params)
+    prompts = await session.catalogue.listing(connection, "prompts")
+    return {"prompts": prompts, "cacheHint": connection.cache_hints.get("prompts/list")}
 
 
 async def get_prompt(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -22,10 +24,11 @@ async def get_prompt(session: BrowserSession, params: dict[str, Any]) -> dict[st
     arguments = _params.optional_object(params, "arguments")
     if not all(isinstance(v, str) for v in arguments.values()):
         raise InvalidParams("prompt arguments must be strings")
+    meta = _params.request_meta(params)
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "p-" + secrets.token_hex(6)
     origin = {"method": "prompts/get", "name": name, "server": connection.name}
     return await recorded(
-        session, "prompt", origin, arguments, str(call_id), lambda: connection.get_prompt(name, arguments)
+        session, "prompt", origin, arguments, str(call_id), lambda: connection.get_prompt(name, arguments, meta=meta)
     )
 
 

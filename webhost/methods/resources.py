@@ -12,19 +12,26 @@ from ._recorded import recorded
 
 
 async def list_resources(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"resources": await session.catalogue.listing(session.connection(params), "resources")}
+    connection = session.connection(params)
+    resources = await session.catalogue.listing(connection, "resources")
+    return {"resources": resources, "cacheHint": connection.cache_hints.get("resources/list")}
 
 
 async def list_templates(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    return {"resourceTemplates": await session.catalogue.listing(session.connection(params), "resourceTemplates")}
+    connection = session.connection(params)
+    templates = await session.catalogue.listing(connection, "resourceTemplates")
+    return {"resourceTemplates": templates, "cacheHint": connection.cache_hints.get("resources/templates/list")}
 
 
 async def read_resource(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
     uri = _params.string(params, "uri", max_length=8192)
+    meta = _params.request_meta(params)
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "r-" + secrets.token_hex(6)
     origin = {"method": "resources/read", "name": uri, "server": connection.name}
-    return await recorded(session, "resource", origin, {}, str(call_id), lambda: connection.read_resource(uri))
+    return await recorded(
+        session, "resource", origin, {}, str(call_id), lambda: connection.read_resource(uri, meta=meta)
+    )
 
 
 METHODS = {

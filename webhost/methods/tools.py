@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from webhost import tasks as task_calls
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.elicitation.requests import URL_ELICITATION_REQUIRED
-from webhost.errors import UpstreamError
+from webhost.errors import InvalidParams, UpstreamError, WebhostError
 from webhost.session import BrowserSession
+from webhost.tasks import TrackedTask, listed_support
 from webhost.workspace.left_calls import RunningCall
 
 from . import _params
@@ -35,7 +37,7 @@ async def list_tools(session: BrowserSession, params: dict[str, Any]) -> dict[st
     connection = session.connection(params)
     refresh = _params.optional_bool(params, "refresh", default=True)
     tools = await session.catalogue.listing(connection, "tools", refresh=refresh)
-    return {"tools": [_for_page(tool) for tool in tools]}
+    return {"tools": [_for_page(tool) for tool in tools], "cacheHint": connection.cache_hints.get("tools/list")}
 
 
 async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -43,6 +45,12 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
     name = _params.string(params, "name")
     arguments = _params.optional_object(params, "arguments")
     call_id = _params.string(params, "callId", max_length=200)
+    meta = _params.request_meta(params)
+    as_task = _params.optional_bool(params, "asTask", default=False)
+    dropped = session.catalogue.dropped(connection.name, name)
+    if dropped is not None:  # listed (as a stub) so the person sees why; never sent
+        raise InvalidParams(f"{name} cannot be called: {dropped}", {"dropped": dropped})
+    tasks = session.workspace.tasks
     left_calls = session.workspace.left_calls
     running = RunningCall(
         tab=session.id,
@@ -62,7 +70,21 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
         seen: set[str] = set()
         while True:
             try:
-                return await connection.call_tool(name, arguments, on_progress=on_progress)
+                # A tool may run as a task (before 2026-07-28 when its taskSupport asks; since, as the server
+                # decides): followed by the person's tasks, this call answers with its end (webhost/tasks.py).
+                support = await listed_support(session.catalogue.tool, connection, name)
+                return await task_calls.call_tool(
+                    tasks,
+                    connection,
+                    name,
+                    arguments,
+                    support=support,
+                    as_task=as_task,
+                    meta=meta,
+                    on_progress=on_progress,
+                    call_id=call_id,
+                    started=lambda entry: session.notify("progress", _task_progress(call_id, entry)),
+                )
             except UpstreamError as exc:
                 data = exc.data or {}
                 if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:
@@ -75,12 +97,28 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
     return await left_calls.run(running, lambda: recorded(session, "tool", origin, arguments, call_id, run))
 
 
+def _task_progress(call_id: str, entry: TrackedTask) -> dict[str, Any]:
+    """The call's progress line when it became a task (the tasks view follows it from there)."""
+    message = f"running as task {entry.task_id} on {entry.server}"
+    return {"callId": call_id, "progress": 0, "total": None, "message": message, "task": entry.view()}
+
+
 async def cancel(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
-    """Cancel a call of this tab, or, with `tab`, one another tab of the person left running when it went."""
+    """Cancel a call of this tab, or, with `tab`, one another tab of the person left running when it went; a call
+    waiting on its task cancels the task first."""
     call_id = _params.string(params, "callId", max_length=200)
     tab = params.get("tab")
-    if isinstance(tab, str) and tab and tab != session.id:
-        return {"cancelled": session.workspace.left_calls.cancel(tab, call_id)}
+    left_calls = session.workspace.left_calls
+    other = tab if isinstance(tab, str) and tab and tab != session.id else None
+    ours = left_calls.holds(other, call_id) if other is not None else session.calls.running(call_id)
+    task = session.workspace.tasks.for_call(call_id) if ours else None
+    if task is not None:  # the task is what is cancelled
+        try:
+            await session.workspace.tasks.cancel(task)
+        except WebhostError:  # the call still ends (the refused tasks/cancel is in the activity log as any request)
+            pass
+    if other is not None:
+        return {"cancelled": left_calls.cancel(other, call_id)}
     return {"cancelled": session.calls.cancel(call_id)}
 
 

@@ -234,6 +234,25 @@ class Storage:
         )
         return WebSession(person=person, expires_at=row["expires_at"], sealed_id_token=row["sealed_id_token"])
 
+    async def sealed_id_token_of(self, person_id: str, now: float) -> tuple[str, bytes] | None:
+        """The sealed ID token of the person's newest live web session (oidc mode), with that session's id hash
+        (what the seal is bound to: auth/signin.py `IdTokenSeal.open_hashed`), for enterprise-managed
+        authorization (SEP-990: exchanged at the identity provider for an ID-JAG); None without one."""
+        query = (
+            sa.select(web_sessions.c.id_hash, web_sessions.c.sealed_id_token)
+            .where(
+                web_sessions.c.person_id == person_id,
+                web_sessions.c.revoked_at.is_(None),
+                web_sessions.c.expires_at > now,
+                web_sessions.c.sealed_id_token.is_not(None),
+            )
+            .order_by(web_sessions.c.created_at.desc())
+            .limit(1)
+        )
+        async with self.engine.connect() as db:
+            row = (await db.execute(query)).first()
+        return None if row is None else (str(row.id_hash), bytes(row.sealed_id_token))
+
     async def revoke_session(self, session_id: str, now: float) -> None:
         async def work(db: AsyncConnection) -> None:
             await db.execute(

@@ -85,4 +85,14 @@ def server_callbacks(events: ServerRequests[C], connection: C, name: str) -> Cli
         dumped = to_wire(params) if isinstance(params, BaseModel) else {}
         await events.server_notification(connection, method, dumped)
 
-    return ClientCallbacks(elicit=on_elicit, sample=on_sample, roots=on_roots, log=on_log, message=on_message)
+    async def on_task_status(method: str, params: dict[str, Any]) -> None:
+        await events.server_notification(connection, method, params)
+
+    return ClientCallbacks(
+        elicit=on_elicit,
+        sample=on_sample,
+        roots=on_roots,
+        log=on_log,
+        message=on_message,
+        task_status=on_task_status,
+    )

@@ -12,10 +12,21 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+import anyio
 from mcp import Client
-from mcp.types import PromptReference, ResourceTemplateReference
+from mcp.types import (
+    LOG_LEVEL_META_KEY,
+    CompleteRequest,
+    CompleteRequestParams,
+    CompleteResult,
+    CompletionArgument,
+    CompletionContext,
+    PromptReference,
+    RequestParamsMeta,
+    ResourceTemplateReference,
+)
 from pydantic import BaseModel, ValidationError
 
 from webhost.errors import UpstreamTimeout
@@ -25,9 +36,11 @@ from .link import Link
 from .results import map_exception, to_wire
 from .rounds import input_responses, watching
 from .sdk_workarounds import output_schema_errors
+from .task_wire import TaskStarted, task_view
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 T = TypeVar("T")
+CACHE_HINT_KEYS = ("ttlMs", "cacheScope")  # SEP-2549, on 2026-07-28 results
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
@@ -37,6 +50,7 @@ class Page:
 
     items: list[dict[str, Any]]
     next_cursor: str | None
+    cache_hint: dict[str, Any] | None = None  # the server's `{ttlMs, cacheScope}` for it (SEP-2549)
 
 
 class ServerClient:
@@ -46,22 +60,29 @@ class ServerClient:
         self.link = link
 
     async def list_tools(self, cursor: str | None = None) -> Page:
-        return await self._list("tools/list", cursor, lambda c: c.list_tools(cursor=cursor, cache_mode="refresh"))
+        return await self._list(
+            "tools/list", cursor, lambda c: c.list_tools(cursor=cursor, cache_mode="refresh", meta=self._meta())
+        )
 
     async def list_resources(self, cursor: str | None = None, *, timeout: float | None = None) -> Page:
         return await self._list(
-            "resources/list", cursor, lambda c: c.list_resources(cursor=cursor, cache_mode="refresh"), timeout=timeout
+            "resources/list",
+            cursor,
+            lambda c: c.list_resources(cursor=cursor, cache_mode="refresh", meta=self._meta()),
+            timeout=timeout,
         )
 
     async def list_resource_templates(self, cursor: str | None = None) -> Page:
         return await self._list(
             "resources/templates/list",
             cursor,
-            lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh"),
+            lambda c: c.list_resource_templates(cursor=cursor, cache_mode="refresh", meta=self._meta()),
         )
 
     async def list_prompts(self, cursor: str | None = None) -> Page:
-        return await self._list("prompts/list", cursor, lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh"))
+        return await self._list(
+            "prompts/list", cursor, lambda c: c.list_prompts(cursor=cursor, cache_mode="refresh", meta=self._meta())
+        )
 
     async def _list(
         self,
@@ -72,10 +93,12 @@ class ServerClient:
         timeout: float | None = None,
     ) -> Page:
         """One page; a malformed item is an error stub in it, not a failed list (upstream/lenient.py)."""
-        items, next_cursor = await self._request(
+        page = await self.request(
             method, method, lambda c: lenient_listing(c, method, cursor, lambda: listing(c)), timeout=timeout
         )
-        return Page(items, next_cursor)
+        if cursor is None:
+            self.link.cache_hints[method] = page.cache_hint
+        return Page(page.items, page.next_cursor, page.cache_hint)
 
     async def call_tool(
         self,
@@ -89,20 +112,28 @@ class ServerClient:
     ) -> dict[str, Any]:
         schema_errors: list[str] = []
         token = output_schema_errors.set(schema_errors)
+        alive = _KeepAlive(self.link)
+
+        async def progressed(progress: float, total: float | None, message: str | None) -> None:
+            alive.progressed()  # progress keeps the call alive (timeouts.maxTotal)
+            if on_progress is not None:
+                await on_progress(progress, total, message)
+
         try:
             with watching({"method": "tools/call", "params": {"name": name, "arguments": arguments}}):
-                result: dict[str, Any] = await self._request(
+                result: dict[str, Any] = await self.request(
                     "tools/call",
                     summary or name,
-                    lambda c: _wire(
+                    lambda c: _task_or_wire(
                         c.call_tool(
                             name,
                             arguments,
-                            progress_callback=on_progress,  # type: ignore[arg-type]
-                            meta=meta,  # type: ignore[arg-type]
+                            progress_callback=progressed,
+                            meta=self._meta(meta),
                         )
                     ),
-                    data={"arguments": arguments, **(data or {})},
+                    data={"arguments": arguments, **_meta_data(meta), **(data or {})},
+                    alive=alive,
                 )
         finally:
             output_schema_errors.reset(token)
@@ -111,17 +142,29 @@ class ServerClient:
             result = {**result, "webhost": {"outputSchemaError": schema_errors[-1]}}
         return result
 
-    async def read_resource(self, uri: str, *, summary: str | None = None) -> dict[str, Any]:
+    async def read_resource(
+        self, uri: str, *, summary: str | None = None, meta: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         with watching({"method": "resources/read", "params": {"uri": uri}}):
-            result = await self._request(
-                "resources/read", summary or uri, lambda c: _wire(c.read_resource(uri, cache_mode="bypass"))
+            result = await self.request(
+                "resources/read",
+                summary or uri,
+                lambda c: _wire(c.read_resource(uri, cache_mode="bypass", meta=self._meta(meta))),
+                data=_meta_data(meta) or None,
             )
+        if self.link.era != "modern":  # the SDK's defaults, not the server's: caching hints are 2026-07-28's
+            result = {key: value for key, value in result.items() if key not in CACHE_HINT_KEYS}
         return result
 
-    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str], *, meta: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         with watching({"method": "prompts/get", "params": {"name": name, "arguments": arguments}}):
-            result = await self._request(
-                "prompts/get", name, lambda c: _wire(c.get_prompt(name, arguments)), data={"arguments": arguments}
+            result = await self.request(
+                "prompts/get",
+                name,
+                lambda c: _wire(c.get_prompt(name, arguments, meta=self._meta(meta))),
+                data={"arguments": arguments, **_meta_data(meta)},
             )
         return result
 
@@ -139,17 +182,19 @@ class ServerClient:
         name = str(params.get("name") or params.get("uri") or "")
         arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
 
+        meta = self._meta()
+
         def send(c: Client) -> Awaitable[BaseModel]:
             if method == "tools/call":
-                return c.call_tool(name, arguments, input_responses=responses, request_state=state)
+                return c.call_tool(name, arguments, input_responses=responses, request_state=state, meta=meta)
             if method == "prompts/get":
-                return c.get_prompt(name, arguments, input_responses=responses, request_state=state)
+                return c.get_prompt(name, arguments, input_responses=responses, request_state=state, meta=meta)
             if method == "resources/read":
-                return c.read_resource(name, input_responses=responses, request_state=state)
+                return c.read_resource(name, input_responses=responses, request_state=state, meta=meta)
             raise ValueError(f"{method} has no input rounds")
 
         with watching({"method": method, "params": params}):
-            result = await self._request(
+            result = await self.request(
                 method, f"{name} (resumed)", lambda c: _wire(send(c)), data={"resumed": True, "arguments": arguments}
             )
         return result
@@ -166,10 +211,22 @@ class ServerClient:
             )
         except ValidationError as exc:
             raise map_exception(exc, self.link.name, "completion/complete") or exc from None
-        result = await self._request(
+        result = await self.request(
             "completion/complete",
             str(ref.get("name") or ref.get("uri")),
-            lambda c: _wire(c.complete(reference, argument, context_arguments)),
+            lambda c: _wire(
+                c.session.send_request(
+                    CompleteRequest(
+                        params=CompleteRequestParams(
+                            ref=reference,
+                            argument=CompletionArgument(**argument),
+                            context=CompletionContext(arguments=context_arguments) if context_arguments else None,
+                            _meta=self._meta(),
+                        )
+                    ),
+                    CompleteResult,
+                )
+            ),
         )
         return result
 
@@ -185,28 +242,71 @@ class ServerClient:
                 summary=f"listening for updates of {uri}",
             )
             return
-        await self._request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
+        await self.request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
 
     async def unsubscribe(self, uri: str) -> None:
         if self.link.era == "modern":
             self.link.listen.discard(uri)
             return
-        await self._request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
+        await self.request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
 
     async def set_log_level(self, level: str) -> None:
+        """The level of the server's `notifications/message` for this person: `logging/setLevel` before
+        2026-07-28; since, it travels with each request (`_meta`, SEP-2575), so it is only kept here."""
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}")
-        await self._request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
+        link = self.link
+        if link.era == "modern":
+            link.connected_client()  # raises NotConnected, as a request would
+            link.log_level = level
+            link.log(
+                direction="local",
+                kind="notification",
+                method="logging/setLevel",
+                summary=f"log level {level}: sent with each request (_meta {LOG_LEVEL_META_KEY})",
+            )
+            return
+        await self.request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
+        link.log_level = level
+
+    def _meta(self, extra: dict[str, Any] | None = None) -> RequestParamsMeta | None:
+        """A request's `_meta`: the page's (`extra`) and, on 2026-07-28, the person's log level for this server."""
+        level = self.link.request_log_level()
+        meta = extra if level is None else {**(extra or {}), LOG_LEVEL_META_KEY: level}
+        return cast("RequestParamsMeta | None", meta)
+
+    async def roots_changed(self) -> None:
+        """Tell the server its roots changed: `notifications/roots/list_changed` before 2026-07-28; since, roots are
+        asked per request (input rounds), so there is nothing to send and the next request gets the new list."""
+        link = self.link
+        if link.status != "connected" or link.era is None:
+            return
+        if link.era == "modern":
+            link.log(
+                direction="local",
+                kind="notification",
+                method="notifications/roots/list_changed",
+                summary="roots changed: 2026-07-28 asks for them per request, so nothing is sent",
+            )
+            return
+        try:
+            await link.connected_client().send_roots_list_changed()
+        except Exception as exc:  # the connection ending as it is sent: its own status says so
+            link.log(direction="local", kind="error", method="notifications/roots/list_changed", summary=str(exc))
+            return
+        link.log(
+            direction="out", kind="notification", method="notifications/roots/list_changed", summary="roots changed"
+        )
 
     async def ping(self) -> float:
         """Round-trip time in milliseconds."""
         started = time.monotonic()
-        await self._request("ping", "ping", lambda c: c.send_ping())
+        await self.request("ping", "ping", lambda c: c.send_ping())
         return (time.monotonic() - started) * 1000
 
     # -- the one place a request runs ---------------------------------------------------------
 
-    async def _request(
+    async def request(
         self,
         method: str,
         summary: str,
@@ -214,8 +314,10 @@ class ServerClient:
         *,
         timeout: float | None = None,
         data: dict[str, Any] | None = None,
+        alive: _KeepAlive | None = None,
     ) -> T:
-        """Run one upstream request with activity entries, error mapping and a human-aware timeout."""
+        """Run one upstream request with activity entries, error mapping and a human-aware timeout (which the
+        request's progress pushes back, through `alive`)."""
         link = self.link
         client = link.connected_client()
         limit = link.settings.call_timeout if timeout is None else timeout
@@ -224,12 +326,11 @@ class ServerClient:
         try:
             # One cancel scope whose deadline pauses while a person is asked (HumanClock): no task, no polling.
             with link.human_clock.deadline(limit) as scope:
+                if alive is not None:
+                    alive.scope = scope
                 result = await call(client)
             if scope.cancelled_caught:
-                raise UpstreamTimeout(
-                    f"{link.name}: {method} timed out after {limit:g} s",
-                    {"server": link.name, "timeoutSeconds": limit},
-                )
+                raise _timed_out(link, method, limit, alive)
         except BaseException as exc:
             elapsed = (time.monotonic() - started) * 1000
             mapped = map_exception(exc, link.name, method)
@@ -257,6 +358,51 @@ class ServerClient:
             data=result if isinstance(result, dict) else _loggable(result),
         )
         return result
+
+
+class _KeepAlive:
+    """A call's progress notes push its timeout back (`HumanClock.progressed`): each gives it the call timeout
+    again, machine time only, up to `timeouts.maxTotal` in all."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+        self.scope: anyio.CancelScope | None = None
+        self.notes = 0
+        self.budget = link.settings.call_timeout
+
+    def progressed(self) -> None:
+        self.notes += 1
+        if self.scope is not None:
+            settings = self.link.settings
+            clock = self.link.human_clock
+            clock.progressed(self.scope, settings.call_timeout, max(settings.max_total_timeout, settings.call_timeout))
+            self.budget = clock.budget(self.scope) or self.budget
+
+
+def _timed_out(link: Link, method: str, limit: float, alive: _KeepAlive | None) -> UpstreamTimeout:
+    data: dict[str, Any] = {"server": link.name, "timeoutSeconds": limit}
+    if alive is None or alive.notes == 0:
+        return UpstreamTimeout(f"{link.name}: {method} timed out after {limit:g} s", data)
+    data |= {"progressNotes": alive.notes, "ranSeconds": round(alive.budget, 3)}
+    if alive.budget >= link.settings.max_total_timeout:
+        reason = f"ran for timeouts.maxTotal ({link.settings.max_total_timeout:g} s) while reporting progress"
+        data["maxTotalSeconds"] = link.settings.max_total_timeout
+    else:
+        reason = f"timed out after {limit:g} s without progress ({alive.notes} progress notes before)"
+    return UpstreamTimeout(f"{link.name}: {method} {reason}", data)
+
+
+def _meta_data(meta: dict[str, Any] | None) -> dict[str, Any]:
+    """The page's request `_meta`, for the activity entry of the request that carries it."""
+    return {"_meta": meta} if meta else {}
+
+
+async def _task_or_wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:
+    """A `tools/call` answer as a wire dict, or `{"task": Task}` when the server made it a task (2026-07-28)."""
+    try:
+        return to_wire(await pending)
+    except TaskStarted as started:
+        return {"task": task_view(started.task, "modern")}
 
 
 async def _wire(pending: Awaitable[BaseModel]) -> dict[str, Any]:

@@ -13,14 +13,16 @@ from mcp.client import advertise
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import Implementation
+from mcp.types import DiscoverResult, Implementation
+from pydantic import ValidationError
 
 from webhost import __version__
-from webhost.config import ServerConfig
+from webhost.config import ProtocolChoice, ServerConfig
 
 from .sdk import RoundObservingClient, TransportStreams
 from .stderr import StderrPipe
 from .stdio import stdio_transport
+from .task_wire import TasksExtension, TaskStatusFn
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -46,25 +48,56 @@ class ClientCallbacks:
     roots: ListRootsFnT
     log: LoggingFnT
     message: MessageHandlerFnT
+    task_status: TaskStatusFn  # a server's `notifications/tasks` (2026-07-28) or `notifications/tasks/status`
 
 
-def build_client(transport: Transport, callbacks: ClientCallbacks, *, max_input_rounds: int) -> Client:
-    """A not-yet-entered Client; entering it spawns the process or opens the HTTP session."""
+MODERN = "2026-07-28"
+
+
+class EraRefused(Exception):
+    """The server does not speak the era its entry's `protocol` chose; the message says so for the page."""
+
+
+def build_client(
+    transport: Transport, callbacks: ClientCallbacks, *, max_input_rounds: int, protocol: ProtocolChoice = "auto"
+) -> Client:
+    """A not-yet-entered Client; entering it spawns the process or opens the HTTP session.
+
+    `protocol` is the entry's era choice: "auto" negotiates (the SDK probes `server/discover`, falling back to
+    `initialize`), "legacy" speaks `initialize` only, "2026-07-28" adopts that revision (`discover_pinned`
+    then asks the server what it offers)."""
     return RoundObservingClient(
         transport,
-        mode="auto",
+        mode=protocol,
         client_info=CLIENT_INFO,
-        extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS)],
+        extensions=[advertise(UI_EXTENSION, UI_EXTENSION_SETTINGS), TasksExtension(callbacks.task_status)],
         elicitation_callback=callbacks.elicit,
         sampling_callback=callbacks.sample,
         list_roots_callback=callbacks.roots,
         logging_callback=callbacks.log,
         message_handler=callbacks.message,
-        log_level="debug",
+        log_level=None,  # the level travels with each request, as the person chose it (client.py, `_meta`)
         read_timeout_seconds=None,  # webhost applies its own timeout, which excludes a person's answering time
         input_required_max_rounds=max_input_rounds,
         cache=None,  # the page asks for fresh lists; stale listings would hide list_changed updates
     )
+
+
+async def discover_pinned(client: Client, protocol: ProtocolChoice, name: str) -> None:
+    """With `protocol` "2026-07-28", ask the entered client's server for its `server/discover` and adopt it (the
+    SDK's pinned mode adopts an empty one); a server that does not answer it is not a 2026-07-28 server."""
+    if protocol != MODERN:
+        return
+    hint = f'(webhost.servers.{name}.protocol is "{MODERN}"; set "auto" or "legacy" for a server of an earlier era)'
+    try:
+        raw = await client.session.send_discover(MODERN)
+        client.session.adopt(DiscoverResult.model_validate(raw))
+    except MCPError as exc:
+        raise EraRefused(
+            f"the server did not answer server/discover: {exc.error.message} (code {exc.code}) {hint}"
+        ) from exc
+    except (ValidationError, RuntimeError) as exc:
+        raise EraRefused(f"the server's server/discover answer is not a 2026-07-28 one {hint}") from exc
 
 
 def default_transport(

@@ -28,7 +28,8 @@ class HumanClock:
 
     A request's timeout is a cancel scope (`deadline`): nothing polls. While a person is being asked,
     every open deadline is suspended (set to infinity); when the last answer ends, each is set again
-    to what is left of its machine-time budget.
+    to what is left of its machine-time budget. A request that reports progress has its budget grown
+    (`progressed`), up to a maximum in all.
 
     `now` is the clock the human time is measured on (monotonic seconds); tests pass one they move by
     hand. The deadlines themselves are the event loop's (`anyio.current_time()`), re-armed from it.
@@ -39,12 +40,12 @@ class HumanClock:
         self._waiting = 0
         self._busy_since: float | None = None
         self._finished = 0.0
-        self._deadlines: set[_Deadline] = set()
+        self._deadlines: dict[anyio.CancelScope, _Deadline] = {}
 
     def begin(self) -> None:
         if self._waiting == 0:
             self._busy_since = self._now()
-            for entry in self._deadlines:
+            for entry in self._deadlines.values():
                 entry.scope.deadline = math.inf
         self._waiting += 1
 
@@ -53,7 +54,7 @@ class HumanClock:
         if self._waiting == 0 and self._busy_since is not None:
             self._finished += self._now() - self._busy_since
             self._busy_since = None
-            for entry in self._deadlines:
+            for entry in self._deadlines.values():
                 self._arm(entry)
 
     @property
@@ -84,9 +85,25 @@ class HumanClock:
             entry.scope.deadline = math.inf
         else:
             self._arm(entry)
-        self._deadlines.add(entry)
+        self._deadlines[entry.scope] = entry
         try:
             with entry.scope:
                 yield entry.scope
         finally:
-            self._deadlines.discard(entry)
+            self._deadlines.pop(entry.scope, None)
+
+    def progressed(self, scope: anyio.CancelScope, budget: float, max_total: float) -> None:
+        """The request under `scope` reported progress: it may run `budget` more seconds of machine time from
+        now, but no more than `max_total` in all since it started, and never less than it already had."""
+        entry = self._deadlines.get(scope)
+        if entry is None:
+            return
+        used = self.machine_time_since(entry.start, entry.mark)
+        entry.budget = max(entry.budget, min(used + budget, max_total))
+        if not self.waiting:
+            self._arm(entry)
+
+    def budget(self, scope: anyio.CancelScope) -> float | None:
+        """The machine time the request under `scope` may run in all (grown by its progress), while it runs."""
+        entry = self._deadlines.get(scope)
+        return None if entry is None else entry.budget

@@ -22,6 +22,8 @@ from .client_factory import ClientCallbacks, TransportFactory, default_transport
 from .failures import useful_stderr_line
 from .link import RECONNECT_DELAYS, ConnectionInfo, ConnectionSettings, Link, Status
 from .oauth import OAuthBinding
+from .task_wire import TASKS_EXTENSION
+from .tasks import TaskClient
 
 __all__ = [
     "LOG_LEVELS",
@@ -35,6 +37,7 @@ __all__ = [
     "ProgressFn",
     "ServerClient",
     "Status",
+    "TASKS_EXTENSION",
     "useful_stderr_line",
 ]
 
@@ -79,6 +82,8 @@ class Connection(Link):
         self.unsubscribe = self.client.unsubscribe
         self.set_log_level = self.client.set_log_level
         self.ping = self.client.ping
+        self.roots_changed = self.client.roots_changed
+        self.tasks = TaskClient(self.client)  # tasks/get, tasks/result, tasks/cancel, tasks/list (both eras)
 
     def log(self, **entry: Any) -> None:
         self.events.activity(self.name, **entry)

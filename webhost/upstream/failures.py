@@ -7,6 +7,8 @@ import re
 
 from mcp import MCPError
 
+from .client_factory import EraRefused
+
 # Lines of a crash report that say nothing about the cause: Node's version banner, stack frames,
 # the caret under a source line, the braces of an error object's dump.
 _NOISE = re.compile(r"^(?:Node\.js v\d[\w.-]*|at .*|File \".*|\^+|[{}()\[\],;]+|\w+: .*,|\w+: \[\]|throw \w+;?)$")
@@ -45,6 +47,8 @@ def describe_connect_failure(
         if isinstance(leaf, NotADirectoryError):
             return f"working directory is not a directory: {cwd}"
         return f"working directory not accessible: {cwd}"
+    if isinstance(leaf, EraRefused):
+        return str(leaf)
     if isinstance(leaf, FileNotFoundError):
         return f"command not found: {leaf.filename}"
     if isinstance(leaf, PermissionError):

@@ -9,10 +9,13 @@ validation error, so the page shows the error on that item and the rest of the l
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mcp import types
 from mcp.client import Client
+from mcp.shared.inbound import find_invalid_x_mcp_header
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from .results import to_wire
@@ -38,10 +41,29 @@ def first_error(exc: ValidationError) -> str:
     return (f"{where}: {errors[0]['msg']}" if where else str(errors[0]["msg"]))[:MAX_ERROR]
 
 
+@dataclass(frozen=True)
+class Listing:
+    """One page of a listing as wire dicts: its items (error stubs among them), its next cursor, and the
+    server's caching hint for it (2026-07-28, SEP-2549: `{ttlMs, cacheScope}`; None before)."""
+
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+    cache_hint: dict[str, Any] | None
+
+
+def cache_hint(raw: object) -> dict[str, Any] | None:
+    """A result's `ttlMs` and `cacheScope` (SEP-2549), as the server sent them; None when it sent neither."""
+    if not isinstance(raw, dict):
+        return None
+    hint = {key: raw[key] for key in ("ttlMs", "cacheScope") if key in raw}
+    return hint or None
+
+
 async def lenient_listing(
     client: Client, method: str, cursor: str | None, listing: Callable[[], Awaitable[Any]]
-) -> tuple[list[dict[str, Any]], str | None]:
-    """One page of a listing as wire dicts, and its next cursor; malformed items are kept as error stubs."""
+) -> Listing:
+    """One page of a listing; malformed items are kept as error stubs, and so are tools the SDK dropped for
+    invalid `x-mcp-header` annotations (2026-07-28), with the reason."""
     key, model, _ = LISTINGS[method]
     holder = RawResult()
     token = capture_raw.set(holder)
@@ -51,12 +73,45 @@ async def lenient_listing(
         raw = holder.raw
         if not isinstance(raw, dict) or not isinstance(raw.get(key), list):
             raise  # the result as a whole is broken, not one item
-        return _item_by_item(client, method, raw, cursor)
+        items, next_cursor = _item_by_item(client, method, raw, cursor)
+        return Listing(_with_dropped(client, method, raw, items), next_cursor, cache_hint(raw))
     finally:
         capture_raw.reset(token)
         holder.release()
     attribute = {"resourceTemplates": "resource_templates"}.get(key, key)
-    return [to_wire(item) for item in getattr(result, attribute)], result.next_cursor
+    items = [to_wire(item) for item in getattr(result, attribute)]
+    raw = holder.raw
+    return Listing(_with_dropped(client, method, raw, items), result.next_cursor, cache_hint(raw))
+
+
+def _with_dropped(client: Client, method: str, raw: object, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`items` with each tool the SDK drops for an invalid `x-mcp-header` annotation (2026-07-28: clients MUST
+    drop them) in its place in the listing, as a stub naming the reason, instead of vanishing."""
+    if method != "tools/list" or client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not isinstance(raw, dict):
+        return items
+    listed = raw.get("tools")
+    if not isinstance(listed, list):
+        return items
+    # `items` follow the raw listing, less the dropped tools (the SDK's listing) or with them (item by item).
+    out: list[dict[str, Any]] = []
+    rest = iter(items)
+    pending = next(rest, None)
+    for index, tool in enumerate(listed):
+        name = tool.get("name") if isinstance(tool, dict) else None
+        reason = find_invalid_x_mcp_header(tool.get("inputSchema")) if isinstance(tool, dict) else None
+        if reason is None:
+            if pending is not None:
+                out.append(pending)
+                pending = next(rest, None)
+            continue
+        label = name if isinstance(name, str) else f"(item {index + 1})"
+        why = f"dropped: invalid x-mcp-header annotation ({reason})"[:MAX_ERROR]
+        out.append({"name": label, "webhost": {"invalid": why, "dropped": "x-mcp-header"}})
+        if pending is not None and pending.get("name") == name and "webhost" not in pending:
+            pending = next(rest, None)  # the item-by-item listing kept it: the stub stands in its place
+    if pending is not None:
+        out.append(pending)
+    return out + list(rest)
 
 
 def _item_by_item(

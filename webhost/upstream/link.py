@@ -19,11 +19,12 @@ from typing import Any, Literal
 import anyio
 import anyio.abc
 from mcp import Client
+from mcp.client.auth import OAuthClientProvider
 
-from webhost.config import ServerConfig
+from webhost.config import ProtocolChoice, ServerConfig
 from webhost.errors import NotConnected
 
-from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport
+from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport, discover_pinned
 from .clock import HumanClock
 from .failures import describe_connect_failure, tail_suffix
 from .liveness import ListenStream, keep_alive
@@ -40,6 +41,8 @@ Status = Literal["connecting", "connected", "error", "disconnected", "needs-inpu
 # the attempts fail; past the last it stays in `error` for the person to reconnect. A stdio server that exits is
 # not restarted: that is the server failing, and the person is told.
 RECONNECT_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+# The level 2026-07-28 requests opt in to until the person chooses one (every message, as a workbench wants).
+DEFAULT_LOG_LEVEL = "debug"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,10 @@ class ConnectionSettings:
     connect_timeout: float
     call_timeout: float
     max_input_rounds: int
+    protocol: ProtocolChoice = "auto"  # `webhost.servers.NAME.protocol`: the era to speak (client_factory.py)
+    # `timeouts.maxTotal`: how long a call that keeps reporting progress may run in all (each note gives it
+    # `call_timeout` more, machine time only; clock.py)
+    max_total_timeout: float = 3600.0
 
 
 @dataclass
@@ -92,6 +99,11 @@ class Link:
         self._done: anyio.Event | None = None
         self._scope: anyio.CancelScope | None = None
         self.waiting_for: list[dict[str, Any]] = []  # the inputs a "needs-input" connection waits for
+        # The level of `notifications/message` this person asked of this server (`logging/setLevel` from the page),
+        # kept across reconnects; None: not chosen (2026-07-28 requests then carry DEFAULT_LOG_LEVEL).
+        self.log_level: str | None = None
+        # The caching hints (SEP-2549: `{ttlMs, cacheScope}`) of the last `server/discover` and first list pages.
+        self.cache_hints: dict[str, dict[str, Any] | None] = {}
         self._reconnects = 0  # attempts since the connection was last up (RECONNECT_DELAYS)
         self._retry_in: float | None = None  # the wait before the next attempt, once a run ended in an error
 
@@ -113,6 +125,19 @@ class Link:
         version = self.info.protocol_version
         return None if version is None else ("modern" if version >= "2026-07-28" else "legacy")
 
+    def request_log_level(self) -> str | None:
+        """The log level each request carries in `_meta` (2026-07-28, where `logging/setLevel` is gone); None on
+        a legacy connection, where the server keeps the level `logging/setLevel` gave it."""
+        return (self.log_level or DEFAULT_LOG_LEVEL) if self.era == "modern" else None
+
+    def log_level_state(self) -> dict[str, Any] | None:
+        """What the page shows of the level: which it is, whether the person chose it, and how the server takes it."""
+        if self.era is None:
+            return None
+        if self.era == "modern":
+            return {"level": self.request_log_level(), "chosen": self.log_level is not None, "via": "request"}
+        return {"level": self.log_level, "chosen": self.log_level is not None, "via": "setLevel"}
+
     def state(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -122,10 +147,13 @@ class Link:
             "error": self.error,
             "protocolVersion": self.info.protocol_version,
             "era": self.era,
+            "protocolChoice": self.settings.protocol,
             "serverInfo": self.info.server_info,
             "capabilities": self.info.capabilities,
             "clientCapabilities": self.info.client_capabilities,
             "instructions": self.info.instructions,
+            "logLevel": self.log_level_state(),
+            "cacheHints": {method: hint for method, hint in self.cache_hints.items() if hint},
             "inputs": self.waiting_for if self.status == "needs-input" else [],
             "signIn": self.sign_in.view(self.status == "auth-required"),
         }
@@ -263,10 +291,16 @@ class Link:
                 )
                 heard = Heard()
                 transport = watched_transport(raw, ended, heard)
-                client = build_client(transport, self._callbacks(), max_input_rounds=self.settings.max_input_rounds)
+                client = build_client(
+                    transport,
+                    self._callbacks(),
+                    max_input_rounds=self.settings.max_input_rounds,
+                    protocol=self.settings.protocol,
+                )
                 scope.deadline = anyio.current_time() + self.settings.connect_timeout
                 async with stderr:
                     async with client:
+                        await discover_pinned(client, self.settings.protocol, self.name)
                         tolerate_output_schema(client.session)
                         stderr.release_write_end()
                         scope.deadline = float("inf")
@@ -293,7 +327,8 @@ class Link:
             auth_reason: str | None = None
             if oauth is not None and oauth.failure is not None and not self._stop.is_set():
                 # The sign-in failed inside a request (the transport only ends): say why, in words.
-                auth_reason = describe_oauth_failure(oauth.failure, oauth) or f"the sign-in failed: {oauth.failure}"
+                provider = oauth if isinstance(oauth, OAuthClientProvider) else None
+                auth_reason = describe_oauth_failure(oauth.failure, provider) or f"the sign-in failed: {oauth.failure}"
             if auth_reason == NOT_OAUTH:
                 failure = f"{self.config.redacted_url()} {NOT_OAUTH}"
             elif auth_reason is not None:
@@ -322,6 +357,8 @@ class Link:
                 tg.start_soon(self.listen.run, client, capabilities, ended, self._no_live_updates, heard)
             if self.config.transport in ("http", "sse"):
                 tg.start_soon(keep_alive, client, ended, heard)
+            if self.era == "legacy" and self.log_level is not None:
+                tg.start_soon(self._restore_log_level, client, self.log_level)
 
             async def wake_on(event: anyio.Event) -> None:
                 await event.wait()
@@ -329,6 +366,16 @@ class Link:
 
             tg.start_soon(wake_on, stop)
             tg.start_soon(wake_on, ended)
+
+    async def _restore_log_level(self, client: Client, level: str) -> None:
+        """A legacy server forgets the level with its session: give it the person's again after a reconnect."""
+        self.log(direction="out", kind="request", method="logging/setLevel", summary=f"{level} (kept from before)")
+        try:
+            await client.set_logging_level(level)  # type: ignore[arg-type]
+        except Exception as exc:  # the connection stays up; the page's level control says what it is
+            self.log(direction="in", kind="error", method="logging/setLevel", summary=str(exc) or type(exc).__name__)
+            return
+        self.log(direction="in", kind="response", method="logging/setLevel", summary=f"{level} (kept from before)")
 
     def _no_live_updates(self, reason: str) -> None:
         self.log(direction="in", kind="error", method="subscriptions/listen", summary=f"no live updates: {reason}")
@@ -341,4 +388,10 @@ class Link:
             capabilities=client.server_capabilities.model_dump(by_alias=True, exclude_none=True, mode="json"),
             instructions=client.instructions,
             client_capabilities=advertised_capabilities(client.session, client.protocol_version),
+        )
+        discovered = client.session.discover_result
+        self.cache_hints = (
+            {"server/discover": {"ttlMs": discovered.ttl_ms, "cacheScope": discovered.cache_scope}}
+            if discovered is not None
+            else {}
         )

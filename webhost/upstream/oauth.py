@@ -49,9 +49,10 @@ from mcp.shared.auth import (
 )
 from pydantic import ValidationError
 
-from webhost.auth.gate import SERVER_CALLBACK_PATH
+from webhost.auth.gate import CLIENT_METADATA_PATH, SERVER_CALLBACK_PATH
 from webhost.config import ServerConfig
 
+from .oauth_assertion import IdentityAssertionOAuth
 from .oauth_failures import NOT_OAUTH, describe_oauth_failure
 from .oauth_machine import ClientCredentialsOAuth, PrivateKeyJWTOAuth, machine_oauth
 from .oauth_store import EXPIRY_MARGIN_S, GrantStore, MemoryGrants, OAuthDeps, RefreshLocks, TokenRows, expiry_after
@@ -60,10 +61,12 @@ from .sign_ins import PendingSignIn
 
 __all__ = [
     "CALLBACK_PATH",
+    "CLIENT_METADATA_PATH",
     "EXPIRY_MARGIN_S",
     "NOT_OAUTH",
     "ClientCredentialsOAuth",
     "GrantStore",
+    "IdentityAssertionOAuth",
     "MemoryGrants",
     "OAuthBinding",
     "OAuthDeps",
@@ -72,6 +75,8 @@ __all__ = [
     "RefreshLocks",
     "ServerOAuth",
     "SignInView",
+    "client_metadata_document",
+    "default_client_metadata_url",
     "describe_oauth_failure",
     "expiry_after",
     "machine_oauth",
@@ -97,6 +102,32 @@ class OAuthBinding:
     deps: OAuthDeps
     person_id: str
     redirect_uri: Callable[[], str]
+
+
+def default_client_metadata_url(redirect_uri: str) -> str | None:
+    """webhost's own Client ID Metadata Document beside its callback, on an https public origin (an authorization
+    server must be able to fetch it, and the SDK takes only https URLs); None on http (loopback, development)."""
+    parts = urlsplit(redirect_uri)
+    if parts.scheme != "https" or not parts.netloc:
+        return None
+    return f"https://{parts.netloc}{CLIENT_METADATA_PATH}"
+
+
+def client_metadata_document(origin: str) -> dict[str, object]:
+    """The Client ID Metadata Document served at `origin` + CLIENT_METADATA_PATH (SEP-991): its `client_id` is
+    its own URL, and it names the callback on the same origin. A public client (PKCE, no secret)."""
+    origin = origin.rstrip("/")
+    https = origin.startswith("https://")
+    return {
+        "client_id": origin + CLIENT_METADATA_PATH,
+        "client_name": "webhost",
+        "client_uri": origin + "/",
+        "redirect_uris": [origin + CALLBACK_PATH],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "application_type": "web" if https else "native",
+    }
 
 
 class PersonOAuth(ProviderHooks, OAuthClientProvider):
@@ -125,7 +156,9 @@ class PersonOAuth(ProviderHooks, OAuthClientProvider):
             application_type="web" if https else "native",
         )
         self._store = TokenRows(deps.grants, person_id, config.name)
-        cimd = settings.client_metadata_url if settings else None
+        # A Client ID Metadata Document where the authorization server supports them (the SDK asks its
+        # metadata), else dynamic registration: the entry's own, else webhost's (on an https public origin).
+        cimd = (settings.client_metadata_url if settings else None) or default_client_metadata_url(redirect_uri)
         super().__init__(
             config.url,
             metadata,
@@ -353,7 +386,7 @@ class PersonOAuth(ProviderHooks, OAuthClientProvider):
         return info.client_id if info is not None else ""
 
 
-ServerOAuth = PersonOAuth | ClientCredentialsOAuth | PrivateKeyJWTOAuth
+ServerOAuth = PersonOAuth | ClientCredentialsOAuth | PrivateKeyJWTOAuth | IdentityAssertionOAuth
 
 
 def _unsupported_type(response: httpx2.Response) -> bool:

@@ -8,7 +8,7 @@ restart refreshes instead of asking again. `OAuthDeps` is what every person's OA
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 from weakref import WeakValueDictionary
@@ -18,6 +18,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import ValidationError
 
+from webhost.config import AuthOptions
 from webhost.storage.oauth_tokens import Kind
 
 from .sign_ins import ServerSignIns
@@ -73,6 +74,10 @@ class OAuthDeps:
     sign_ins: ServerSignIns
     locks: RefreshLocks
     clock: Clock = time.time  # what token expiry is computed and checked on
+    # Enterprise-managed authorization (SEP-990): a person's ID token from their web session (oidc mode), and
+    # the identity provider people sign in with (`webhost.auth`), which an entry's `identityProvider` defaults to.
+    id_tokens: Callable[[str], Awaitable[str | None]] | None = None
+    auth: AuthOptions | None = None
 
 
 def expiry_after(expires_in: int | None, now: Clock) -> float | None:

@@ -52,6 +52,10 @@ This module holds the transport wrappers of items 2 and 5 and the output-schema 
 11. The SDK computes and checks token expiry on the wall clock, to the second: `sdk.keep_time` has the
     provider's context use webhost's expiry (a little early, `oauth.expiry_after`) on an injected clock
     (`OAuthDeps.clock`), so tests move time instead of waiting for a token to end.
+12. The SDK has no client call for a 2025-11-25 task-augmented `tools/call`, and validates every
+    `tools/call` answer against `CallToolResult` (its result table has no `CreateTaskResult`):
+    `sdk.send_unchecked` sends the request through the session's private `_stamp` and dispatcher and
+    returns the raw answer, which `upstream/tasks.py` reads as a task or a result.
 
 Server-side workarounds (for the demo and test servers, not webhost itself) live in
 `webhost/demo/sdk_fixes.py`.

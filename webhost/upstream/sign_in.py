@@ -15,7 +15,7 @@ import anyio
 
 from webhost.config import ServerConfig
 
-from .oauth import OAuthBinding, PersonOAuth, ServerOAuth, SignInView, machine_oauth
+from .oauth import IdentityAssertionOAuth, OAuthBinding, PersonOAuth, ServerOAuth, SignInView, machine_oauth
 
 
 class SignInState:
@@ -43,6 +43,10 @@ class SignInState:
         if settings is not None and settings.grant == "client_credentials" and settings.client_id:
             if self.provider is None or self.provider.context.server_url != config.url:
                 self.provider = machine_oauth(config, binding.person_id, binding.deps)
+            return self.provider
+        if settings is not None and settings.grant == "identity_assertion":
+            if not isinstance(self.provider, IdentityAssertionOAuth) or self.provider.context.server_url != config.url:
+                self.provider = IdentityAssertionOAuth(config, binding.person_id, binding.deps)
             return self.provider
         redirect_uri = binding.redirect_uri()
         if (

@@ -14,6 +14,7 @@ from webhost.catalogue import Catalogue
 from webhost.chat.runner import Chat, ChatDeps
 from webhost.people import Person
 from webhost.redact import Redactor
+from webhost.tasks import TaskBook
 from webhost.upstream.connection import Connection
 
 from .deps import HostDeps
@@ -31,6 +32,7 @@ def person_chat(
     values: InputValues,
     tell_all: Callable[[str, dict[str, Any]], None],
     task_group: anyio.abc.TaskGroup,
+    tasks: TaskBook | None = None,
 ) -> Chat:
     keys = [m.key_input for m in deps.config.options.chat.models if m.key_input is not None]
 
@@ -60,5 +62,6 @@ def person_chat(
             input_values=lambda: values.values,
             redactor=secrets,
             replica_id=deps.journal.replica_id if deps.journal is not None else None,
+            tasks=tasks,
         )
     )

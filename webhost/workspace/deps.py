@@ -11,6 +11,7 @@ from webhost.calls import CallRegistry
 from webhost.config import Config
 from webhost.elicitation.requests import InputRequests
 from webhost.journal import CallJournal
+from webhost.roots import HostRoots
 from webhost.storage.conversations import ConversationStore
 from webhost.storage.history import CallHistory
 from webhost.storage.inputs import InputVault
@@ -32,6 +33,7 @@ class HostDeps:
     public_origin: str | None = None  # the page's configured public origin (the OAuth callback's), if any
     history: CallHistory | None = None  # each person's calls, in the database (None: not kept)
     conversations: ConversationStore | None = None  # each person's chat (None: the chat is unavailable)
+    roots: HostRoots | None = None  # the roots servers are given (None: the configuration's, and in memory)
 
 
 class Tab(Protocol):

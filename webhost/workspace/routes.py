@@ -31,6 +31,7 @@ class InputRoutes:
         *,
         activity: Activity,
         leave_app: Callable[[str, str], None],
+        roots: Callable[[], list[dict[str, Any]]] = lambda: [],
     ) -> None:
         self._tabs = tabs  # the workspace's live tabs, by id
         self._routes: dict[str, str | None] = {}  # input request id → the tab it was asked in (None: every tab)
@@ -41,7 +42,13 @@ class InputRoutes:
         self.broker = InputBroker(self._publish, human_timeout=options.human_timeout, leave_app=leave_app)
         # The requests no single tab can be named for: asked of every tab.
         self.any_tab = InputRequests(
-            broker=self.broker, apps=None, calls=None, options=options, activity=activity, route=self.route_to(None)
+            broker=self.broker,
+            apps=None,
+            calls=None,
+            options=options,
+            activity=activity,
+            route=self.route_to(None),
+            roots=roots,
         )
         # The model's calls (the chat): asked of every tab, attributed to the call (its conversation).
         self.chat_calls = CallRegistry(on_end=self._chat_call_ended, tab=CHAT_TAB)
@@ -52,6 +59,7 @@ class InputRoutes:
             options=options,
             activity=activity,
             route=self.route_to(None),
+            roots=roots,
         )
 
     def route_to(self, tab_id: str | None) -> Callable[[str], None]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -25,9 +26,12 @@ from webhost.calls import CallHook, current_tab
 from webhost.catalogue import Catalogue
 from webhost.config import ServerConfig
 from webhost.elicitation.requests import InputRequests
+from webhost.errors import RequestRefused
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.resume import Takeover
+from webhost.roots import HostRoots, PersonRoots
+from webhost.tasks import TaskBook
 from webhost.upstream.connection import Connection, ConnectionSettings, ElicitMode
 from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
 
@@ -57,12 +61,16 @@ class Workspace:
         self.app_prefetch = AppPrefetch()  # app resources read ahead of apps/open (webhost/apps/prefetch.py)
         self.tabs: dict[str, Tab] = {}
         self._leave_app_of: dict[str, Callable[[str, str], None]] = {}
-        self.routes = InputRoutes(self.tabs, options, activity=self.activity, leave_app=self._leave_app)
+        self.roots = PersonRoots(deps.roots or HostRoots(options.roots), person.id, self._roots_changed)
+        self.routes = InputRoutes(
+            self.tabs, options, activity=self.activity, leave_app=self._leave_app, roots=self.roots.effective
+        )
         self.inputs = self.routes.broker
         settings = ConnectionSettings(
             connect_timeout=options.connect_timeout,
             call_timeout=options.call_timeout,
             max_input_rounds=options.max_input_rounds,
+            max_total_timeout=options.max_total_timeout,
         )
         self.origin = origin or "http://127.0.0.1:8700"  # the page's origin of the first tab
         oauth = (
@@ -72,7 +80,11 @@ class Workspace:
         )
         self.connections: Mapping[str, Connection] = {
             name: Connection(
-                expand_for(cfg, person), self, settings, transport_factory=deps.transport_factory, oauth=oauth
+                expand_for(cfg, person),
+                self,
+                replace(settings, protocol=options.policy(name).protocol),
+                transport_factory=deps.transport_factory,
+                oauth=oauth,
             )
             for name, cfg in deps.config.servers.items()
         }
@@ -83,6 +95,7 @@ class Workspace:
         self.left_calls = LeftCalls(
             task_group, tell_all=self._tell_all, has_tabs=lambda: bool(self.tabs), tab_done=self.routes.left_done
         )
+        self.tasks = TaskBook(task_group, self._tell_all, self.connections, self._task_input)  # calls run as tasks
         self._status_seen = anyio.Event()  # set (and replaced) on every status change of a connection
         self.takeover = (
             Takeover(
@@ -114,6 +127,7 @@ class Workspace:
             values=self.values,
             tell_all=self._tell_all,
             task_group=task_group,
+            tasks=self.tasks,
         )
         for connection in self.connections.values():
             if not deps.config.servers[connection.name].input_ids:
@@ -169,6 +183,7 @@ class Workspace:
         """Release every input request and stop every server process."""
         self.closed = True
         self.left_calls.cancel_all()
+        self.roots.close()
         self.inputs.release(outcome="released")
         with anyio.CancelScope(shield=True):
             await self.chat.close()
@@ -208,6 +223,7 @@ class Workspace:
         return self.values.redactor
 
     async def _load_inputs(self) -> None:
+        await self.roots.load()
         await self.values.load()
         for connection in self.connections.values():
             if connection.status == "disconnected" and self.deps.config.servers[connection.name].input_ids:
@@ -249,6 +265,17 @@ class Workspace:
 
     def stored_inputs(self) -> set[str]:
         return set(self.values.values)
+
+    # -- roots ----------------------------------------------------------------------------------
+
+    def _roots_changed(self) -> None:
+        """The roots this person's servers get changed: tell each connected server, and the person's tabs."""
+        if self.closed:
+            return
+        for connection in self.connections.values():
+            if connection.status == "connected":
+                self._task_group.start_soon(connection.roots_changed)
+        self._tell_all("roots/changed", {"roots": self.roots.view(admin=self.person.is_admin)})
 
     # -- servers --------------------------------------------------------------------------------
 
@@ -331,6 +358,11 @@ class Workspace:
         elif method == "notifications/resources/updated":
             self.app_prefetch.invalidate(name, str(params.get("uri")))
             self._tell_all("resources/updated", {"server": name, "uri": params.get("uri")})
+        elif method in ("notifications/tasks", "notifications/tasks/status"):
+            self.tasks.noted(name, params)
+            summary = f"task {params.get('taskId')}: {params.get('status')}"
+        elif method == "notifications/progress":
+            self.tasks.progressed(name, params)  # a task's (a call's own are routed by the SDK to the call)
         elif method == "notifications/elicitation/complete":
             elicitation_id = str(params.get("elicitationId"))
             for tab in list(self.tabs.values()):
@@ -360,6 +392,16 @@ class Workspace:
             return nullcontext()
         origin = requests.calls.origin_for(connection.name) or {}
         return journal.question(self.person.id, requests.calls.tab, origin.get("callId"))
+
+    async def _task_input(self, connection: Connection, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One of a 2026-07-28 task's input requests, answered as the server's own requests are."""
+        if method == "elicitation/create":
+            return await self.elicit(connection, "url" if params.get("mode") == "url" else "form", params)
+        if method == "sampling/createMessage":
+            return await self.sample(connection, params)
+        if method == "roots/list":
+            return {"roots": await self.list_roots(connection)}
+        raise RequestRefused(f"{connection.name}: a task asked {method!r}, which webhost does not answer")
 
     async def list_roots(self, connection: Connection) -> list[dict[str, Any]]:
         return self.routes.any_tab.list_roots(connection)

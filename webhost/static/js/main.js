@@ -71,7 +71,7 @@ function main() {
     cards: () => [...servers.cards.values()],
     onActive: (server, kind, key) => {
       servers?.setActive(server, kind, key);
-      for (const [id, k] of [["open-chat", "chat"], ["open-apps", "apps"], ["open-audit", "audit"], ["open-sessions", "sessions"]]) {
+      for (const [id, k] of [["open-chat", "chat"], ["open-apps", "apps"], ["open-audit", "audit"], ["open-sessions", "sessions"], ["open-roots", "roots"], ["open-tasks", "tasks"]]) {
         if (kind === k) byId(id).setAttribute("aria-current", "page");
         else byId(id).removeAttribute("aria-current");
       }
@@ -98,6 +98,8 @@ function main() {
   rpc.on("server/log", (p) => servers.log(p));
   rpc.on("list/changed", (p) => servers.listChanged(p));
   rpc.on("resources/updated", (p) => workspace.resourceUpdated(p));
+  rpc.on("roots/changed", (p) => workspace.rootsChanged(p));
+  rpc.on("tasks/changed", (p) => workspace.taskChanged(p));
   rpc.on("elicitation/request", (p) => inbox.addElicitation(p));
   rpc.on("elicitation/resolved", (p) => inbox.resolveElicitation(p));
   rpc.on("approval/request", (p) => inbox.addApproval(p));
@@ -141,6 +143,8 @@ function wireHeader(inbox, workspace) {
   new ResizeObserver(() => {
     document.documentElement.style.setProperty("--wh-topbar-height", `${topbar.offsetHeight}px`);
   }).observe(topbar);
+  byId("open-roots").addEventListener("click", () => workspace.open("roots", ""));
+  byId("open-tasks").addEventListener("click", () => workspace.open("tasks", ""));
   const toggle = byId("theme-toggle");
   const label = () => {
     const next = getTheme() === "dark" ? "light" : "dark";

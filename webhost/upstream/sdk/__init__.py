@@ -12,7 +12,14 @@ imported anywhere else.
 release may rename or reshape any private member named here.
 """
 
-from .client import RoundObservingClient, TransportStreams, absorb_tool_listing, advertised_capabilities, round_observer
+from .client import (
+    RoundObservingClient,
+    TransportStreams,
+    absorb_tool_listing,
+    advertised_capabilities,
+    round_observer,
+    send_unchecked,
+)
 from .oauth import ProviderHooks, keep_time, share_lock
 from .process import close_subprocess_transport
 
@@ -28,5 +35,6 @@ __all__ = [
     "close_subprocess_transport",
     "keep_time",
     "round_observer",
+    "send_unchecked",
     "share_lock",
 ]

@@ -11,6 +11,7 @@ from mcp import Client
 from mcp.client._transport import TransportStreams
 from mcp.client.session import ClientSession
 from mcp.types import InputRequiredResult, ListToolsResult
+from pydantic import BaseModel
 
 __all__ = [
     "RoundObservingClient",
@@ -18,6 +19,7 @@ __all__ = [
     "absorb_tool_listing",
     "advertised_capabilities",
     "round_observer",
+    "send_unchecked",
 ]
 
 # Told about each input round of the request running in this task: the round, or None once it was answered.
@@ -84,3 +86,23 @@ def advertised_capabilities(session: ClientSession, version: str | None) -> dict
         return None
     dumped: dict[str, Any] = capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
     return dumped
+
+
+async def send_unchecked(session: ClientSession, request: BaseModel, *, timeout: float | None = None) -> dict[str, Any]:
+    """Send `request` as the session sends any (its era's envelope and headers) and return the raw result.
+
+    Needs: a 2025-11-25 task-augmented `tools/call`, which the server answers with a `CreateTaskResult`
+    (`{"task": {...}}`); the SDK validates every `tools/call` answer against `CallToolResult` first (its
+    per-version result table has no task shape), so `send_request` refuses it (`upstream/tasks.py`,
+    `sdk_workarounds.py` item 12).
+    Private: `ClientSession._stamp` and `ClientSession._dispatcher.send_raw_request`.
+    Public hook that would replace it: task-augmented requests in the SDK (`call_tool(..., task=...)` returning
+    `CreateTaskResult`), or a `send_request` that validates only against the result type it is given.
+    """
+    data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+    opts: dict[str, Any] = {}
+    session._stamp(data, opts)  # type: ignore[arg-type]
+    if timeout is not None:
+        opts["timeout"] = timeout
+    raw: dict[str, Any] = await session._dispatcher.send_raw_request(data["method"], data.get("params"), opts)  # type: ignore[arg-type]
+    return raw

@@ -7,6 +7,7 @@ import { createArgsForm } from "./args-form.js";
 import { contentBlock, jsonDetails } from "./content-view.js";
 import { copyButton, resultText } from "./copy.js";
 import { attachCompletion, otherValues } from "./completion.js";
+import { metaEditor } from "./meta-editor.js";
 import { prettyJson } from "../html.js";
 
 /**
@@ -32,12 +33,20 @@ export function promptView(server, prompt, ctx) {
     required: args.filter((/** @type {any} */ a) => a.required).map((/** @type {any} */ a) => String(a.name)),
   };
   const out = h("div", { class: "prompt-output", dataset: { testid: "prompt-result" } });
+  const meta = metaEditor("prompts/get");
   const run = async (/** @type {Record<string, unknown>} */ values) => {
+      /** @type {Record<string, unknown> | null} */
+      let extra;
+      try {
+        extra = meta.value();
+      } catch {
+        return; // the editor says what is wrong
+      }
       form.setBusy(true);
       out.dataset.status = "pending";
       replaceChildren(out, h("p", { class: "muted", text: "Loading…" }));
       try {
-        const params = { server, name: prompt.name, arguments: values };
+        const params = { server, name: prompt.name, arguments: values, ...(extra ? { _meta: extra } : {}) };
         const result = await ctx.rpc.request("prompts/get", params);
         out.dataset.status = "ok";
         replaceChildren(out, h("div", { class: "copy-actions" },
@@ -74,7 +83,7 @@ export function promptView(server, prompt, ctx) {
         prompt.title ? h("code", { class: "muted", text: String(prompt.name) }) : null),
       h("p", { class: "view-sub muted" }, "Prompt on ", h("strong", { text: server })),
       prompt.description ? h("p", { class: "description", text: String(prompt.description) }) : null),
-    form.el, out);
+    form.el, meta.el, out);
   return {
     el,
     edit: (values) => form.setValues(values),

@@ -9,9 +9,11 @@ import { createArgsForm } from "./args-form.js";
 import { resourceContents, jsonDetails } from "./content-view.js";
 import { copyButton, resultText } from "./copy.js";
 import { attachCompletion, otherValues } from "./completion.js";
+import { metaEditor } from "./meta-editor.js";
+import { freshFor } from "./server-details.js";
 import { prettyJson } from "../html.js";
 
-/** @typedef {(server: string, uri: string) => Promise<any>} ReadFn */
+/** @typedef {(server: string, uri: string, meta?: Record<string, unknown> | null) => Promise<any>} ReadFn */
 /**
  * @typedef {object} ResourceOptions
  * @property {import("../rpc.js").RpcClient} [rpc] for subscriptions and completions
@@ -27,7 +29,8 @@ export function resourceView(server, resource, read, opts = {}) {
   const out = h("div", { class: "read-output", dataset: { testid: "resource-result" } });
   const reload = h("button", { type: "button", class: "small", text: "Reload" });
   const uri = String(resource.uri ?? "");
-  const load = () => readInto(out, server, uri, read, reload);
+  const meta = metaEditor("resources/read");
+  const load = () => readInto(out, server, uri, read, reload, meta);
   reload.addEventListener("click", load);
   let subscribed = false;
   let updates = 0;
@@ -57,6 +60,7 @@ export function resourceView(server, resource, read, opts = {}) {
     head(server, "Resource", String(resource.title ?? resource.name ?? uri), resource, h("span", { class: "head-actions" }, subButton, reload)),
     h("code", { class: "uri block", text: uri }),
     note,
+    meta.el,
     out);
   load();
   return {
@@ -81,6 +85,7 @@ export function templateView(server, template, read, opts = {}) {
   const vars = templateVariables(pattern);
   const preview = h("code", { class: "uri block" });
   const out = h("div", { class: "read-output", dataset: { testid: "resource-result" } });
+  const meta = metaEditor("resources/read");
   /** @type {Record<string, any>} */
   const schema = {
     type: "object",
@@ -95,7 +100,7 @@ export function templateView(server, template, read, opts = {}) {
     onSubmit: (values) => {
       const uri = expandTemplate(pattern, /** @type {Record<string, string>} */ (values));
       preview.textContent = uri;
-      readInto(out, server, uri, read, null);
+      readInto(out, server, uri, read, null, meta);
     },
   });
   const updatePreview = () => {
@@ -122,6 +127,7 @@ export function templateView(server, template, read, opts = {}) {
     head(server, "Resource template", String(template.title ?? template.name ?? pattern), template, null),
     h("p", { class: "muted" }, "Template ", h("code", { class: "uri", text: pattern })),
     form.el,
+    meta.el,
     h("p", { class: "muted preview-label", text: "Will read" }), preview,
     out);
 }
@@ -143,21 +149,30 @@ function head(server, kind, title, item, action) {
 
 /**
  * @param {HTMLElement} out @param {string} server @param {string} uri @param {ReadFn} read
- * @param {HTMLButtonElement | null} button
+ * @param {HTMLButtonElement | null} button @param {ReturnType<typeof metaEditor>} meta
  */
-async function readInto(out, server, uri, read, button) {
+async function readInto(out, server, uri, read, button, meta) {
+  /** @type {Record<string, unknown> | null} */
+  let extra;
+  try {
+    extra = meta.value();
+  } catch {
+    return; // the editor says what is wrong
+  }
   if (button) button.disabled = true;
   out.dataset.status = "pending";
   replaceChildren(out, h("p", { class: "muted", text: "Reading…" }));
   try {
-    const result = await read(server, uri);
+    const result = await read(server, uri, extra);
     const contents = Array.isArray(result?.contents) ? result.contents : [];
     out.dataset.status = "ok";
     replaceChildren(out, h("div", { class: "copy-actions" },
       copyButton("Copy text", "copy-text", () => resultText(result)),
       copyButton("Copy JSON", "copy-json", () => prettyJson(result)),
-      copyButton("Copy request", "copy-request", () => prettyJson({ method: "resources/read", params: { server, uri } }))),
+      copyButton("Copy request", "copy-request", () => prettyJson({ method: "resources/read", params: { server, uri, ...(extra ? { _meta: extra } : {}) } }))),
     contents.length ? contents.map(resourceContents) : h("p", { class: "muted", text: "The resource is empty." }),
+      typeof result?.ttlMs === "number" ? h("p", { class: "muted small", dataset: { testid: "cache-hint", ttlMs: String(result.ttlMs),
+        cacheScope: String(result.cacheScope ?? "") }, text: `Caching hint: fresh for ${freshFor(result.ttlMs)}, ${String(result.cacheScope ?? "")}` }) : null,
       result?._meta ? jsonDetails(result._meta, "_meta", false) : null);
   } catch (err) {
     out.dataset.status = "error";

@@ -18,7 +18,7 @@ import { getTheme } from "../theme.js";
  */
 
 /** @typedef {"tools" | "resources" | "prompts" | "apps"} TabName */
-/** @typedef {{state: "idle" | "loading" | "ok" | "error", items: any[], error?: string}} ListState */
+/** @typedef {{state: "idle" | "loading" | "ok" | "error", items: any[], error?: string, cacheHint?: any}} ListState */
 
 const LOG_CAP = 500;
 const TABS = /** @type {TabName[]} */ (["tools", "resources", "prompts", "apps"]);
@@ -161,8 +161,11 @@ export class ServerCard {
     const icon = iconFor(info?.icons, getTheme());
     replaceChildren(this.#icon, icon.el);
     this.#icon.dataset.serverIcon = icon.el ? "drawn" : icon.skipped ? "skipped" : "";
+    // The era the entry chose (webhost.servers.NAME.protocol) is named when it is not "auto".
+    const choice = String(state.protocolChoice ?? "auto");
+    this.el.dataset.protocolChoice = choice;
     this.#meta.textContent = [state.transport, info ? `${info.name ?? ""} ${info.version ?? ""}`.trim() : null,
-      state.protocolVersion].filter(Boolean).join(" · ");
+      state.protocolVersion, choice === "auto" ? null : `protocol: ${choice}`].filter(Boolean).join(" · ");
     this.#error.hidden = !(state.error && (status === "error" || status === "disconnected"));
     this.#error.textContent = state.error ? String(state.error) : "";
     this.#renderActions(status);
@@ -249,7 +252,7 @@ export class ServerCard {
     try {
       const params = which === "tools" && refresh ? { server: this.name, refresh: true } : { server: this.name };
       const result = await this.#ctx.rpc.request(spec[0], params);
-      next = { state: "ok", items: Array.isArray(result?.[spec[1]]) ? result[spec[1]] : [] };
+      next = { state: "ok", items: Array.isArray(result?.[spec[1]]) ? result[spec[1]] : [], cacheHint: result?.cacheHint ?? null };
     } catch (err) {
       next = { state: "error", items: [], error: describeError(err) };
     }
@@ -371,15 +374,19 @@ export class ServerCard {
   #item(kind, item, key, label, sub, attr) {
     // A malformed item (the backend validated the list item by item): its error in place of its description.
     const invalid = typeof item?.webhost?.invalid === "string" ? item.webhost.invalid : null;
+    // A tool the protocol makes clients drop (2026-07-28: an invalid x-mcp-header), listed with the reason.
+    const dropped = invalid && typeof item?.webhost?.dropped === "string";
     const icon = iconFor(item?.icons, getTheme());
     const b = h("button", { type: "button", class: invalid ? "item item-invalid" : "item", title: invalid ?? label,
       "aria-disabled": invalid ? "true" : null },
       h("span", { class: "item-row" }, icon.el, h("span", { class: "item-name", text: label }), h("span", { class: "item-badges" },
-        invalid ? h("span", { class: "badge invalid", text: "invalid" }) : null)),
-      invalid ? h("span", { class: "item-sub item-error", dataset: { itemError: "" }, text: `Malformed ${kind}: ${invalid}` })
+        invalid ? h("span", { class: "badge invalid", text: dropped ? "dropped" : "invalid" }) : null)),
+      invalid ? h("span", { class: "item-sub item-error", dataset: { itemError: "" },
+        text: dropped ? `Dropped ${kind}: ${invalid.replace(/^dropped: /, "")}` : `Malformed ${kind}: ${invalid}` })
         : sub ? h("span", { class: "item-sub", text: String(sub).split("\n")[0] }) : null);
     b.setAttribute(attr ?? `data-${kind}`, key);
     if (invalid) b.dataset.invalid = "true";
+    if (dropped) b.dataset.dropped = String(item.webhost.dropped);
     if (icon.el || icon.skipped) b.dataset.icon = icon.el ? "drawn" : "skipped";
     b.dataset.search = [key, label, item?.name, item?.title, item?.description].filter(Boolean).join("\n").toLowerCase();
     b.addEventListener("click", () => { if (!invalid) this.#ctx.open(kind, this.name, item); });

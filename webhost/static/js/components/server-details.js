@@ -1,8 +1,8 @@
 // @ts-check
 // A server's details: status, identity, capabilities, instructions, the checks it offers, and its own log
-// (server/log notifications, i.e. the server's notifications/message). Ping and logging/setLevel are offered only
-// where they exist: a legacy-era server (2026-07-28 removed both: its log level is set per request), and the log
-// level only when the server declares `logging`.
+// (server/log notifications, i.e. the server's notifications/message). Each check is offered only where it
+// exists: ping on a legacy-era server (2026-07-28 removed it), and the log level on a server that declares
+// `logging` (sent by logging/setLevel before 2026-07-28, with each request's _meta since).
 
 import { h, replaceChildren, prettyJson } from "../html.js";
 import { jsonDetails } from "./content-view.js";
@@ -23,6 +23,11 @@ export class ServerDetails {
   /** @type {HTMLElement} */
   #levelRow;
   #checksNote = h("p", { class: "muted server-checks-note", dataset: { testid: "server-checks-note" } });
+  #levelVia = h("span", { class: "muted small", dataset: { testid: "log-level-via" } });
+  /** @type {HTMLSelectElement} */
+  #level;
+  #noPing = h("p", { class: "muted small", dataset: { testid: "no-ping" },
+    text: "Ping: 2026-07-28 has no ping (a request that is answered shows the server is there)." });
   el;
 
   /** @param {import("./server-card.js").ServerCard} card */
@@ -64,13 +69,15 @@ export class ServerDetails {
         this.#levelOut.textContent = describeError(err);
       }
     });
+    this.#level = level;
     this.#pingRow = h("div", { class: "server-tool-row" }, ping, this.#pingOut);
-    this.#levelRow = h("div", { class: "server-tool-row" }, h("label", { class: "muted", text: "Log level " }), level, this.#levelOut);
+    this.#levelRow = h("div", { class: "server-tool-row" }, h("label", { class: "muted", text: "Log level " }), level,
+      this.#levelOut, this.#levelVia);
     this.el = h("article", { class: "view server-view" },
       this.#info,
       h("section", { class: "server-tools" },
         h("div", { class: "section-head" }, h("h3", { text: "Check" })),
-        this.#pingRow, this.#levelRow, this.#checksNote),
+        this.#pingRow, this.#noPing, this.#levelRow, this.#checksNote),
       h("section", { class: "log-section" },
         h("div", { class: "section-head" }, h("h3", { text: "Server log" }), h("span", { class: "spacer" }), clear),
         this.#log));
@@ -81,11 +88,11 @@ export class ServerDetails {
   #offerChecks(s) {
     const can = checksOf(s);
     this.#pingRow.hidden = !can.ping;
+    this.#noPing.hidden = !(can.connected && can.modern);
     this.#levelRow.hidden = !can.level;
-    this.#checksNote.textContent = s.status !== "connected" ? "The checks need the server connected."
-      : can.modern ? `This server speaks 2026-07-28, which has no ping and no logging/setLevel${can.logging
-        ? ": webhost asks for every log message (level debug) with each request." : "."}`
-        : !can.level ? "This server does not declare logging, so it has no log level to set." : "";
+    this.#checksNote.textContent = !can.connected ? "The checks need the server connected."
+      : !can.logging ? `This server does not declare logging, so it has no log level to set${can.modern
+        ? " (on 2026-07-28 the level would travel with each request)." : "."}` : "";
     this.#checksNote.hidden = !this.#checksNote.textContent;
   }
 
@@ -93,6 +100,11 @@ export class ServerDetails {
     const s = this.card.state;
     this.#offerChecks(s);
     const info = s.serverInfo ?? {};
+    const log = s.logLevel;
+    if (log?.level && document.activeElement !== this.#level) this.#level.value = String(log.level);
+    this.#levelVia.textContent = !log ? "" : log.via === "request"
+      ? "sent with each request (_meta io.modelcontextprotocol/logLevel)" : "sent to the server (logging/setLevel)";
+    this.#levelVia.dataset.via = log?.via ?? "";
     replaceChildren(this.#info,
       h("header", { class: "view-head" },
         h("div", { class: "view-title-row" },
@@ -104,9 +116,12 @@ export class ServerDetails {
         fact("Transport", s.transport),
         fact("Server", [info.title ?? info.name, info.version].filter(Boolean).join(" ")),
         fact("Protocol", [s.protocolVersion, s.era].filter(Boolean).join(" · ")),
+        fact("Era choice", s.protocolChoice === "auto" || !s.protocolChoice ? "auto (server/discover, else initialize)"
+          : s.protocolChoice === "legacy" ? "legacy only (initialize)" : `${s.protocolChoice} only`),
         fact("Tools", this.card.lists.tools.state === "ok" ? String(this.card.lists.tools.items.length) : null)),
       s.instructions ? h("section", {}, h("h3", { text: "Instructions" }), h("pre", { class: "text-content", text: String(s.instructions) })) : null,
-      s.capabilities || s.clientCapabilities ? capabilityGrid(s.capabilities ?? {}, s.clientCapabilities ?? {}) : null,
+      s.capabilities || s.clientCapabilities ? capabilityGrid(s.capabilities ?? {}, s.clientCapabilities ?? {}, log?.via) : null,
+      cacheHints(s, this.card.lists),
       s.capabilities ? jsonDetails(s.capabilities, "Capabilities (JSON)", false) : null);
     const logs = this.card.logs;
     if (!logs.length || logs[logs.length - 1].seq < this.#lastSeq) {
@@ -124,15 +139,15 @@ export class ServerDetails {
 }
 
 /**
- * Which checks the server has: ping and logging/setLevel exist before 2026-07-28 only (a 2026-07-28 server
- * answers them "method not found"), and setLevel only for a server that declares `logging`.
+ * Which checks the server has: ping exists before 2026-07-28 only (a 2026-07-28 server answers it "method not
+ * found"); a log level for a server that declares `logging`, in either era (how it travels differs).
  * @param {any} s the server's state
  */
 function checksOf(s) {
   const connected = s.status === "connected";
   const legacy = s.era === "legacy";
   const logging = Boolean(s.capabilities?.logging);
-  return { ping: connected && legacy, level: connected && legacy && logging, modern: s.era === "modern", logging };
+  return { connected, ping: connected && legacy, level: connected && logging, modern: s.era === "modern", logging };
 }
 
 // The rows of the grid: who offers each (a server capability, webhost's as the client, or either).
@@ -146,9 +161,10 @@ const CAPABILITIES = /** @type {const} */ ([
 /**
  * A readable grid of what the server offers and what webhost offers it: one row per capability,
  * `[data-cap="NAME"]`, with a cell per side (`data-side`, `data-supported`) naming the sub-features.
- * @param {Record<string, any>} server @param {Record<string, any>} client
+ * The logging row says how the server takes the level (`logVia`: "request" on 2026-07-28, else "setLevel").
+ * @param {Record<string, any>} server @param {Record<string, any>} client @param {string} [logVia]
  */
-function capabilityGrid(server, client) {
+function capabilityGrid(server, client, logVia) {
   /** @type {Array<readonly [string, string, string]>} */
   const rows = [...CAPABILITIES];
   const known = new Set(rows.map(([key]) => key));
@@ -158,9 +174,11 @@ function capabilityGrid(server, client) {
     const applies = who === "both" || who === side;
     const value = caps[key];
     const supported = value !== undefined && value !== null && value !== false;
-    const detail = !applies ? "n/a" : !supported ? "no" : features(value);
-    return h("td", { class: supported ? "cap-yes" : "cap-no muted", dataset: { side, supported: String(supported) },
-      text: detail });
+    let detail = !applies ? "n/a" : !supported ? "no" : features(value);
+    const via = key === "logging" && side === "server" && logVia ? logVia : null;
+    if (via && supported) detail += via === "request" ? " (level per request, in _meta)" : " (level by logging/setLevel)";
+    return h("td", { class: supported ? "cap-yes" : "cap-no muted", dataset: { side, supported: String(supported),
+      ...(via ? { logVia: via } : {}) }, text: detail });
   };
   return h("section", { class: "capabilities" },
     h("h3", { text: "Capabilities" }),
@@ -170,6 +188,42 @@ function capabilityGrid(server, client) {
       h("tbody", {}, rows.map(([key, label, who]) =>
         h("tr", { dataset: { cap: key } }, h("th", { scope: "row", text: label }),
           cell(server, key, "server", who), cell(client, key, "client", who))))));
+}
+
+/**
+ * The server's caching hints (SEP-2549, 2026-07-28): `server/discover`'s and each list's as last listed, one
+ * `[data-cache-method="METHOD"]` row each; nothing for a server that sends none.
+ * @param {any} state @param {Record<string, import("./server-card.js").ListState>} lists
+ */
+function cacheHints(state, lists) {
+  /** @type {Array<[string, any]>} */
+  const rows = [["server/discover", state.cacheHints?.["server/discover"]],
+    ["tools/list", lists.tools.cacheHint ?? state.cacheHints?.["tools/list"]],
+    ["resources/list", lists.resources.cacheHint ?? state.cacheHints?.["resources/list"]],
+    ["resources/templates/list", lists.templates.cacheHint ?? state.cacheHints?.["resources/templates/list"]],
+    ["prompts/list", lists.prompts.cacheHint ?? state.cacheHints?.["prompts/list"]]];
+  const sent = rows.filter(([, hint]) => hint && typeof hint === "object");
+  if (!sent.length) return null;
+  return h("section", { class: "cache-hints" },
+    h("h3", { text: "Caching hints" }),
+    h("p", { class: "muted small", text: "How long the server says each answer stays fresh (ttlMs) and whether it may be shared between people (cacheScope). webhost lists anew on every refresh." }),
+    h("table", { class: "cap-grid", dataset: { testid: "cache-hints" } },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", text: "Result" }), h("th", { scope: "col", text: "Fresh for" }),
+        h("th", { scope: "col", text: "Scope" }))),
+      h("tbody", {}, sent.map(([method, hint]) => h("tr", { dataset: { cacheMethod: method } },
+        h("th", { scope: "row", text: method }), h("td", { text: freshFor(hint.ttlMs) }),
+        h("td", { text: String(hint.cacheScope ?? "") }))))));
+}
+
+/** A `ttlMs` in words. @param {unknown} ms */
+export function freshFor(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "?";
+  if (ms <= 0) return "0 (stale at once)";
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  if (s < 120) return `${+s.toFixed(1)} s`;
+  if (s < 3600) return `${+(s / 60).toFixed(1)} min`;
+  return `${+(s / 3600).toFixed(1)} h`;
 }
 
 /** "yes", or the sub-features a capability names ("listChanged, subscribe"; an extension's id). @param {unknown} value */
@@ -184,7 +238,7 @@ function features(value) {
 /** @param {string} label @param {unknown} value */
 function fact(label, value) {
   if (value === null || value === undefined || value === "") return null;
-  return [h("dt", { text: label }), h("dd", { text: String(value) })];
+  return [h("dt", { text: label }), h("dd", { text: String(value), dataset: { fact: label } })];
 }
 
 /** @param {any} entry */

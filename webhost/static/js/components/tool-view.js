@@ -9,6 +9,7 @@ import { isParked, matchParking, releaseThenRemove } from "../park.js";
 import { createArgsForm } from "./args-form.js";
 import { CallResult } from "./call-result.js";
 import { jsonDetails } from "./content-view.js";
+import { metaEditor } from "./meta-editor.js";
 
 let callCounter = 0;
 const newCallId = () => `c-${Date.now().toString(36)}-${++callCounter}`;
@@ -39,6 +40,8 @@ export class ToolView {
   #current = null;
   /** Results this tab did not start itself, by callId (their ending finds them). @type {Map<string, CallResult>} */
   #shown = new Map();
+  #meta = metaEditor("tools/call");
+  #asTask = h("input", { type: "checkbox", name: "asTask", dataset: { testid: "as-task" } });
   el = h("article", { class: "view tool-view" });
 
   /** @param {string} server @param {any} tool @param {ToolContext} ctx */
@@ -123,7 +126,15 @@ export class ToolView {
       onSubmit: (args) => { this.#call(args); },
     });
     if (this.#current?.pending) this.#form.setBusy(true);
-    return h("div", {}, this.#form.el, schemas);
+    // 2025-11-25 task support: "required" runs as a task anyway; "optional" lets the person choose. (A
+    // 2026-07-28 server decides per call.) A task is followed in Tasks and this call answers with its end.
+    const support = t.execution?.taskSupport;
+    const taskNote = support === "required"
+      ? h("p", { class: "muted small", dataset: { testid: "task-note" }, text: "This tool runs as a task: follow it in Tasks; its result shows here when it ends." })
+      : support === "optional"
+        ? h("label", { class: "muted small task-choice" }, this.#asTask, " Run as a task (follow it in Tasks)")
+        : null;
+    return h("div", {}, this.#form.el, taskNote, this.#meta.el, schemas);
   }
 
   /**
@@ -210,13 +221,20 @@ export class ToolView {
     const { rpc, apps, calls, readResource } = this.#ctx;
     const server = this.#server;
     const tool = this.#tool;
+    /** @type {Record<string, unknown> | null} */
+    let meta;
+    try {
+      meta = this.#meta.value();
+    } catch {
+      return; // the editor says what is wrong
+    }
     const callId = newCallId();
     const resourceUri = tool.webhost?.resourceUri;
     const result = new CallResult({
       callId,
       onCancel: () => rpc.request("tools/cancel", { callId }),
       withAppSlot: Boolean(resourceUri),
-      request: { method: "tools/call", params: { server, name: tool.name, arguments: args } },
+      request: { method: "tools/call", params: { server, name: tool.name, arguments: args, ...(meta ? { _meta: meta } : {}) } },
       ctx: { server, readResource },
     });
     this.#current = result;
@@ -228,7 +246,9 @@ export class ToolView {
     for (const old of previous) void releaseThenRemove(/** @type {HTMLElement} */ (old), "re-run", apps);
     result.el.scrollIntoView({ block: "nearest", behavior: "smooth" });
     this.#form?.setBusy(true);
-    const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId });
+    const asTask = tool.execution?.taskSupport === "optional" && this.#asTask.checked;
+    const promise = rpc.request("tools/call", { server, name: tool.name, arguments: args, callId,
+      ...(meta ? { _meta: meta } : {}), ...(asTask ? { asTask: true } : {}) });
     if (resourceUri) openToolApp(apps, { server, tool, args, callId, resultPromise: promise, container: result.appSlot });
     try {
       result.ok(await promise);

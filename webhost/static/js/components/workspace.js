@@ -19,6 +19,8 @@ import { ServerDetails } from "./server-details.js";
 import { AuditView } from "./audit-view.js";
 import { AppsView } from "./apps-view.js";
 import { SessionsView } from "./sessions-view.js";
+import { RootsView } from "./roots-view.js";
+import { TasksView } from "./tasks-view.js";
 
 /**
  * @typedef {object} WorkspaceContext
@@ -32,13 +34,13 @@ import { SessionsView } from "./sessions-view.js";
  * @property {import("../chat/chat-view.js").ChatView} chat the chat, kept in the page (parked when not shown)
  */
 
-/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions" | "chat"} ViewKind */
+/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions" | "chat" | "roots" | "tasks"} ViewKind */
 
 // The open item is kept in the address (`#kind=tool&server=S&key=NAME`), so a reload (or a link) opens it
 // again once its server has listed it; the form's values go to sessionStorage (this tab only, never the URL).
-const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions", "chat"];
+const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions", "chat", "roots", "tasks"];
 /** Views that stand for the whole page, not one server's item. */
-const PAGE_VIEWS = ["audit", "apps", "sessions", "chat"];
+const PAGE_VIEWS = ["audit", "apps", "sessions", "chat", "roots", "tasks"];
 const FORM_KEY = "webhost:form:";
 
 /** @returns {{kind: ViewKind, server: string, key: string} | null} */
@@ -74,8 +76,8 @@ export class Workspace {
   /** @param {WorkspaceContext} ctx */
   constructor(ctx) {
     this.#ctx = ctx;
-    this.readResource = (/** @type {string} */ server, /** @type {string} */ uri) =>
-      ctx.rpc.request("resources/read", { server, uri });
+    this.readResource = (/** @type {string} */ server, /** @type {string} */ uri, /** @type {Record<string, unknown> | null | undefined} */ meta = null) =>
+      ctx.rpc.request("resources/read", { server, uri, ...(meta ? { _meta: meta } : {}) });
     const restore = this.#restore;
     this.showWelcome();
     this.#restore = restore;
@@ -177,6 +179,12 @@ export class Workspace {
       el = ctx.chat.el;
     } else if (kind === "sessions") {
       view = new SessionsView(ctx.rpc);
+      el = view.el;
+    } else if (kind === "roots") {
+      view = new RootsView(ctx.rpc);
+      el = view.el;
+    } else if (kind === "tasks") {
+      view = new TasksView(ctx.rpc);
       el = view.el;
     } else if (kind === "apps") {
       view = new AppsView({
@@ -294,6 +302,18 @@ export class Workspace {
     if (!values) return;
     if (want.kind === "tool") this.#tools.get(`${want.server}\n${want.key}`)?.edit(values);
     else if (want.kind === "prompt") this.#open?.view?.edit(values);
+  }
+
+  /** One of the person's tasks moved (tasks/changed): the tasks view, if open, shows it. @param {any} p */
+  taskChanged(p) {
+    const open = this.#open;
+    if (open?.kind === "tasks" && p?.task) open.view.update(p.task);
+  }
+
+  /** The person's roots changed (roots/changed): the roots view, if open, shows them. @param {any} p */
+  rootsChanged(p) {
+    const open = this.#open;
+    if (open?.kind === "roots" && p?.roots) open.view.show(p.roots);
   }
 
   /** @param {{server: string, uri: string}} p */
