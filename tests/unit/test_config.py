@@ -420,12 +420,12 @@ def _webhost(options: object) -> str:
         ),
         (
             _webhost({"timeouts": {"conect": 5}}),
-            "servers.json: webhost.timeouts.conect: unknown key (known here: appHandshake, call, connect, human, idle)",
+            "servers.json: webhost.timeouts.conect: unknown key (known here: appHandshake, call, connect, human, idle, maxTotal)",
         ),
         (
             _webhost({"servers": {"a": {"appToolCall": "ask"}}}),
             "servers.json: webhost.servers.a.appToolCall: unknown key (known here: appToolCalls, cspCompat, "
-            "modelSeesStructuredContent, modelToolCalls, modelTools, openLinks, permissions, tools)",
+            "modelSeesStructuredContent, modelToolCalls, modelTools, openLinks, permissions, protocol, tools)",
         ),
         (
             _webhost({"limits": {"maxResultByte": 1}}),
