@@ -9,6 +9,7 @@ each URI once (an empty list when there are none). The admin's and each person's
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,6 +17,8 @@ from urllib.parse import urlsplit
 from webhost.config import Root
 from webhost.errors import InvalidParams
 from webhost.storage.roots import SHARED, RootsStore
+
+logger = logging.getLogger(__name__)
 
 MAX_ROOTS = 100
 MAX_URI = 4096
@@ -109,8 +112,12 @@ class PersonRoots:
         self._stop = host.listen(changed)
 
     async def load(self) -> None:
-        await self.host.load_shared()
-        self.mine = await self.host.mine(self.person_id)
+        """The first read, when the workspace opens; a database that cannot be read leaves the configured roots."""
+        try:
+            await self.host.load_shared()
+            self.mine = await self.host.mine(self.person_id)
+        except Exception as exc:  # the storage's errors, whatever the engine: the workspace goes on
+            logger.warning("cannot read the stored roots of %s: %s", self.person_id, exc)
 
     def effective(self) -> list[RootItem]:
         """What `roots/list` answers: the configuration's, the admin's, the person's own (each URI once)."""

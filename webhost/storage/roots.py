@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, metadata
 from webhost.storage.portable import fit
@@ -35,13 +36,14 @@ class RootsStore:
 
     async def get(self, owner: str) -> list[dict[str, Any]]:
         query = sa.select(roots.c.uri, roots.c.name).where(roots.c.owner == owner).order_by(roots.c.position)
-        async with self.storage.engine.connect() as db:
+        async with self.storage.read() as db:
             rows = (await db.execute(query)).all()
         return [{"uri": row.uri, **({"name": row.name} if row.name else {})} for row in rows]
 
     async def put(self, owner: str, items: list[dict[str, Any]]) -> None:
         now = time.time()
-        async with self.storage.engine.begin() as db:
+
+        async def work(db: AsyncConnection) -> None:
             await db.execute(roots.delete().where(roots.c.owner == owner))
             if items:
                 await db.execute(
@@ -57,3 +59,5 @@ class RootsStore:
                         for index, item in enumerate(items)
                     ],
                 )
+
+        await self.storage.write(work)  # one transaction, in turn with this process's other writes (SQLite)
