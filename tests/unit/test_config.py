@@ -420,7 +420,8 @@ def _webhost(options: object) -> str:
         ),
         (
             _webhost({"timeouts": {"conect": 5}}),
-            "servers.json: webhost.timeouts.conect: unknown key (known here: appHandshake, call, connect, human, idle, maxTotal)",
+            "servers.json: webhost.timeouts.conect: unknown key "
+            "(known here: appHandshake, call, connect, human, idle, maxTotal)",
         ),
         (
             _webhost({"servers": {"a": {"appToolCall": "ask"}}}),
