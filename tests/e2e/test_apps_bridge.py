@@ -23,7 +23,7 @@ from playwright.sync_api import Browser, FrameLocator, Locator, Page, Playwright
 
 from tests.e2e.conftest import bind_page, login
 from tests.support.browser import chromium_launch_kwargs
-from tests.support.process import PEER_BIN, Webhost, peer_server, run_webhost, stdio_server
+from tests.support.process import PEER_BIN, WAIT, Webhost, peer_server, run_webhost, stdio_server
 
 pytestmark = pytest.mark.e2e
 
@@ -183,7 +183,8 @@ def received(app: Locator, method: str | None = None) -> list[dict[str, Any]]:
     return [m for m in messages if method is None or m.get("method") == method]
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, message: str = "condition") -> Any:
+def wait_until(predicate: Callable[[], Any], timeout: float = WAIT, message: str = "condition") -> Any:
+    """`predicate()` once it holds; the bound is the suites' shared one, for a loaded machine, not a speed."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -213,7 +214,7 @@ def problems(page: Page, frame_id: str) -> list[dict[str, Any]]:
     return result
 
 
-def approve_while(page: Page, done: Callable[[], bool], timeout: float = 30.0) -> None:
+def approve_while(page: Page, done: Callable[[], bool], timeout: float = WAIT) -> None:
     """Allow every approval card that shows up until `done()`."""
     deadline = time.monotonic() + timeout
     allow = page.locator('[data-approval] [data-action="allow"]')
@@ -226,7 +227,7 @@ def approve_while(page: Page, done: Callable[[], bool], timeout: float = 30.0) -
     raise AssertionError("timed out")
 
 
-def fixture_log(page: Page, frame_id: str, timeout: float = 30.0, approve: bool = False) -> str:
+def fixture_log(page: Page, frame_id: str, timeout: float = WAIT, approve: bool = False) -> str:
     """The text of a fixture app's <pre id=log> once it is done."""
     done = inner(page, frame_id).locator('#log[data-done="true"]')
     if approve:
@@ -538,7 +539,7 @@ def test_flood_is_capped_and_the_page_stays_responsive(app_page: Page) -> None:
     started = time.monotonic()
     assert page.evaluate("() => window.__page.apps.list().length") >= 1
     assert time.monotonic() - started < 1.0
-    log = fixture_log(page, frame_id, timeout=40)
+    log = fixture_log(page, frame_id)
     assert "still responsive: ok {}" in log
     kinds = {p["kind"] for p in problems(page, frame_id)}
     assert "flood" in kinds
@@ -653,7 +654,7 @@ def test_every_request_with_an_id_is_answered_whatever_its_size_depth_or_shape(a
                 got[m["id"]].append(m)
         return got
 
-    wait_until(lambda: all(answers().values()), timeout=30, message="an answer to every request")
+    wait_until(lambda: all(answers().values()), message="an answer to every request")
     answered_ping(app)  # after every answer the bridge was going to send: none is sent twice
     for request_id, replies in answers().items():
         assert len(replies) == 1, (request_id, replies)
@@ -735,7 +736,7 @@ def test_an_app_whose_server_disconnects_shows_it(app_page: Page) -> None:
     error = app.evaluate("() => window.rpc('tools/call', {name: 'echo_app', arguments: {}}).then(() => null, (e) => e)")
     assert error["code"] == -32002 and "apps is disconnected" in error["message"]
     page.evaluate("() => window.__page.rpc.request('servers/reconnect', {server: 'apps'})")
-    wait_until(lambda: status.text_content() == "Running", timeout=30, message="Running again")
+    wait_until(lambda: status.text_content() == "Running", message="Running again")
     assert panel.get_attribute("data-server-status") is None
 
 
