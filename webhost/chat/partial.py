@@ -4,19 +4,25 @@ SEP-1865's `ui/notifications/tool-input-partial` carries "partial JSON healed by
 brackets". `jiter` (a dependency of both provider SDKs) parses a prefix of a JSON text in partial mode,
 keeping a string cut in the middle; a value still being typed (`tr` of `true`, `1.` of a number) is
 left out until it is whole. `PartialArguments` keeps one call's text and says when there is
-something new worth sending: at most every `THROTTLE_SECONDS`, never the same object twice.
+something new worth sending: at most every `THROTTLE_SECONDS`, never the same object twice; what the pace
+held back goes out from one flusher per call (`flush_when_due`) once its time has come.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
+import anyio.abc
 import jiter
 import orjson
 
 THROTTLE_SECONDS = 0.1
+# A held-back object this close to its time counts as due: an event loop's timer may wake a little before the
+# monotonic clock reaches the deadline (uvloop's ticks are milliseconds), and the pace is no exact science.
+DUE_SLACK_SECONDS = 0.005
 
 
 def heal(text: str) -> dict[str, Any] | None:
@@ -40,6 +46,7 @@ class PartialArguments:
         self._sent_at: float | None = None
         self._last: bytes | None = None
         self._pending: dict[str, Any] | None = None
+        self.flushing = False  # a flusher waits for the held-back object (one per call, not one per fragment)
 
     def add(self, fragment: str) -> dict[str, Any] | None:
         """Append a fragment; the healed object to send now, or None (nothing new, or too soon: kept)."""
@@ -52,7 +59,7 @@ class PartialArguments:
             self._pending = None
             return None
         now = self._clock()
-        if self._sent_at is not None and now - self._sent_at < self._interval:
+        if not self._due_at(now):
             self._pending = healed
             return None
         return self._mark_sent(healed, encoded, now)
@@ -62,7 +69,7 @@ class PartialArguments:
         if self._pending is None:
             return None
         now = self._clock()
-        if self._sent_at is not None and now - self._sent_at < self._interval:
+        if not self._due_at(now):
             return None
         pending, self._pending = self._pending, None
         return self._mark_sent(pending, orjson.dumps(pending), now)
@@ -73,7 +80,45 @@ class PartialArguments:
             return None if self._pending is None else 0.0
         return max(0.0, self._interval - (self._clock() - self._sent_at))
 
+    def _due_at(self, now: float) -> bool:
+        return self._sent_at is None or now - self._sent_at >= self._interval - DUE_SLACK_SECONDS
+
     def _mark_sent(self, healed: dict[str, Any], encoded: bytes, now: float) -> dict[str, Any]:
         self._sent_at = now
         self._last = encoded
         return healed
+
+
+def flush_soon(
+    partial: PartialArguments,
+    task_group: anyio.abc.TaskGroup,
+    send: Callable[[dict[str, Any]], None],
+    *,
+    still_wanted: Callable[[], bool],
+) -> None:
+    """Start the call's flusher if something is held back and none runs yet (one per call, not one per fragment)."""
+    if partial.flushing or partial.next_due_in() is None:
+        return
+    partial.flushing = True
+    task_group.start_soon(flush_when_due, partial, send, still_wanted)
+
+
+async def flush_when_due(
+    partial: PartialArguments,
+    send: Callable[[dict[str, Any]], None],
+    still_wanted: Callable[[], bool],
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+) -> None:
+    """Send what the pace held back once its time has come, until nothing is held back or it is no longer wanted.
+
+    The wait is asked again after each sleep, however early the timer woke: a held-back object given up then would
+    never be sent, as the stream may hold for long after its last fragment (the model is thinking)."""
+    partial.flushing = True
+    try:
+        while (delay := partial.next_due_in()) is not None and still_wanted():
+            await sleep(delay)
+            healed = partial.due()
+            if healed is not None and still_wanted():
+                send(healed)
+    finally:
+        partial.flushing = False

@@ -169,7 +169,7 @@ def _camel(value: Any) -> Any:
         out: dict[str, Any] = {}
         for key, item in value.items():
             camel = _to_camel(key) if isinstance(key, str) else key
-            keep_inner = key in ("result", "arguments", "usage", "from_app")
+            keep_inner = key in ("result", "arguments", "partial", "usage", "from_app")  # values of theirs, as given
             out[camel] = item if keep_inner else _camel(item)
         return out
     if isinstance(value, list):

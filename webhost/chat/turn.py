@@ -23,7 +23,7 @@ import orjson
 from webhost.approvals import ApprovalBroker
 from webhost.chat import prompt
 from webhost.chat.app_context import AppContext
-from webhost.chat.partial import PartialArguments
+from webhost.chat.partial import PartialArguments, flush_soon
 from webhost.chat.providers import Provider
 from webhost.chat.providers.errors import ProviderError
 from webhost.chat.providers.events import Stop, TextDelta, ToolArgsDelta, ToolCallEnd, ToolCallStart, Usage
@@ -242,20 +242,18 @@ class Turn:
         healed = partial.add(fragment)
         call.arguments_text = partial.text
         if healed is not None:
-            call.partial = healed
-            self.publish("args", callId=call.id, partial=healed)
-        elif partial.next_due_in() is not None:
-            flushers.start_soon(self._flush_later, call, partial)
+            self._send_partial(call, healed)
+        else:
+            flush_soon(
+                partial,
+                flushers,
+                lambda held: self._send_partial(call, held),
+                still_wanted=lambda: call.status == "streaming",
+            )
 
-    async def _flush_later(self, call: ToolCall, partial: PartialArguments) -> None:
-        delay = partial.next_due_in()
-        if delay is None:
-            return
-        await anyio.sleep(delay)
-        healed = partial.due()
-        if healed is not None and call.status == "streaming":
-            call.partial = healed
-            self.publish("args", callId=call.id, partial=healed)
+    def _send_partial(self, call: ToolCall, healed: dict[str, Any]) -> None:
+        call.partial = healed
+        self.publish("args", callId=call.id, partial=healed)
 
     def _end_call(self, call: ToolCall, arguments: str) -> None:
         call.partial = None
