@@ -21,6 +21,7 @@ from mcp.shared.auth import OAuthToken
 
 from webhost.config import IdentityProvider, ServerConfig
 
+from .oauth_failures import keeping_failure
 from .oauth_store import OAuthDeps, TokenRows, expiry_after
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -91,20 +92,11 @@ class IdentityAssertionOAuth(IdentityAssertionOAuthProvider):
         self.idp = settings.identity_provider or IdentityProvider.model_validate({})
         self.failure: BaseException | None = None
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        flow = super().async_auth_flow(request)
-        try:
-            outgoing = await flow.__anext__()
-            while True:
-                response = yield outgoing
-                outgoing = await flow.asend(response)
-        except StopAsyncIteration:
-            return
-        except Exception as exc:  # the transport only ends: the connection reads why here
-            self.failure = exc
-            raise
-        finally:
-            await flow.aclose()
+    def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        return keeping_failure(super().async_auth_flow(request), self._keep_failure)
+
+    def _keep_failure(self, exc: BaseException) -> None:
+        self.failure = exc
 
     async def sign_out(self) -> str | None:
         self.context.clear_tokens()

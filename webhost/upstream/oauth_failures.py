@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator, Callable
+
+import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 
 from .sign_ins import SignInFailed
@@ -21,6 +24,25 @@ def describe_oauth_failure(exc: BaseException, provider: OAuthClientProvider | N
             return found
         cause = cause.__cause__ or cause.__context__
     return None
+
+
+async def keeping_failure(
+    flow: AsyncGenerator[httpx2.Request, httpx2.Response], keep: Callable[[BaseException], None]
+) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    """An httpx auth flow relayed as it is, with the exception that ends it kept (`keep`) before it is raised: the
+    transport only ends on it, and the connection reads why from what was kept."""
+    try:
+        outgoing = await flow.__anext__()
+        while True:
+            response = yield outgoing
+            outgoing = await flow.asend(response)
+    except StopAsyncIteration:
+        return
+    except Exception as exc:
+        keep(exc)
+        raise
+    finally:
+        await flow.aclose()
 
 
 NOT_OAUTH = "answered HTTP 401 and offers no sign-in (no OAuth metadata): check the entry's headers"

@@ -18,6 +18,7 @@ from mcp.client.auth.extensions.client_credentials import (
 
 from webhost.config import ServerConfig
 
+from .oauth_failures import keeping_failure
 from .oauth_store import OAuthDeps, TokenRows, expiry_after
 from .sdk import ProviderHooks, keep_time, share_lock
 
@@ -29,20 +30,11 @@ class _Tracked(ProviderHooks):
     redirect_uri = ""
     _store: TokenRows
 
-    async def run_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        flow = super().run_flow(request)
-        try:
-            outgoing = await flow.__anext__()
-            while True:
-                response = yield outgoing
-                outgoing = await flow.asend(response)
-        except StopAsyncIteration:
-            return
-        except Exception as exc:
-            self.failure = exc
-            raise
-        finally:
-            await flow.aclose()
+    def run_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        return keeping_failure(super().run_flow(request), self._keep_failure)
+
+    def _keep_failure(self, exc: BaseException) -> None:
+        self.failure = exc
 
     async def sign_out(self) -> str | None:
         async with self.context.lock:
