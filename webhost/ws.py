@@ -20,7 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from webhost import frames, jsontext, response_parts
 from webhost.calls import current_tab
-from webhost.config import Limits
+from webhost.config_limits import Limits
 from webhost.directory import ENDED_CLOSE_CODE
 from webhost.errors import (
     INTERNAL_ERROR,

@@ -25,7 +25,7 @@ from webhost.auth.signin import (
     OidcSignIn,
     signed_out_page,
 )
-from webhost.config import AuthOptions
+from webhost.config_auth import AuthOptions
 from webhost.directory import SessionDirectory
 from webhost.people import sign_in_key
 from webhost.settings import Settings

@@ -19,7 +19,8 @@ from mcp.client.auth import OAuthFlowError, OAuthTokenError
 from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 from mcp.shared.auth import OAuthToken
 
-from webhost.config import IdentityProvider, ServerConfig
+from webhost.config import ServerConfig
+from webhost.config_auth import IdentityProvider
 
 from .oauth_failures import keeping_failure
 from .oauth_store import OAuthDeps, TokenRows, expiry_after
