@@ -2,15 +2,12 @@
 
 The frame's server is the instance's binding, never a value from the request; a tool whose
 visibility lacks "app" is refused; the per-server approval policy (allow, ask, deny) decides the
-rest; links open only for http(s) and only after consent.
+rest; links open only for http(s) and only after consent; files are saved after consent (`downloads.py`).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
@@ -21,6 +18,7 @@ import anyio
 from webhost import jsontext
 from webhost import tasks as task_calls
 from webhost.approvals import ApprovalBroker
+from webhost.apps.downloads import download_file
 from webhost.apps.instances import MAX_MESSAGES_BYTES, AppInstance
 from webhost.apps.meta import tool_visibility
 from webhost.audit import AuditLog
@@ -32,9 +30,6 @@ from webhost.people import Person
 from webhost.tasks import TaskBook, task_support
 from webhost.upstream.connection import Connection
 
-MAX_DOWNLOAD_FILES = 10
-MAX_DOWNLOAD_BYTES = 10 * 1024 * 1024  # per file
-MAX_DOWNLOAD_TOTAL = 20 * 1024 * 1024  # per request
 RequestId = str | int
 logger = logging.getLogger(__name__)
 
@@ -96,7 +91,10 @@ class AppPolicy:
         handler = HANDLERS.get(method)
         if handler is None:
             await self.audit.record(
-                "app.refused", **self._base(instance), decision="refused", summary=f"unsupported method {method}"[:200]
+                "app.refused",
+                **self.audit_base(instance),
+                decision="refused",
+                summary=f"unsupported method {method}"[:200],
             )
             raise PolicyRefused(f"apps may not call {method!r} through webhost", {"method": method})
         key = None if request_id is None else (instance.frame_id, request_id)
@@ -111,7 +109,7 @@ class AppPolicy:
             finally:
                 if key is not None:
                     self._running.pop(key, None)
-        await self.audit.record("app.cancelled", **self._base(instance), decision="cancelled", summary=method)
+        await self.audit.record("app.cancelled", **self.audit_base(instance), decision="cancelled", summary=method)
         raise Cancelled("the app cancelled the request", {"requestId": request_id})
 
     def cancel(self, instance: AppInstance, request_id: RequestId) -> bool:
@@ -122,7 +120,7 @@ class AppPolicy:
         scope.cancel()
         return True
 
-    def _base(self, instance: AppInstance) -> dict[str, Any]:
+    def audit_base(self, instance: AppInstance) -> dict[str, Any]:
         """The columns every row about this frame carries: whose tab, which server, which frame."""
         return {
             "person": self.person,
@@ -140,7 +138,7 @@ async def call_tool(
     if not isinstance(name, str) or not name or not isinstance(arguments, dict):
         raise InvalidParams("tools/call needs a tool name and an arguments object")
     audit = policy.audit
-    base = policy._base(instance)
+    base = policy.audit_base(instance)
     tool = await policy.catalogue.tool(connection, name)
     if tool is None:
         await audit.record(
@@ -255,7 +253,9 @@ async def read_resource(
     uri = params.get("uri")
     if not isinstance(uri, str) or not uri:
         raise InvalidParams("resources/read needs a uri")
-    await policy.audit.record("app.resources/read", **policy._base(instance), decision="allowed", summary=uri[:300])
+    await policy.audit.record(
+        "app.resources/read", **policy.audit_base(instance), decision="allowed", summary=uri[:300]
+    )
     return await connection.read_resource(uri, summary=f"{uri} (from app)")
 
 
@@ -276,7 +276,7 @@ async def open_link(
 ) -> dict[str, Any]:
     url = params.get("url")
     audit = policy.audit
-    base = policy._base(instance)
+    base = policy.audit_base(instance)
     parts = urlsplit(url) if isinstance(url, str) else None
     scheme = parts.scheme.lower() if parts else ""
     credentials = bool(parts and (parts.username or parts.password))
@@ -346,7 +346,7 @@ async def message(
     if size > MAX_MESSAGES_BYTES:
         # Kept messages are bounded by bytes as well as by count: one this large cannot be kept at all.
         await policy.audit.record(
-            "app.message", **policy._base(instance), decision="refused", summary=f"too large: {size} bytes"
+            "app.message", **policy.audit_base(instance), decision="refused", summary=f"too large: {size} bytes"
         )
         raise PolicyRefused(
             f"ui/message: the message is {size} bytes; an app's messages are kept up to {MAX_MESSAGES_BYTES}",
@@ -354,7 +354,7 @@ async def message(
         )
     await policy.audit.record(
         "app.message",
-        **policy._base(instance),
+        **policy.audit_base(instance),
         decision="recorded",
         summary=_text_of(entry["content"])[:300],
         detail=entry,
@@ -380,7 +380,7 @@ async def update_model_context(
         binding = instance.chat
         await policy.audit.record(
             "chat.model-context",
-            **policy._base(instance),
+            **policy.audit_base(instance),
             decision="recorded",
             summary=f"conversation {binding.conversation_id}",
             detail={"conversationId": binding.conversation_id, "instance": binding.call_id},
@@ -391,7 +391,7 @@ async def update_model_context(
         return {}
     await policy.audit.record(
         "app.model-context",
-        **policy._base(instance),
+        **policy.audit_base(instance),
         decision="recorded",
         summary=_text_of(context["content"])[:300],
         detail=context,
@@ -413,123 +413,6 @@ def _text_of(content: object) -> str:
     if not isinstance(content, list):
         return ""
     return " ".join(str(block.get("text", "")) for block in content if isinstance(block, dict))
-
-
-_UNSAFE_NAME = re.compile(r"[^\w.-]+")
-
-
-def _file_name(uri: object, fallback: str) -> str:
-    tail = [part for part in re.split(r"[/?#]", str(uri or "")) if part]
-    name = _UNSAFE_NAME.sub("_", tail[-1] if tail else "").strip("._")[:120]
-    return name or fallback
-
-
-def _payload(contents: dict[str, Any]) -> bytes | None:
-    """The bytes of one resource contents item (text or base64 blob); None when it has neither."""
-    if isinstance(contents.get("text"), str):
-        return str(contents["text"]).encode("utf-8")
-    if isinstance(contents.get("blob"), str):
-        try:
-            return base64.b64decode(str(contents["blob"]), validate=True)
-        except (binascii.Error, ValueError):
-            raise InvalidParams("ui/download-file: a blob is not valid base64") from None
-    return None
-
-
-async def download_file(
-    policy: AppPolicy, instance: AppInstance, connection: Connection, params: dict[str, Any]
-) -> dict[str, Any]:
-    """Save files the app offers, after the person's consent: embedded resources or resource links
-    (read from the frame's own server). Nothing is read or saved before consent; sizes are capped."""
-    items = params.get("contents")
-    if not isinstance(items, list) or not items or len(items) > MAX_DOWNLOAD_FILES:
-        raise InvalidParams(f"ui/download-file needs 1 to {MAX_DOWNLOAD_FILES} contents")
-    planned: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise InvalidParams("ui/download-file: each content must be an object")
-        if item.get("type") == "resource" and isinstance(item.get("resource"), dict):
-            resource = item["resource"]
-            data = _payload(resource)
-            if data is None:
-                raise InvalidParams("ui/download-file: an embedded resource needs text or blob")
-            planned.append(
-                {
-                    "name": _file_name(resource.get("uri"), f"download-{index + 1}"),
-                    "data": data,
-                    "mimeType": str(resource.get("mimeType") or "")[:100],
-                }
-            )
-        elif item.get("type") == "resource_link" and isinstance(item.get("uri"), str):
-            planned.append(
-                {
-                    "name": _file_name(item.get("name") or item["uri"], f"download-{index + 1}"),
-                    "uri": item["uri"][:2048],
-                    "mimeType": str(item.get("mimeType") or "")[:100],
-                }
-            )
-        else:
-            raise InvalidParams("ui/download-file: contents must be embedded resources or resource links")
-        data = planned[-1].get("data")
-        if data is not None and len(data) > MAX_DOWNLOAD_BYTES:
-            raise PolicyRefused(
-                f"ui/download-file: {planned[-1]['name']} is larger than {MAX_DOWNLOAD_BYTES} bytes",
-                {"limit": MAX_DOWNLOAD_BYTES},
-            )
-    summary = ", ".join(str(p["name"]) for p in planned)[:300]
-    described = [
-        {
-            "name": p["name"],
-            "mimeType": p["mimeType"],
-            **({"size": len(p["data"])} if "data" in p else {"uri": p["uri"]}),
-        }
-        for p in planned
-    ]
-    decision, remembered = await policy.approvals.ask(
-        instance.server,
-        "download",
-        f"The app wants to save {len(planned)} file(s): {summary}",
-        {"files": described, "resourceUri": instance.resource_uri},
-        frame=instance.frame_id,
-    )
-    base = policy._base(instance)
-    if decision != "allow":
-        await policy.audit.record(
-            "app.download-file", **base, decision="denied", summary=summary, detail={"files": described}
-        )
-        return {"isError": True}
-    files: list[dict[str, Any]] = []
-    total = 0
-    for p in planned:
-        data = p.get("data")
-        if data is None:
-            read = await connection.read_resource(str(p["uri"]), summary=f"{p['uri']} (download from app)")
-            first = next((c for c in read.get("contents", []) if isinstance(c, dict)), None)
-            data = _payload(first) if first else None
-            if data is None:
-                raise InvalidParams(f"ui/download-file: {p['uri']} has no text or blob contents")
-        total += len(data)
-        if len(data) > MAX_DOWNLOAD_BYTES or total > MAX_DOWNLOAD_TOTAL:
-            await policy.audit.record(
-                "app.download-file",
-                **base,
-                decision="refused",
-                summary=f"too large: {summary}",
-                detail={"files": described},
-            )
-            raise PolicyRefused(
-                "ui/download-file: the files are too large",
-                {"limit": MAX_DOWNLOAD_BYTES, "totalLimit": MAX_DOWNLOAD_TOTAL},
-            )
-        files.append({"name": p["name"], "size": len(data), "blob": base64.b64encode(data).decode("ascii")})
-    await policy.audit.record(
-        "app.download-file",
-        **base,
-        decision="allowed",
-        summary=summary,
-        detail={"files": [{"name": f["name"], "size": f["size"]} for f in files], "remembered": remembered},
-    )
-    return {"files": files}
 
 
 HANDLERS: dict[str, Handler] = {
