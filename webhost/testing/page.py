@@ -16,6 +16,8 @@ from typing import Any, Protocol
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import FrameLocator, Locator, Page
 
+from webhost.testing.forms import css_string, fill_control
+
 
 class Host(Protocol):
     """What signing in needs from a running webhost (webhost.testing.Webhost has it)."""
@@ -34,10 +36,6 @@ APPEAR_MS = 15_000
 
 RESULT = '[data-testid="tool-result"]'
 LOG_ENTRY = '[data-testid="activity-log"] [data-log-entry]'
-
-
-def _css(value: str) -> str:
-    return json.dumps(value)  # a CSS string literal
 
 
 def _text(locator: Locator, limit: int = 500) -> str:
@@ -83,9 +81,9 @@ class App:
     def __init__(self, owner: WebhostPage, server: str, resource_uri: str | None = None) -> None:
         self._owner = owner
         self.server = server
-        selector = f"iframe[data-app-frame][data-server={_css(server)}]"
+        selector = f"iframe[data-app-frame][data-server={css_string(server)}]"
         if resource_uri:
-            selector += f"[data-resource-uri={_css(resource_uri)}]"
+            selector += f"[data-resource-uri={css_string(resource_uri)}]"
         self.selector = selector
         self.frame: Locator = owner.page.locator(selector).last
         """The outer (sandbox proxy) frame element."""
@@ -147,7 +145,9 @@ class Elicitation:
         self._owner = owner
         request_id = locator.get_attribute("data-id")
         # Bound to this request: a follow-up request (a second round) is a new Elicitation.
-        self.locator = owner.page.locator(f"[data-elicitation][data-id={_css(request_id)}]") if request_id else locator
+        self.locator = (
+            owner.page.locator(f"[data-elicitation][data-id={css_string(request_id)}]") if request_id else locator
+        )
 
     @property
     def mode(self) -> str | None:
@@ -164,7 +164,7 @@ class Elicitation:
     def fill(self, values: Mapping[str, Any]) -> Elicitation:
         """Fill the form's controls, one per property (``[name="PROP"]``)."""
         for name, value in values.items():
-            _fill_control(self.locator, name, value, f"input request of {self.server!r}")
+            fill_control(self.locator, name, value, f"input request of {self.server!r}")
         return self
 
     def answer(self, values: Mapping[str, Any] | None = None) -> None:
@@ -205,7 +205,7 @@ class Approvals:
 
     def __init__(self, owner: WebhostPage, kind: str | None) -> None:
         self._owner = owner
-        self.selector = "[data-approval]" + (f"[data-kind={_css(kind)}]" if kind else "")
+        self.selector = "[data-approval]" + (f"[data-kind={css_string(kind)}]" if kind else "")
         self.locator = owner.page.locator(self.selector)
 
     def count(self) -> int:
@@ -245,60 +245,6 @@ class Approvals:
             raise AssertionError(f"the approval stayed after {action}; it shows: {self.text}") from None
 
 
-def _fill_control(scope: Locator, name: str, value: Any, where: str) -> None:
-    """Set the control(s) named ``name`` from a Python value, by the kind of control the page drew."""
-    controls = scope.locator(f"[name={_css(name)}]")
-    count = controls.count()
-    if count == 0:
-        names = scope.locator("[name]").evaluate_all("els => [...new Set(els.map(e => e.name))]")
-        raise AssertionError(f"{where} has no control named {name!r}; its controls: {names}")
-    first = controls.first
-    tag = first.evaluate("e => e.tagName.toLowerCase()")
-    kind = first.get_attribute("type") or ""
-    if tag == "fieldset":  # a nested object or a list of items (docs/automation.md, "Nested arguments")
-        _fill_compound(scope, first, name, value, where)
-    elif tag == "input" and kind == "checkbox" and count > 1:  # a multi-select: checkboxes sharing the name
-        wanted = {str(v) for v in (value if isinstance(value, list | tuple) else [value])}
-        for box in controls.all():
-            label = box.evaluate("b => (b.closest('label')?.textContent ?? b.value).trim()")
-            box.set_checked(label in wanted or (box.get_attribute("value") or "") in wanted)
-    elif tag == "input" and kind == "checkbox":
-        first.set_checked(bool(value))
-    elif tag == "select":
-        first.select_option(label=str(value) if not isinstance(value, bool) else json.dumps(value))
-    elif isinstance(value, Mapping) or (
-        isinstance(value, list | tuple) and "json-editor" in (first.get_attribute("class") or "")
-    ):
-        first.fill(json.dumps(value))
-    elif isinstance(value, list | tuple):
-        first.fill("\n".join(str(v) for v in value))
-    else:
-        first.fill("" if value is None else str(value))
-
-
-def _fill_compound(scope: Locator, fieldset: Locator, name: str, value: Any, where: str) -> None:
-    """An object's properties go to `NAME.key`, a list's items to `NAME[i]` (its items added or removed to fit)."""
-    null_box = fieldset.locator(f":scope > label > [data-null-toggle={_css(name)}]")
-    if null_box.count():
-        null_box.set_checked(value is None)
-        if value is None:
-            return
-    if fieldset.get_attribute("data-kind") == "array":
-        items = fieldset.locator(":scope > .compound-body > .compound-items > li")
-        while items.count() > len(value):
-            items.last.locator(':scope > [data-action="remove-item"]').click()
-        while items.count() < len(value):
-            fieldset.locator(':scope > .compound-body > [data-action="add-item"]').click()
-        for index, item in enumerate(value):
-            _fill_control(scope, f"{name}[{index}]", item, where)
-        return
-    add = fieldset.locator(':scope > .compound-body > [data-action="add-object"]')
-    if add.count():
-        add.click()
-    for key, item in dict(value).items():
-        _fill_control(scope, f"{name}.{key}", item, where)
-
-
 class WebhostPage:
     """webhost's page, signed in, driven through the contract's data attributes.
 
@@ -327,16 +273,16 @@ class WebhostPage:
 
     def server(self, name: str) -> Locator:
         """The server's card (``[data-server="NAME"][data-status]``)."""
-        return self.page.locator(f"[data-server={_css(name)}][data-status]").first
+        return self.page.locator(f"[data-server={css_string(name)}][data-status]").first
 
     def server_status(self, name: str) -> str | None:
-        card = self.page.locator(f"[data-server={_css(name)}][data-status]")
+        card = self.page.locator(f"[data-server={css_string(name)}][data-status]")
         return card.first.get_attribute("data-status") if card.count() else None
 
     def wait_connected(self, *names: str, timeout: float = CONNECT_MS) -> None:
         """Wait until each server's card says ``connected``; fail with its status and error text."""
         for name in names:
-            selector = json.dumps(f"[data-server={_css(name)}][data-status]")
+            selector = json.dumps(f"[data-server={css_string(name)}][data-status]")
             try:
                 self.page.wait_for_function(
                     f"""() => {{ const s = document.querySelector({selector})?.dataset.status;
@@ -348,7 +294,7 @@ class WebhostPage:
             status = self.server_status(name)
             if status != "connected":
                 shown = "no such server on the page" if status is None else f'data-status="{status}"'
-                error = _text(self.page.locator(f'[data-server={_css(name)}] [data-testid="server-error"]'))
+                error = _text(self.page.locator(f'[data-server={css_string(name)}] [data-testid="server-error"]'))
                 raise AssertionError(
                     f"server {name!r} is not connected: {shown}" + (f"; it says: {error}" if error else "")
                 )
@@ -358,18 +304,18 @@ class WebhostPage:
     def open_tool(self, server: str, tool: str) -> Locator:
         """Wait for the server, click its tool, and return the open tool's view."""
         self.wait_connected(server)
-        item = self.page.locator(f"[data-server={_css(server)}] [data-tool={_css(tool)}]")
+        item = self.page.locator(f"[data-server={css_string(server)}] [data-tool={css_string(tool)}]")
         try:
             item.first.wait_for(state="attached", timeout=APPEAR_MS)  # the list loads after connecting
         except PlaywrightError:
             pass
         if item.count() == 0:
-            tools = self.page.locator(f"[data-server={_css(server)}] [data-tool]").evaluate_all(
+            tools = self.page.locator(f"[data-server={css_string(server)}] [data-tool]").evaluate_all(
                 "els => els.map(e => e.dataset.tool)"
             )
             raise AssertionError(f"server {server!r} has no tool {tool!r}; its tools: {tools}")
         item.first.click()
-        view = self.page.locator(f"[data-open-server={_css(server)}][data-open-tool={_css(tool)}]")
+        view = self.page.locator(f"[data-open-server={css_string(server)}][data-open-tool={css_string(tool)}]")
         try:
             view.wait_for(state="visible", timeout=APPEAR_MS)
         except PlaywrightError:
@@ -380,7 +326,7 @@ class WebhostPage:
     def fill(self, **args: Any) -> WebhostPage:
         """Fill the open tool's arguments (``[name="ARG"]``) from Python values of any schema kind."""
         for name, value in args.items():
-            _fill_control(self._view or self.page.locator("body"), name, value, "the open tool's form")
+            fill_control(self._view or self.page.locator("body"), name, value, "the open tool's form")
         return self
 
     def call(self, expect: str | None = None, timeout: float = CALL_MS) -> ToolResult:
@@ -465,8 +411,8 @@ class WebhostPage:
         """Wait for a pending input request (of ``server``, in ``mode``) and return it."""
         selector = (
             "[data-elicitation]"
-            + (f"[data-server={_css(server)}]" if server else "")
-            + (f"[data-mode={_css(mode)}]" if mode else "")
+            + (f"[data-server={css_string(server)}]" if server else "")
+            + (f"[data-mode={css_string(mode)}]" if mode else "")
         )
         locator = self.page.locator(selector).first
         try:
@@ -502,9 +448,9 @@ class WebhostPage:
         """The activity log's entries (``[data-log-entry]``), oldest first, optionally filtered."""
         selector = (
             LOG_ENTRY
-            + (f"[data-log-server={_css(server)}]" if server else "")
-            + (f"[data-method={_css(method)}]" if method else "")
-            + (f"[data-kind={_css(kind)}]" if kind else "")
+            + (f"[data-log-server={css_string(server)}]" if server else "")
+            + (f"[data-method={css_string(method)}]" if method else "")
+            + (f"[data-kind={css_string(kind)}]" if kind else "")
         )
         rows: list[dict[str, str]] = self.page.locator(selector).evaluate_all(
             """els => els.map(e => ({server: e.dataset.logServer ?? "", method: e.dataset.method ?? "",
