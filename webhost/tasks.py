@@ -27,6 +27,7 @@ from webhost.upstream.connection import Connection, ProgressFn
 
 KEEP = 100  # tasks kept per person (the oldest ended ones go first)
 POLL_DEFAULT, POLL_MIN, POLL_MAX = 1.0, 0.05, 10.0  # seconds between polls, as the server suggests within these
+CANCEL_SECONDS = 10.0  # how long a stopped caller waits for the server to take a task's `tasks/cancel`
 GIVE_UP_AFTER = 30  # failed polls in a row (the server gone, the task forgotten) before the task counts as lost
 TERMINAL = ("completed", "failed", "cancelled")
 
@@ -344,12 +345,14 @@ async def call_tool(
     started: Callable[[TrackedTask], Awaitable[None] | None] | None = None,
     summary: str | None = None,
     data: dict[str, Any] | None = None,
+    cancel_with_caller: bool = False,
 ) -> dict[str, Any]:
     """A `tools/call` that may become a task: the result, once the task (if any) has ended.
 
     Before 2026-07-28 the call asks for a task when the tool requires one (or offers one and `as_task`);
     since, the server decides. `started` is told of the task as soon as there is one; `summary` and `data` mark
-    the plain call's activity entry (an app's call)."""
+    the plain call's activity entry (an app's call). A task outlives a caller that goes away (a reload), unless
+    `cancel_with_caller`: then a caller cancelled while it waits (the chat's Stop) asks the server to cancel it."""
     if book is not None and connection.era == "legacy" and (support == "required" or (support and as_task)):
         first = await connection.tasks.call_as_task(name, arguments, meta=meta)
     else:
@@ -374,4 +377,14 @@ async def call_tool(
         pending = started(entry)
         if pending is not None:
             await pending
-    return await book.wait(entry)
+    if not cancel_with_caller:
+        return await book.wait(entry)
+    try:
+        return await book.wait(entry)
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_SECONDS):
+            try:
+                await book.cancel(entry)
+            except WebhostError:  # the server may refuse or be gone: the task view shows how it ends
+                pass
+        raise

@@ -164,6 +164,29 @@ async def test_the_chat_s_model_calls_a_task_tool_and_gets_the_task_s_result(tmp
                 assert "done after 2 steps" in str(tool_message["content"])
 
 
+@pytest.mark.parametrize("era", list(ERAS))
+async def test_stopping_the_chat_s_turn_cancels_the_task_its_call_waits_for(tmp_path: Path, era: str) -> None:
+    from tests.fast.test_chat_inprocess import calls_of, chat_options, final
+    from tests.support.model_endpoint import running_model_endpoint
+
+    with running_model_endpoint() as endpoint:
+        script = f"stop-task-{era}"
+        call = {"id": "call_1", "name": "tasks__wait_job", "args": [f'{{"label": "stop-{era}"}}']}
+        endpoint.script(script, [{"events": [{"tool": call}]}])
+        options = chat_options(endpoint, script, toolCalls="allow")
+        async with in_process_host(tmp_path, tasks_server(), webhost_options=options, legacy=ERAS[era]) as host:
+            async with host.tab() as tab:
+                await tab.wait_connected("tasks")
+                sent = await tab.request("chat/send", {"text": "Wait for the job"})
+                working = await changed(tab, "working", "wait_job")
+                assert (await tab.request("chat/stop", {"conversationId": sent["conversationId"]}))["stopped"]
+                cancelled = await changed(tab, "cancelled", "wait_job")
+                assert cancelled["id"] == working["id"]
+                answer = await final(tab, sent["conversationId"])
+                [stopped] = calls_of(answer)
+                assert stopped["status"] == "error"
+
+
 async def test_a_task_s_progress_before_2026_reaches_the_tasks_list(tmp_path: Path) -> None:
     async with connected_tab(tmp_path, tasks_server(), legacy=ERAS["legacy"]) as tab:
         result = await tab.request(

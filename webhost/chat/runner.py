@@ -391,6 +391,7 @@ class Chat:
                         support=support,
                         on_progress=on_progress,
                         call_id=call.id,
+                        cancel_with_caller=True,  # Stop ends the turn's calls, tasks included
                     )
                 except WebhostError as exc:
                     data = exc.data or {}
