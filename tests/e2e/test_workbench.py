@@ -181,6 +181,10 @@ def test_forms_send_the_defaults_they_show_cleared_fields_and_newlines(ready: Pa
     expect(result.locator("[data-json-formatted]")).to_be_attached()  # JSON text is shown formatted
     answer = json.loads(result.locator("pre").first.inner_text())
     assert answer == {"text": ["first line", "second line"], "note": [""], "body": ["a", "b", "c"]}
+    # ... and coloured: keys and strings in spans of their own, the text unchanged.
+    formatted = result.locator("[data-json-formatted]")
+    expect(formatted.locator(".j-key")).to_have_text(['"text"', '"note"', '"body"'])
+    expect(formatted.locator(".j-str").first).to_have_text('"first line"')
     no_console_errors(page)
 
 

@@ -2,7 +2,8 @@
 // "What the model saw": the exact requests webhost sent for one answer (system prompt with the apps'
 // context blocks, tools, messages; secrets masked), one per step of the turn, in a modal dialog.
 
-import { h, prettyJson } from "../html.js";
+import { h } from "../html.js";
+import { jsonPre } from "../components/json-highlight.js";
 import { describeError } from "../rpc.js";
 
 /**
@@ -31,7 +32,7 @@ export async function showRequests(rpc, conversationId, messageId) {
       const sent = typeof r.sentAt === "number" ? new Date(r.sentAt * 1000).toLocaleTimeString() : "";
       return h("details", { class: "chat-request", open: requests.length === 1 },
         h("summary", { text: `Step ${r.step}${sent ? ` · sent ${sent}` : ""}` }),
-        h("pre", { class: "text-content json", tabIndex: 0, text: prettyJson(r.body) }));
+        Object.assign(jsonPre(r.body), { tabIndex: 0 }));
     }));
   } catch (err) {
     body.replaceChildren(h("p", { class: "inline-error", text: describeError(err) }));

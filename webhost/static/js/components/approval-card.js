@@ -6,7 +6,8 @@
 // A link (kind "open-link") opens within the person's click on Allow, the only moment a browser lets a page
 // open a tab; the backend is told whether it opened (`opened`), and so the app and its panel.
 
-import { h, prettyJson } from "../html.js";
+import { h } from "../html.js";
+import { jsonPre } from "./json-highlight.js";
 import { openableUrl, openInNewTab } from "../open-tab.js";
 import { describeError } from "../rpc.js";
 
@@ -31,14 +32,14 @@ const REMEMBER = /** @type {Record<string, string>} */ ({
 function shownDetail(req) {
   if (req.kind === "model-tool-call" && req.detail && typeof req.detail === "object") {
     return h("div", {}, h("p", { class: "muted", text: `${req.detail.tool ?? ""} with these arguments:` }),
-      h("pre", { class: "text-content json approval-detail", text: prettyJson(req.detail.arguments ?? {}) }));
+      jsonPre(req.detail.arguments ?? {}, "approval-detail"));
   }
   if (req.kind === "app-message" && req.detail && typeof req.detail === "object") {
     return h("blockquote", { class: "approval-detail approval-message", text: String(req.detail.text ?? "") });
   }
   if (req.detail === undefined || req.detail === null) return null;
   return typeof req.detail === "string" ? h("pre", { class: "text-content approval-detail", text: req.detail })
-    : h("pre", { class: "text-content json approval-detail", text: prettyJson(req.detail) });
+    : jsonPre(req.detail, "approval-detail");
 }
 
 export class ApprovalCard {

@@ -9,6 +9,7 @@
 
 import { renderMarkdown } from "../markdown.js";
 import { h, prettyJson, formatBytes } from "../html.js";
+import { showJson } from "./json-highlight.js";
 
 export const PREVIEW_LIMIT = 200_000;
 
@@ -64,11 +65,13 @@ export function downloadLink(data, _mime, filename, label) {
  */
 export function textView(text, opts = {}) {
   const pre = h("pre", { class: `text-content ${opts.className ?? ""}` });
+  const json = (opts.className ?? "").split(" ").includes("json");
+  const show = (/** @type {string} */ shown) => { if (json) showJson(pre, shown); else pre.textContent = shown; };
   if (text.length <= PREVIEW_LIMIT) {
-    pre.textContent = text;
+    show(text);
     return pre;
   }
-  pre.textContent = text.slice(0, PREVIEW_LIMIT);
+  show(text.slice(0, PREVIEW_LIMIT));
   const note = h("span", { class: "muted", text: `Showing the first ${formatBytes(PREVIEW_LIMIT)} of ${formatBytes(text.length)}.` });
   const showAll = h("button", { type: "button", class: "small", text: "Show all" });
   const bar = h("div", { class: "truncation-bar" }, note, showAll,
@@ -79,7 +82,7 @@ export function textView(text, opts = {}) {
         setTimeout(() => URL.revokeObjectURL(a.href), 30_000);
       } }));
   showAll.addEventListener("click", () => {
-    pre.textContent = text;
+    show(text);
     note.textContent = `Showing all ${formatBytes(text.length)}.`;
     showAll.remove();
   });
