@@ -88,7 +88,7 @@ def token_limit_key(official: bool) -> str:
 
 
 def openai_body(request: ChatRequest, *, official: bool) -> dict[str, Any]:
-    """The exact JSON body `OpenAIProvider.stream` sends (its SDK call is built from the same parts)."""
+    """The JSON body `OpenAIProvider.stream` posts, as it is (and "What the model saw" shows)."""
     body: dict[str, Any] = {
         "model": request.model,
         "messages": openai_messages(request),
