@@ -46,6 +46,10 @@ class Catalogue:
         self._lists[key] = items
         return items
 
+    def cached(self, server: str, kind: str) -> list[dict[str, Any]] | None:
+        """The list as cached (None: not listed since it last changed), without asking the server."""
+        return self._lists.get((server, kind))
+
     async def tool(self, connection: Connection, name: str) -> dict[str, Any] | None:
         """The tool as last listed, listing again when it is not known (new, or the list changed)."""
         for refresh in (False, True):

@@ -26,7 +26,20 @@ pytestmark = pytest.mark.e2e
 CONNECT_MS = 30_000
 APP_MS = 20_000
 ANSWER_MS = 20_000
-MODELS = ["text", "board", "message", "context", "reload", "stop", "retry", "asked", "denied", "elicit", "anthropic"]
+MODELS = [
+    "text",
+    "long",
+    "board",
+    "message",
+    "context",
+    "reload",
+    "stop",
+    "retry",
+    "asked",
+    "denied",
+    "elicit",
+    "anthropic",
+]
 
 
 @pytest.fixture(scope="module")
@@ -182,6 +195,29 @@ def test_an_answer_streams_as_markdown_and_the_conversation_is_kept(
     again = page.locator('[data-testid="chat"]')
     expect(again.locator('[data-chat-message][data-role="assistant"] li')).to_have_text(["one", "two"])
     expect(again.locator(f'[data-conversation="{conversation}"]')).to_have_attribute("data-active", "true")
+
+
+AT_END = """() => { const w = document.querySelector('.workspace');
+  return w.scrollHeight - w.scrollTop - w.clientHeight < 80; }"""
+
+
+def test_the_conversation_follows_a_streamed_answer_unless_the_person_scrolled_up(
+    page: Page, allowing: Webhost, endpoint: ModelEndpointServer
+) -> None:
+    lines = [{"text": f"Line {i} of a long answer.\n\n"} for i in range(60)]
+    endpoint.script("e2e-long", [{"events": [lines[0], {"pause": 0.05}, *lines[1:]]}])
+    chat = open_chat(page, allowing, "long")
+    send(chat, "write a lot")
+    last_answer(chat)
+    page.wait_for_function(AT_END)  # it followed the answer down
+    # The person scrolls up to read; the next answer does not pull them back down.
+    page.evaluate("() => { document.querySelector('.workspace').scrollTop = 0; }")
+    page.wait_for_function("() => document.querySelector('.workspace').scrollTop === 0")
+    send(chat, "again")
+    expect(chat.locator('[data-chat-message][data-role="assistant"]')).to_have_count(2)
+    last_answer(chat)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate("() => document.querySelector('.workspace').scrollTop") == 0
 
 
 def test_an_allowed_tool_opens_its_app_at_the_call_and_streams_the_arguments_to_it(

@@ -76,9 +76,15 @@ async def offered_tools(
         except WebhostError as exc:  # that server's tools are left out of this request; the others are given
             logger.info("chat: the tools of %s could not be listed: %s", connection.name, exc.message)
 
-    async with anyio.create_task_group() as tg:
-        for connection in connections.values():
-            if connection.status == "connected":
+    connected = [c for c in connections.values() if c.status == "connected"]
+    for connection in connected:  # cached, as they mostly are: no await between the person's send and the request
+        cached = catalogue.cached(connection.name, "tools")
+        if cached is not None:
+            listings[connection.name] = cached
+    missing = [c for c in connected if c.name not in listings]
+    if missing:
+        async with anyio.create_task_group() as tg:
+            for connection in missing:
                 tg.start_soon(list_one, connection)
     candidates: list[tuple[ToolRef, dict[str, Any], Decision]] = []
     for server in sorted(listings):

@@ -52,6 +52,10 @@ export class ChatView {
   #model = h("select", { name: "model", "aria-label": "Model" });
   #title = h("h2", { class: "chat-title", text: "New conversation" });
   #running = false;
+  /** Whether the person reads the end of the conversation (kept from their scrolling: reading the geometry at
+   * each streamed event would force a layout of the whole page before the text can be drawn). */
+  #atEnd = true;
+  #scrollQueued = false;
   /** An open in flight: events for it are in the snapshot it will bring, so they wait for it. */
   #opening = /** @type {string | null} */ (null);
   #loaded = false;
@@ -61,6 +65,13 @@ export class ChatView {
   /** @param {ChatContext} ctx */
   constructor(ctx) {
     this.#ctx = ctx;
+    // What scrolls is the workspace (or, on a phone, the document): its scroll events, caught on the way down.
+    document.addEventListener("scroll", (ev) => {
+      if (!this.visible) return;
+      const box = ev.target === document ? document.scrollingElement : ev.target;
+      if (!(box instanceof Element) || !box.contains(this.#log)) return;
+      this.#atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+    }, { capture: true, passive: true });
     this.#list = new ConversationList({
       open: (id) => this.show(id),
       rename: async (id, title) => { await this.#call("chat/rename", { conversationId: id, title }); },
@@ -335,10 +346,23 @@ export class ChatView {
     this.#notice.textContent = text;
   }
 
+  /** The element that scrolls the conversation: the workspace, or the document where it does not scroll. */
+  #scroller() {
+    const workspace = this.#log.closest(".workspace");
+    if (workspace && getComputedStyle(workspace).overflowY !== "visible") return workspace;
+    return document.scrollingElement ?? document.documentElement;
+  }
+
   /** Follow the newest text when the person is reading the end. @param {boolean} always */
   #scrollToEnd(always) {
-    const log = this.#log;
-    const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 80;
-    if (always || atEnd) requestAnimationFrame(() => { log.scrollTop = log.scrollHeight; });
+    if (always) this.#atEnd = true;
+    if (!this.#atEnd || this.#scrollQueued) return;
+    this.#scrollQueued = true;
+    requestAnimationFrame(() => {
+      this.#scrollQueued = false;
+      if (!this.#atEnd || !this.visible) return;
+      const box = this.#scroller();
+      box.scrollTop = box.scrollHeight;
+    });
   }
 }
