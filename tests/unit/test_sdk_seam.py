@@ -69,6 +69,7 @@ def defined_names(tree: ast.AST) -> set[str]:
 
 
 @cache
+@cache  # each file is read by several scans
 def parsed(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
