@@ -377,14 +377,13 @@ async def call_tool(
         pending = started(entry)
         if pending is not None:
             await pending
-    if not cancel_with_caller:
-        return await book.wait(entry)
     try:
         return await book.wait(entry)
     except anyio.get_cancelled_exc_class():
-        with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_SECONDS):
-            try:
-                await book.cancel(entry)
-            except WebhostError:  # the server may refuse or be gone: the task view shows how it ends
-                pass
+        if cancel_with_caller:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_SECONDS):
+                try:
+                    await book.cancel(entry)
+                except WebhostError:  # the server may refuse or be gone: the task view shows how it ends
+                    pass
         raise
