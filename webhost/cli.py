@@ -25,6 +25,7 @@ from webhost import __version__
 from webhost.config import Config, ConfigError, load_config
 from webhost.demo.config import demo_config
 from webhost.event_loop import LoopUnavailable, event_loop_factory
+from webhost.observability.logs import LOG_FORMATS, LogFormat, configure_logging, start_line
 from webhost.redact import mask_query_parameters
 from webhost.settings import Settings, env_for, flag_for, url_host
 from webhost.storage.urls import database_url
@@ -42,6 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the configured MCP servers to the browser")
     add_settings_arguments(serve)
+    serve.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="text",
+        help="text: lines for people; json: one JSON object per line (time, level, logger, message, and the "
+        "request's ids where known) for a log pipeline. Default: text.",
+    )
     commands.add_parser(
         "check",
         add_help=False,
@@ -94,6 +102,7 @@ def settings_from(argv: list[str] | None = None) -> Settings:
     """Settings from flags (which win) and WEBHOST_* variables, before the configuration file is read."""
     args = vars(build_parser().parse_args(argv))
     args.pop("command")
+    args.pop("log_format")  # how to log, not a setting of the host
     try:
         return Settings(**args)
     except ValidationError as exc:
@@ -123,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsProblem as exc:
         print(f"webhost: bad setting {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    log_format: LogFormat = build_parser().parse_args(argv).log_format  # parsed once already: it is valid
+    configure_logging(settings.log_level, log_format)
     if not is_loopback(settings.host):
         if not settings.allow_remote:
             print(
@@ -148,16 +158,17 @@ def main(argv: list[str] | None = None) -> int:
     except LoopUnavailable as exc:
         print(f"webhost: bad setting --event-loop / {env_for('event_loop')}: {exc}", file=sys.stderr)
         return 2
+    from webhost.observability.otel import TracingUnavailable
     from webhost.storage.db import StorageUnavailable  # the first heavy import: the configuration is good
 
     try:
         check_data_dir(settings.data_dir)
         with asyncio.Runner(loop_factory=loop_factory) as runner:
-            return runner.run(serve(settings, config, log_level=settings.log_level))
+            return runner.run(serve(settings, config, log_level=settings.log_level, log_format=log_format))
     except DataDirProblem as exc:
         print(f"webhost: data directory {settings.data_dir}: {exc}", file=sys.stderr)
         return 2
-    except StorageUnavailable as exc:
+    except (StorageUnavailable, TracingUnavailable) as exc:
         print(f"webhost: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -208,7 +219,21 @@ async def prepare_database(settings: Settings, config: Config) -> None:
         await storage.close()
 
 
-async def serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+async def serve(
+    settings: Settings, config: Config, *, log_level: str = "warning", log_format: LogFormat = "text"
+) -> int:
+    from webhost.observability.otel import Tracing, tracing_wanted
+
+    # Before the app is built: its routes are instrumented as it is (TracingUnavailable: one line, from main).
+    tracing = Tracing(__version__) if tracing_wanted(os.environ) else None
+    try:
+        return await _serve(settings, config, log_level=log_level, log_format=log_format)
+    finally:
+        if tracing is not None:
+            tracing.shutdown()  # the spans still batched are sent
+
+
+async def _serve(settings: Settings, config: Config, *, log_level: str, log_format: LogFormat) -> int:
     import uvicorn
 
     from sandbox_proxy.app import create_sandbox_app
@@ -228,6 +253,8 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
         raise DataDirProblem(f"cannot keep the secret and the audit log there ({_reason(exc)})") from None
     origins = settings.host_origins() + list(config.options.allowed_origins)
     sandbox_app = create_sandbox_app(secret=secret, domain=settings.sandbox_domain, host_origins=origins)
+    # JSON: uvicorn's loggers keep no formatter of their own and hand every line to the root's (observability/logs.py).
+    logging_options: dict[str, Any] = {"log_config": None} if log_format == "json" else {}
     servers = [
         Server(
             uvicorn.Config(
@@ -243,11 +270,17 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
                 # Deflating large results costs ~20 ms of event-loop CPU per MB and
                 # stalls every tab; on loopback it buys nothing (bench/README.md).
                 ws_per_message_deflate=False,
+                **logging_options,
             )
         ),
         Server(
             uvicorn.Config(
-                sandbox_app, host=settings.host, port=settings.sandbox_port, log_level=log_level, lifespan="off"
+                sandbox_app,
+                host=settings.host,
+                port=settings.sandbox_port,
+                log_level=log_level,
+                lifespan="off",
+                **logging_options,
             )
         ),
     ]
@@ -255,8 +288,8 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
     gctuning.tune()  # everything imported and built: what start-up made lives as long as the process
     login = f"http://{_display_host(settings.host)}:{settings.port}/"
     where = f"{login}  (token from WEBHOST_TOKEN)" if settings.token_from_env else f"{login}?token={settings.token}"
-    print(f"webhost {__version__} serving {len(config.servers)} server(s) from {config.source}", flush=True)
-    print(f"Open {where}", flush=True)
+    print(start_line(f"webhost {__version__} serving {len(config.servers)} server(s) from {config.source}", log_format))
+    print(start_line(f"Open {where}", log_format), flush=True)
     tasks = [asyncio.create_task(server.serve()) for server in servers]
     # uvicorn's signal handling stops whichever server saw the signal; stop the other one with it.
     await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

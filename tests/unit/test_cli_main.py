@@ -45,7 +45,9 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Settings, Config]]:
     """Replace the servers (uvicorn) with a record of what main would serve."""
     calls: list[tuple[Settings, Config]] = []
 
-    async def fake_serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+    async def fake_serve(
+        settings: Settings, config: Config, *, log_level: str = "warning", log_format: str = "text"
+    ) -> int:
         calls.append((settings, config))
         return 0
 
@@ -156,7 +158,9 @@ def test_serve_runs_on_uvloop_by_default_and_on_asyncio_when_asked(
 ) -> None:
     loops: list[asyncio.AbstractEventLoop] = []
 
-    async def fake_serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+    async def fake_serve(
+        settings: Settings, config: Config, *, log_level: str = "warning", log_format: str = "text"
+    ) -> int:
         loops.append(asyncio.get_running_loop())
         return 0
 
@@ -212,7 +216,9 @@ def test_what_stops_serve_is_a_status_and_at_most_one_line(
     status: int,
     line: str | None,
 ) -> None:
-    async def failing_serve(settings: Settings, config: Config, *, log_level: str = "warning") -> int:
+    async def failing_serve(
+        settings: Settings, config: Config, *, log_level: str = "warning", log_format: str = "text"
+    ) -> int:
         raise raised
 
     monkeypatch.setattr(cli, "serve", failing_serve)

@@ -14,7 +14,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = ["mcp", "mcp_types", "fastapi", "starlette", "sqlalchemy", "alembic", "uvicorn", "playwright"]
+HEAVY = [
+    "mcp",
+    "mcp_types",
+    "fastapi",
+    "starlette",
+    "sqlalchemy",
+    "alembic",
+    "uvicorn",
+    "playwright",
+    "opentelemetry",
+    "prometheus_client",
+]
 
 RUN_CASES = """
 import contextlib, io, json, sys
@@ -71,3 +82,33 @@ def test_help_and_configuration_errors_answer_without_the_heavy_imports(tmp_path
     assert "mcpServers.x.command" in errors[2]["err"]
     assert "bad configuration" in errors[3]["err"]
     assert all("Traceback" not in case["err"] for case in seen)
+
+
+BUILD_APP = """
+import json, sys
+from pathlib import Path
+from webhost.app import create_app
+from webhost.demo.config import demo_config
+from webhost.settings import Settings
+
+create_app(Settings(data_dir=Path(sys.argv[1])), demo_config(), secret=b"s" * 32)
+print(json.dumps(sorted(name for name in sys.modules if name.startswith("opentelemetry"))))
+"""
+
+
+def test_without_an_otlp_endpoint_the_host_app_imports_no_tracing_sdk(tmp_path: Path) -> None:
+    """Tracing off: the app is built with the OpenTelemetry API only (the SDK imports it too), never the SDK,
+    its exporter or the FastAPI instrumentation (webhost[otel], webhost/observability/otel.py)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("WEBHOST_", "OTEL_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", BUILD_APP, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    loaded = json.loads(done.stdout.splitlines()[-1])
+    assert "opentelemetry.trace" in loaded  # webhost's spans go through the API, a no-op while off
+    assert not [name for name in loaded if name.startswith(("opentelemetry.sdk", "opentelemetry.exporter"))]
+    assert not [name for name in loaded if name.startswith("opentelemetry.instrumentation")]

@@ -15,6 +15,7 @@ from starlette.types import ASGIApp
 
 from webhost import __version__
 from webhost.app.access import add_sign_in_routes, build_access, gate
+from webhost.app.metrics import add_metrics_route
 from webhost.app.middleware import SecurityHeaders, page_csp
 from webhost.app.parts import build_parts, lifespan
 from webhost.app.readiness import Readiness
@@ -29,6 +30,7 @@ from webhost.app.secret import SecretProblem, deployment_secret, load_secret
 from webhost.app.server import HostApp, Server
 from webhost.app.state import HostState
 from webhost.config import Config
+from webhost.observability.tracing import instrument_app
 from webhost.settings import Settings
 from webhost.upstream.client_factory import TransportFactory, default_transport
 
@@ -66,7 +68,9 @@ def create_app(
     assert parts.deps.oauth is not None
     add_server_sign_in_callback(app, parts.deps.oauth, parts.audit, parts.deps.public_origin)
     add_websocket(app, host, access.policy, config)
+    add_metrics_route(app, host)
     add_static_files(app)
+    instrument_app(app)  # a span per request, when tracing is on (webhost/observability/tracing.py)
 
     # The audit export masks the configuration's secrets and the input values of the people it shows.
     parts.audit.mask = lambda user: parts.redactor.with_values(

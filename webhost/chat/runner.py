@@ -429,6 +429,11 @@ class Chat:
         used = await self.store.tokens_on(self.deps.person.id, time.strftime("%Y-%m-%d", time.gmtime()))
         return _budget_line(budget) if used >= budget else None
 
+    @property
+    def open_conversations(self) -> int:
+        """Conversations held in memory (for /metrics)."""
+        return len(self._active)
+
     def active_context(self, conversation_id: str) -> ActiveConversation | None:
         return self._active.get(conversation_id)
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from webhost.observability.watched import watch_spool
+
 logger = logging.getLogger(__name__)
 
 FOLDER = "spool"
@@ -67,6 +69,7 @@ class Spool:
         self._owed: dict[int, bytes] = {}  # each owed row's line, to carry it into a compacted file
         self._size = 0
         self.failed = False  # the file could not be written: rows are kept in memory only (logged once)
+        watch_spool(self)  # its depth, for /metrics
 
     def open(self) -> None:
         """Create this process's file, owner-only, and hold its lock."""

@@ -30,6 +30,7 @@ from mcp.types import (
 from pydantic import BaseModel, ValidationError
 
 from webhost.errors import UpstreamTimeout
+from webhost.observability import metrics, tracing
 
 from .lenient import lenient_listing
 from .link import Link
@@ -134,6 +135,7 @@ class ServerClient:
                     ),
                     data={"arguments": arguments, **_meta_data(meta), **(data or {})},
                     alive=alive,
+                    tool=name,
                 )
         finally:
             output_schema_errors.reset(token)
@@ -315,6 +317,7 @@ class ServerClient:
         timeout: float | None = None,
         data: dict[str, Any] | None = None,
         alive: _KeepAlive | None = None,
+        tool: str = "",
     ) -> T:
         """Run one upstream request with activity entries, error mapping and a human-aware timeout (which the
         request's progress pushes back, through `alive`)."""
@@ -325,7 +328,7 @@ class ServerClient:
         started = time.monotonic()
         try:
             # One cancel scope whose deadline pauses while a person is asked (HumanClock): no task, no polling.
-            with link.human_clock.deadline(limit) as scope:
+            with link.human_clock.deadline(limit) as scope, tracing.mcp_span(link.name, method, tool):
                 if alive is not None:
                     alive.scope = scope
                 result = await call(client)
@@ -334,6 +337,8 @@ class ServerClient:
         except BaseException as exc:
             elapsed = (time.monotonic() - started) * 1000
             mapped = map_exception(exc, link.name, method)
+            outcome = "cancelled" if mapped is None else "timeout" if isinstance(mapped, UpstreamTimeout) else "failed"
+            metrics.mcp_request_ended(link.name, method, tool, outcome, elapsed / 1000)
             if mapped is not None:  # webhost's words may quote the failure: the server's own secrets masked
                 mapped.message = link.config.redactor().text(mapped.message)
             if mapped is None:  # cancelled (the person's Cancel, a closed tab, webhost stopping): not a failure
@@ -349,6 +354,8 @@ class ServerClient:
             )
             raise mapped from exc
         elapsed = (time.monotonic() - started) * 1000
+        failed = isinstance(result, dict) and result.get("isError") is True
+        metrics.mcp_request_ended(link.name, method, tool, "error" if failed else "ok", elapsed / 1000)
         link.log(
             direction="in",
             kind="response",

@@ -17,6 +17,7 @@ from webhost.chat.providers.endpoint import DEFAULT_BASE_URL, Api, ModelEndpoint
 from webhost.chat.providers.errors import ErrorKind, ProviderError
 from webhost.chat.providers.events import StreamEvent
 from webhost.chat.providers.messages import ChatRequest
+from webhost.chat.providers.observed import ObservedProvider
 from webhost.chat.providers.openai_stream import OpenAIProvider
 
 
@@ -30,9 +31,12 @@ class Provider(Protocol):
 
 def open_provider(endpoint: ModelEndpoint, *, timeout: float = 120.0) -> Provider:
     """The adapter for `endpoint.api`; `timeout`: seconds to connect, and between two pieces of the stream."""
+    inner: Provider
     if endpoint.api == "anthropic":
-        return AnthropicProvider(endpoint, timeout=timeout)
-    return OpenAIProvider(endpoint, timeout=timeout)
+        inner = AnthropicProvider(endpoint, timeout=timeout)
+    else:
+        inner = OpenAIProvider(endpoint, timeout=timeout)
+    return ObservedProvider(inner, endpoint)  # counted, timed and traced (webhost/observability)
 
 
 __all__ = [
