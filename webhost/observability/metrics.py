@@ -2,10 +2,12 @@
 
 Labels are servers, methods, tools, models and outcomes: never a person, never an argument (docs/deploy.md,
 "Metrics and traces"). Each record function is the whole cost on its path: a labelled child looked up
-and incremented (the children are cached by prometheus_client per label tuple).
+in a dict and incremented (about 2 us for an MCP request's count and latency together).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.process_collector import ProcessCollector
@@ -59,9 +61,18 @@ LOOP_LAG = Histogram(
 )
 
 
+# The labelled children by label values: `labels()` checks and converts its values and takes a lock each time
+# (~4 us); a dict hit is ~0.1 us. Bounded as the labels are (configured servers, their tools, four outcomes).
+_mcp_children: dict[tuple[str, str, str, str], tuple[Any, Any]] = {}
+
+
 def mcp_request_ended(server: str, method: str, tool: str, outcome: str, seconds: float) -> None:
-    MCP_REQUESTS.labels(server, method, tool, outcome).inc()
-    MCP_SECONDS.labels(server, method, tool).observe(seconds)
+    key = (server, method, tool, outcome)
+    children = _mcp_children.get(key)
+    if children is None:
+        children = _mcp_children[key] = (MCP_REQUESTS.labels(*key), MCP_SECONDS.labels(server, method, tool))
+    children[0].inc()
+    children[1].observe(seconds)
 
 
 def model_request_ended(model: str, outcome: str, seconds: float) -> None:
