@@ -2,7 +2,8 @@
 longer it slept (what every tab's next frame waits behind: a long callback, a collection, a blocking call).
 
 It starts with the first scrape, on the serving loop, so a host nobody scrapes pays nothing; one wake-up
-every `INTERVAL` costs microseconds. loophealth.py is the fine-grained probe an admin runs on demand.
+every `INTERVAL` costs microseconds. The task ends with its loop (`webhost serve`'s runner cancels it at exit).
+loophealth.py is the fine-grained probe an admin runs on demand.
 """
 
 from __future__ import annotations
@@ -31,11 +32,6 @@ class LoopLagSampler:
     def take_worst(self) -> float:
         worst, self.worst = self.worst, 0.0
         return worst
-
-    def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
 
     async def _sample(self) -> None:
         while True:
