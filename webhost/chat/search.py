@@ -57,6 +57,10 @@ class ConversationSearch:
             for at, cid, entry, words in found[:MAX_RESULTS]
         ]
 
+    def __len__(self) -> int:
+        """How many conversations are indexed (in this replica's memory)."""
+        return len(self._indexed)
+
     def forget(self) -> None:
         self._indexed.clear()
 

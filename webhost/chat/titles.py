@@ -6,7 +6,7 @@ import re
 
 TITLE_CHARS = 60
 _MARKUP = re.compile(r"^(?:#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)+")  # a heading, quote or list item's marker
-_EMPHASIS = re.compile(r"(\*\*|__|`+|~~)")
+_EMPHASIS = re.compile(r"(\*+|__|`+|~~)")  # bold, italics, code, strikethrough (a single _ stays: snake_case)
 
 
 def first_line_title(text: str) -> str:
