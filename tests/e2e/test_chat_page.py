@@ -181,7 +181,7 @@ def test_an_answer_streams_as_markdown_and_the_conversation_is_kept(
     box.type("second line")
     box.press("Enter")
     mine = chat.locator('[data-chat-message][data-role="user"]').last
-    expect(mine).to_have_text("first line\nsecond line")
+    expect(mine.locator(".chat-user-text")).to_have_text("first line\nsecond line")
     answer = last_answer(chat)
     expect(answer.locator("strong")).to_have_text("Bold")
     expect(answer.locator("li")).to_have_text(["one", "two"])
