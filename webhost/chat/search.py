@@ -5,8 +5,8 @@ an admin could read. The index is this object, in the memory of the replica serv
 workspace, built from the person's own conversations, opened with their key, at their first search. Each
 search first reads the conversations' titles and times (no text) and opens again only those changed since
 (by this replica or any other), so results follow every write. It is dropped when the workspace closes
-(`forget`). What is searched: titles, the person's messages and the model's text, in every branch; not
-tool arguments or results.
+(`forget`). What is searched: titles, the person's messages and the model's text, in every branch (the first
+200,000 characters of each conversation); not tool arguments or results.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from webhost.storage.conversations import ConversationStore
 MAX_QUERY = 200
 MAX_RESULTS = 50
 SNIPPET_CHARS = 60  # of context either side of the match
+READ_AT_ONCE = 50  # conversations whose messages are read and opened together
+MAX_INDEXED_CHARS = 200_000  # of one conversation's text kept for search (its first ones): memory stays bounded
 
 
 @dataclass
@@ -77,10 +79,12 @@ class ConversationSearch:
                     changed.append(conversation_id)
                 else:
                     entry.title = title  # a rename is not activity: the time stays, the title changes
-            for conversation_id, bodies in (await store.bodies(self._person, changed)).items():
-                title, updated_at = now[conversation_id]
-                text = "\n".join(filter(None, (_text_of(body) for body in bodies)))
-                self._indexed[conversation_id] = _Indexed(title, updated_at, text, text.lower())
+            for at in range(0, len(changed), READ_AT_ONCE):  # a few conversations' messages in memory at a time
+                opened = await store.bodies(self._person, changed[at : at + READ_AT_ONCE])
+                for conversation_id, bodies in opened.items():
+                    title, updated_at = now[conversation_id]
+                    text = "\n".join(filter(None, (_text_of(body) for body in bodies)))[:MAX_INDEXED_CHARS]
+                    self._indexed[conversation_id] = _Indexed(title, updated_at, text, text.lower())
 
 
 def _text_of(body: dict[str, Any]) -> str:
