@@ -15,6 +15,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.conftest import bind_page
 from tests.e2e.test_chat_page import ANSWER_MS, app_in, board_call, last_answer, open_chat, send
+from tests.e2e.test_polish import axe_problems, set_theme
 from tests.support.model_endpoint import ModelEndpointServer, running_model_endpoint
 from tests.support.process import Webhost, run_webhost, stdio_server
 
@@ -49,6 +50,15 @@ def board_runs(page: Page, call_id: str) -> int:
     )
     runs: dict[str, int] = json.loads(text)
     return runs.get("show_board", 0)
+
+
+def accessibility_problems(page: Page) -> list[str]:
+    """Serious axe-core violations in the light and the dark theme."""
+    problems: list[str] = []
+    for theme in ("light", "dark"):
+        set_theme(page, theme)
+        problems += [f"[{theme}] {p}" for p in axe_problems(page)]
+    return problems
 
 
 def users(chat: Locator) -> Locator:
@@ -96,6 +106,7 @@ def test_an_edited_message_is_a_new_version_and_the_old_one_comes_back_with_its_
     )
     bind_page(page)
     assert board_runs(page, "runs-2") == runs  # shown again from what was stored, not run again
+    assert not accessibility_problems(page)
 
 
 def conversation_ids(chat: Locator) -> list[str]:
@@ -138,6 +149,7 @@ def test_search_export_titles_and_a_rename_that_keeps_the_order(
     result = chat.locator(f'[data-conversation="{first}"]')
     expect(result).to_contain_text("Renamed trip")
     expect(result).to_contain_text("with crimson apples and more")
+    assert not accessibility_problems(page)
     search.fill("bananas")
     expect(chat.locator("[data-conversation]")).to_have_attribute("data-conversation", second)
     search.fill("nothing like this")
