@@ -75,6 +75,13 @@ def test_an_edited_message_is_a_new_version_and_the_old_one_comes_back_with_its_
     expect(app_in(card).locator("body")).to_have_attribute("data-results", "1", timeout=ANSWER_MS)
     last_answer(chat)
     runs = board_runs(page, "runs-1")
+    # Another tab of the person, on the same conversation: it follows the new version as it is made.
+    other = page.context.new_page()
+    other.goto(page.url)
+    elsewhere = other.locator('[data-testid="chat"]')
+    expect(
+        app_in(elsewhere.locator('[data-chat-tool-call][data-tool="show_board"]')).locator("body")
+    ).to_have_attribute("data-results", "1", timeout=ANSWER_MS)
 
     users(chat).last.locator('[data-action="edit"]').click()
     box = chat.locator('textarea[data-testid="chat-input"]')
@@ -88,6 +95,10 @@ def test_an_edited_message_is_a_new_version_and_the_old_one_comes_back_with_its_
     expect(versions).to_have_attribute("data-index", "2")
     expect(versions).to_have_attribute("data-count", "2")
     expect(card).to_have_count(0)
+    expect(users(elsewhere).last.locator("[data-branch]")).to_have_attribute("data-index", "2")
+    expect(last_answer(elsewhere)).to_contain_text("Just words.")
+    expect(elsewhere.locator('[data-chat-tool-call][data-tool="show_board"]')).to_have_count(0)
+    other.close()
     sent = endpoint.requests("e2e-board")[-1]["body"]["messages"]
     assert "show the board" not in json.dumps(sent)  # the model was given the branch shown only
 
