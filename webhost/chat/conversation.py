@@ -156,7 +156,7 @@ class ActiveConversation:
 
     def fork_before(self, message_id: str, role: str) -> Message:
         """Show the branch up to just before this message of the branch shown (the next `add` starts a version
-        of it beside it). Refused while a turn runs, and for a message of another role."""
+        of it beside it). Refused for a message of another role or not shown (the caller refuses while a turn runs)."""
         message = self.branches.get(message_id)
         if message is None or message.role != role or message not in self.messages:
             raise InvalidParams("no such message in the conversation shown", {"messageId": message_id})

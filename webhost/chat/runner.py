@@ -159,6 +159,7 @@ class Chat:
         old one and what followed it stay, as the other version)."""
         text, model = _checked(text), self._model(model_id)
         active = await self._idle(conversation_id)
+        self.providers.get(model, self.deps.input_values())  # a model without its key is refused before any change
         active.fork_before(message_id, "user")
         user = Message(id=new_id("m-"), role="user", text=text)
         active.add(user)
@@ -170,6 +171,7 @@ class Chat:
         """A new answer beside an answer of the branch shown (the old one stays, as the other version)."""
         active = await self._idle(conversation_id)
         model = self._model(model_id or active.model_id)
+        self.providers.get(model, self.deps.input_values())  # a model without its key is refused before any change
         active.fork_before(message_id, "assistant")
         assistant = await self._start(active, model)
         active.publish_branch()

@@ -187,3 +187,34 @@ def test_the_branch_shown_follows_the_newest_version_below_the_one_chosen() -> N
     assert [m.id for m in tree.shown()] == ["q3"] and tree.versions("q3") == {"index": 2, "count": 2}
     tree.remove("q3")
     assert [m.id for m in tree.shown()] == ["q", "a2", "q2", "a3"]  # nothing left to show: the newest branch
+
+
+async def test_a_version_refused_for_a_model_without_its_key_changes_nothing(
+    tmp_path: Path, endpoint: ModelEndpointServer
+) -> None:
+    endpoint.script("keyed", [reply("hello")])
+    mine = {"id": "mine", "api": "openai", "model": "keyed", "baseUrl": endpoint.openai_base_url}
+    webhost = {
+        "chat": {
+            "models": [
+                {**mine, "id": "m", "apiKey": "k"},
+                {**mine, "apiKey": "${input:llm_key}"},
+            ]
+        }
+    }
+    inputs = [{"type": "promptString", "id": "llm_key", "description": "Your key", "password": True}]
+    servers = {"board": sdk_server("chat_apps")}
+    async with in_process_host(tmp_path, servers, webhost_options=webhost, inputs=inputs) as host:
+        async with host.tab() as tab:
+            sent = await tab.request("chat/send", {"text": "hello", "model": "m"})
+            conversation = sent["conversationId"]
+            await answered(tab, conversation, sent["answerId"])
+            for method, params in (
+                ("chat/regenerate", {"messageId": sent["answerId"]}),
+                ("chat/edit", {"messageId": sent["messageId"], "text": "other"}),
+            ):
+                with pytest.raises(RpcError, match="needs your own API key"):
+                    await tab.request(method, {"conversationId": conversation, "model": "mine", **params})
+                opened = await tab.request("chat/open", {"conversationId": conversation})
+                assert texts(opened["messages"]) == ["hello", "answer to hello"]
+                assert versions(opened["messages"]) == [None, None]
