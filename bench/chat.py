@@ -15,6 +15,7 @@ socket) and the real page in headless Chromium, each row with its baseline measu
    (chat_apps' board), the endpoint holding the arguments until the app is ready; from the moment the first
    fragment is let go to the app's first `tool-input-partial` (the app's own clock, both in epoch time on this
    machine). Goal ≤ 150 ms.
+6., 7. **switching between long conversations, search over many** (issue 28): bench/chat_history.py.
 
     .venv/bin/python bench/chat.py [--quick] [--iterations N]
 
@@ -34,6 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import chat_history
 import openai
 from _common import ROOT, environment, iterations_for, load_average, median, parse_args, stdio_entry
 from app_ready import launch
@@ -42,7 +44,7 @@ from playwright.sync_api import Page, sync_playwright
 from tests.support.model_endpoint import ModelEndpointServer, model_endpoint_process
 from webhost.testing.host import start_webhost
 
-ROWS = ["first", "stream", "memory", "partial", "apps"]
+ROWS = ["first", "stream", "memory", "partial", "apps", "switch", "search"]
 RATES = (50, 100, 200, 400, 800)
 STREAM_TOKENS = 400
 TURNS = 100
@@ -149,6 +151,10 @@ def main() -> None:
                     first_partial(page, endpoint, iterations_for(args, 20, 5))
                 if "apps" in only:
                     apps_kept(page, endpoint, 4 if args.quick else 10)
+                if "switch" in only:
+                    chat_history.switching(page, host.data_dir, iterations_for(args, 20, 5))
+                if "search" in only:
+                    chat_history.searching(page, host.data_dir, iterations_for(args, 30, 8))
                 browser.close()
     print(load_average())
 

@@ -181,7 +181,7 @@ def test_an_answer_streams_as_markdown_and_the_conversation_is_kept(
     box.type("second line")
     box.press("Enter")
     mine = chat.locator('[data-chat-message][data-role="user"]').last
-    expect(mine).to_have_text("first line\nsecond line")
+    expect(mine.locator(".chat-user-text")).to_have_text("first line\nsecond line")
     answer = last_answer(chat)
     expect(answer.locator("strong")).to_have_text("Bold")
     expect(answer.locator("li")).to_have_text(["one", "two"])
@@ -339,9 +339,18 @@ def test_stop_ends_the_answer_and_keeps_what_it_streamed(
     expect(streaming).to_contain_text("Thinking slowly.")
     expect(streaming).to_have_attribute("data-status", "streaming")
     chat.locator('[data-action="stop"]').click()
-    answer = last_answer(chat)
+    answer = last_answer(chat, "stopped")
     expect(answer).to_contain_text("Thinking slowly.")
+    expect(answer.locator(".chat-stopped")).to_have_text("Stopped: the answer ends here.")
     expect(chat.locator('[data-action="stop"]')).to_be_disabled()
+    # A stopped answer can be asked again: a new version of it, the stopped one kept as the other.
+    endpoint.script("e2e-stop", [{"events": [{"text": "All at once."}]}])
+    answer.locator('[data-action="regenerate"]').click()
+    again = last_answer(chat)
+    expect(again).to_contain_text("All at once.")
+    expect(again.locator("[data-branch]")).to_have_attribute("data-index", "2")
+    again.locator('[data-action="branch-prev"]').click()
+    expect(last_answer(chat, "stopped")).to_contain_text("Thinking slowly.")
 
 
 def test_an_endpoint_error_is_one_line_and_the_answer_can_be_retried(

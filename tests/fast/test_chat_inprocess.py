@@ -309,7 +309,7 @@ async def test_stop_ends_the_stream_and_the_running_call(tmp_path: Path, endpoin
         )
         assert (await tab.request("chat/stop", {"conversationId": conversation}))["stopped"] is True
         answer = await final(tab, conversation)
-        assert answer["status"] == "done" and text_of(answer) == "Working on it. "
+        assert answer["status"] == "stopped" and text_of(answer) == "Working on it. "
         [call] = calls_of(answer)
         assert call["status"] == "error" and call["error"] == "Stopped."
 

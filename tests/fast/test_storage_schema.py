@@ -34,7 +34,7 @@ STORES = {
     "0009": {roots.roots.name},
 }
 # Revisions that add a column rather than a table: (table, column).
-COLUMNS = {"0008": ("web_sessions", "sealed_id_token")}
+COLUMNS = {"0008": ("web_sessions", "sealed_id_token"), "0010": ("chat_messages", "parent_id")}
 
 
 def differences(connection: sa.Connection) -> list[Any]:

@@ -1,6 +1,12 @@
 """One conversation while it is in use: its messages and app contexts as stored, the turn running in it,
 and the person's decisions that hold for this conversation ("allow for this conversation", an app
 allowed to send messages). It is what a turn asks for everything (turn.py `TurnHost`).
+
+Its messages are a tree (branches.py): each names the message before it in its branch, and the
+conversation shows one branch, the path to its `leaf`. Editing a message starts a new branch beside it,
+regenerating an answer a new answer beside it; nothing is deleted but a failed answer that is retried.
+The model and the page are given the branch shown (`messages`); every branch's tool calls stay findable
+(`call`), so the apps of a branch shown again open from their stored input and result.
 """
 
 from __future__ import annotations
@@ -14,11 +20,13 @@ import anyio.abc
 
 from webhost.approvals import ApprovalBroker
 from webhost.chat.app_context import AppContext
+from webhost.chat.branches import Branches
 from webhost.chat.content import stored_result
 from webhost.chat.toolset import ToolSet
 from webhost.chat.transcript import Message, ToolCall
 from webhost.chat.turn import ProgressFn, Turn
 from webhost.config import WebhostOptions
+from webhost.errors import InvalidParams
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.storage.conversations import Conversation, ConversationStore
@@ -81,9 +89,8 @@ class ActiveConversation:
         self.created_at = stored.created_at
         self.updated_at = stored.updated_at
         self.settings: dict[str, Any] = dict(stored.settings)
-        self.messages: list[Message] = []
+        self.branches = Branches(stored.leaf_id)
         self.contexts: dict[str, AppContext] = {}
-        self._seq: dict[str, int] = {}
         self._writing = anyio.Lock()  # the conversation's writes, one at a time, in the order they were asked
         self.turn: Turn | None = None
 
@@ -100,6 +107,27 @@ class ActiveConversation:
             "updatedAt": self.updated_at,
         }
 
+    @property
+    def messages(self) -> list[Message]:
+        """The branch shown, first message first."""
+        return self.branches.shown()
+
+    def shown_json(self) -> list[dict[str, Any]]:
+        """The branch shown as the page has it: each message with `branch` where it has other versions."""
+        out = []
+        for message in self.messages:
+            data = message.to_json()
+            versions = self.branches.versions(message.id)
+            if versions is not None:
+                data["branch"] = versions
+            out.append(data)
+        return out
+
+    def publish_branch(self) -> None:
+        """The branch shown changed (an edit, a regenerated answer, another version chosen): every tab of the
+        person draws it again from this snapshot (the events after it apply on top)."""
+        self.publish("branch", messages=self.shown_json())
+
     def publish(self, kind: str, **payload: Any) -> None:
         event = {"type": kind, "conversationId": self.conversation_id, **payload}
         if self.turn is not None and "messageId" not in event:
@@ -111,19 +139,38 @@ class ActiveConversation:
     async def load(self) -> None:
         store = self.chat.store
         for stored in await store.messages(self._person, self.conversation_id):
-            message = Message.from_json(stored.body)
-            self.messages.append(message)
-            self._seq[message.id] = stored.seq
+            self.branches.put(Message.from_json(stored.body), stored.parent_id, stored.seq)
         for raw in await store.contexts(self._person, self.conversation_id):
             context = AppContext.from_json(raw)
             self.contexts[context.instance] = context
 
     def add(self, message: Message) -> None:
-        """Append a message; it is written in the background (`save_soon`), off the turn's first token."""
-        seq = max(self._seq.values(), default=0) + 1
-        self._seq[message.id] = seq
-        self.messages.append(message)
+        """Append a message to the branch shown; it is written in the background (`save_soon`), off the turn's
+        first token."""
+        self.branches.append(message)
         self.save_soon(message)
+
+    def every(self) -> list[Message]:
+        """The messages of every branch."""
+        return self.branches.every()
+
+    def fork_before(self, message_id: str, role: str) -> Message:
+        """Show the branch up to just before this message of the branch shown (the next `add` starts a version
+        of it beside it). Refused for a message of another role or not shown (the caller refuses while a turn runs)."""
+        message = self.branches.get(message_id)
+        if message is None or message.role != role or message not in self.messages:
+            raise InvalidParams("no such message in the conversation shown", {"messageId": message_id})
+        self.branches.show_before(message_id)
+        return message
+
+    async def show_version(self, message_id: str, index: int) -> None:
+        """Show the branch through version `index` (1-based) of this message (its newest messages after it)."""
+        if not self.branches.show_version(message_id, index):
+            raise InvalidParams("no such version of that message", {"messageId": message_id, "index": index})
+        leaf = self.branches.leaf
+        async with self._writing:
+            await self.chat.store.update(self._person, self.conversation_id, leaf_id=leaf)
+        self.publish_branch()
 
     def save_soon(self, message: Message) -> None:
         self.chat.task_group.start_soon(self.save, message)
@@ -132,7 +179,8 @@ class ActiveConversation:
         """Write the message as it is when its turn to be written comes (writes of one conversation are in
         order, so a later state is never overwritten by an earlier one)."""
         async with self._writing:
-            if message.id not in self._seq:
+            seq = self.branches.seq(message.id)
+            if seq is None:
                 return  # removed meanwhile (a retried answer)
             replica = self.chat.replica_id if message.status == "streaming" else None
             now = time.time()
@@ -141,14 +189,15 @@ class ActiveConversation:
                 self._person,
                 self.conversation_id,
                 _stored(message),
-                seq=self._seq[message.id],
+                seq=seq,
                 replica_id=replica,
                 now=now,
+                parent_id=self.branches.parent(message.id),
+                leaf_id=self.branches.leaf,
             )
 
     async def remove(self, message: Message) -> None:
-        self.messages = [m for m in self.messages if m.id != message.id]
-        self._seq.pop(message.id, None)
+        self.branches.remove(message.id)
         async with self._writing:
             await self.chat.store.delete_message(self._person, self.conversation_id, message.id)
 
@@ -159,7 +208,8 @@ class ActiveConversation:
         return list(self.messages)
 
     def call(self, call_id: str) -> ToolCall | None:
-        for message in reversed(self.messages):
+        """A tool call of any branch (an app of a branch shown again asks for its own)."""
+        for message in reversed(self.every()):
             found = message.call(call_id)
             if found is not None:
                 return found

@@ -26,6 +26,8 @@ from webhost.chat.app_context import AppContext, make_context
 from webhost.chat.conversation import ActiveConversation, interrupted
 from webhost.chat.endpoints import Providers
 from webhost.chat.providers.errors import ProviderError
+from webhost.chat.search import ConversationSearch
+from webhost.chat.titles import first_line_title
 from webhost.chat.toolset import ToolSet, offered_tools
 from webhost.chat.transcript import Message, ToolCall, new_id
 from webhost.chat.turn import ProgressFn, Turn, TurnModel
@@ -42,7 +44,6 @@ from webhost.upstream.connection import Connection
 logger = logging.getLogger(__name__)
 
 MAX_TEXT = 100_000  # characters of one message the person (or an app) sends
-TITLE_CHARS = 60
 KEPT = 8  # idle conversations kept in memory per person (the ones just opened)
 URL_ELICITATION_REQUIRED = -32042
 
@@ -85,6 +86,7 @@ class Chat:
         self._active: dict[str, ActiveConversation] = {}
         self._app_message_times: dict[str, list[float]] = {}  # per app instance, for the rate limit
         self._loading = anyio.Lock()
+        self.search = ConversationSearch(lambda: self.store, deps.person.id)  # in memory only (search.py)
 
     # -- what the page asks ---------------------------------------------------------------------------
 
@@ -111,7 +113,7 @@ class Chat:
         active = await self._conversation(conversation_id)
         return {
             "conversation": active.summary(),
-            "messages": [m.to_json() for m in active.messages],
+            "messages": active.shown_json(),
             "contexts": [c.to_json() for c in active.contexts.values()],
             "running": active.turn is not None,
         }
@@ -124,20 +126,14 @@ class Chat:
         *,
         from_app: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        text = text.strip()
-        if not text:
-            raise InvalidParams("the message is empty")
-        if len(text) > MAX_TEXT:
-            raise InvalidParams(f"the message is longer than {MAX_TEXT} characters")
+        text = _checked(text)
         model = self._model(model_id)
         if conversation_id is None:
             conversation_id = new_id("c-")
-            title = " ".join(text.split())[:TITLE_CHARS]
+            title = first_line_title(text)
             await self.store.create(self.deps.person.id, conversation_id, title, model.id, time.time())
             self._tell("conversations")
-        active = await self._conversation(conversation_id)
-        if active.turn is not None:
-            raise InvalidParams("the model is still answering in this conversation: stop it or wait")
+        active = await self._idle(conversation_id)
         user = Message(id=new_id("m-"), role="user", text=text, from_app=from_app)
         active.add(user)
         active.publish("message", message=user.to_json())
@@ -146,9 +142,7 @@ class Chat:
 
     async def retry(self, conversation_id: str, model_id: str | None) -> dict[str, Any]:
         """Ask again after an answer that failed or was interrupted (it is replaced)."""
-        active = await self._conversation(conversation_id)
-        if active.turn is not None:
-            raise InvalidParams("the model is still answering in this conversation")
+        active = await self._idle(conversation_id)
         last = active.messages[-1] if active.messages else None
         if last is not None and last.role == "assistant":
             if last.status not in ("error", "interrupted"):
@@ -159,6 +153,37 @@ class Chat:
             raise InvalidParams("there is no message to answer")
         assistant = await self._start(active, self._model(model_id or active.model_id))
         return {"conversationId": conversation_id, "answerId": assistant.id}
+
+    async def edit(self, conversation_id: str, message_id: str, text: str, model_id: str | None) -> dict[str, Any]:
+        """Send `text` in place of a message of the branch shown: a new version of it, in a new branch (the
+        old one and what followed it stay, as the other version)."""
+        text, model = _checked(text), self._model(model_id)
+        active = await self._idle(conversation_id)
+        self.providers.get(model, self.deps.input_values())  # a model without its key is refused before any change
+        active.fork_before(message_id, "user")
+        user = Message(id=new_id("m-"), role="user", text=text)
+        active.add(user)
+        active.publish_branch()
+        assistant = await self._start(active, model)
+        return {"conversationId": conversation_id, "messageId": user.id, "answerId": assistant.id}
+
+    async def regenerate(self, conversation_id: str, message_id: str, model_id: str | None) -> dict[str, Any]:
+        """A new answer beside an answer of the branch shown (the old one stays, as the other version)."""
+        active = await self._idle(conversation_id)
+        model = self._model(model_id or active.model_id)
+        self.providers.get(model, self.deps.input_values())  # a model without its key is refused before any change
+        active.fork_before(message_id, "assistant")
+        assistant = await self._start(active, model)
+        active.publish_branch()
+        return {"conversationId": conversation_id, "answerId": assistant.id}
+
+    async def show_version(self, conversation_id: str, message_id: str, index: int) -> None:
+        active = await self._idle(conversation_id)
+        await active.show_version(message_id, index)
+
+    async def opened(self, conversation_id: str) -> ActiveConversation:
+        """One of the person's conversations (an unknown id is refused)."""
+        return await self._conversation(conversation_id)
 
     def stop(self, conversation_id: str) -> bool:
         active = self._active.get(conversation_id)
@@ -322,6 +347,12 @@ class Chat:
         self.deps.task_group.start_soon(run, name=f"chat-turn:{active.conversation_id}")
         return assistant
 
+    async def _idle(self, conversation_id: str) -> ActiveConversation:
+        active = await self._conversation(conversation_id)
+        if active.turn is not None:
+            raise InvalidParams("the model is still answering in this conversation: stop it or wait")
+        return active
+
     def _keep(self, active: ActiveConversation) -> None:
         """Keep a conversation in use, dropping the least recently used idle ones past `KEPT`."""
         self._active.pop(active.conversation_id, None)
@@ -347,7 +378,7 @@ class Chat:
             raise InvalidParams("no such conversation", {"conversationId": conversation_id})
         active = ActiveConversation(self, stored)
         await active.load()
-        for message in active.messages:
+        for message in active.every():
             if message.status == "streaming":  # no turn of this process runs it: its replica stopped
                 interrupted(message)
                 await active.save(message)
@@ -440,6 +471,7 @@ class Chat:
     async def close(self) -> None:
         """The workspace closes: every turn ends (its answer is kept), approvals are released."""
         self.approvals.release()
+        self.search.forget()
         for active in list(self._active.values()):
             if active.turn is not None:
                 active.turn.stop()
@@ -452,6 +484,15 @@ class Chat:
     def contexts_of(self, conversation_id: str) -> list[AppContext]:
         active = self._active.get(conversation_id)
         return list(active.contexts.values()) if active is not None else []
+
+
+def _checked(text: str) -> str:
+    text = text.strip()
+    if not text:
+        raise InvalidParams("the message is empty")
+    if len(text) > MAX_TEXT:
+        raise InvalidParams(f"the message is longer than {MAX_TEXT} characters")
+    return text
 
 
 def _budget_line(budget: int) -> str:

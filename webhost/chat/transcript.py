@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Role = Literal["user", "assistant"]
-MessageStatus = Literal["streaming", "done", "error", "interrupted"]
+MessageStatus = Literal["streaming", "done", "stopped", "error", "interrupted"]
 # What the page shows of a tool call (contract §8), plus "streaming" while the model writes its arguments.
 CallStatus = Literal["streaming", "approval", "running", "ok", "error", "denied"]
 FINAL_CALL_STATUSES = ("ok", "error", "denied")

@@ -94,7 +94,7 @@ class Turn:
                 await self._steps()
             if self.stopped:
                 self._end_unfinished_calls(STOPPED)
-                message.status = "done"
+                message.status = "stopped"
                 message.error = STOPPED if not message.full_text() and not message.calls() else None
         except ProviderError as exc:
             self._end_unfinished_calls("The turn ended: " + exc.message)

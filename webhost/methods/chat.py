@@ -1,4 +1,5 @@
-"""The chat (contract §8): models, conversations, sending, stopping, retrying, what the model saw, app context.
+"""The chat (contract §8, §8.1): models, conversations, sending, stopping, retrying, editing and regenerating
+(branches), export, search, what the model saw, app context.
 
 Every conversation belongs to the person of the tab (the workspace's chat); ids from the page only
 ever look up that person's own conversations.
@@ -9,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from webhost.chat import export
+from webhost.chat.search import MAX_QUERY
 from webhost.errors import InvalidParams
 from webhost.session import BrowserSession
 
@@ -50,6 +53,46 @@ async def send(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any
 
 async def retry(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     return await session.workspace.chat.retry(_conversation(params), _optional(params, "model"))
+
+
+async def edit(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    text = params.get("text")
+    if not isinstance(text, str):
+        raise InvalidParams("params.text must be a string")
+    message_id = _params.string(params, "messageId", max_length=ID_LENGTH)
+    return await session.workspace.chat.edit(_conversation(params), message_id, text, _optional(params, "model"))
+
+
+async def regenerate(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    message_id = _params.string(params, "messageId", max_length=ID_LENGTH)
+    return await session.workspace.chat.regenerate(_conversation(params), message_id, _optional(params, "model"))
+
+
+async def branch(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Show another version of a message (1-based `index` among its versions)."""
+    index = params.get("index")
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise InvalidParams("params.index must be an integer")
+    message_id = _params.string(params, "messageId", max_length=ID_LENGTH)
+    await session.workspace.chat.show_version(_conversation(params), message_id, index)
+    return {}
+
+
+async def export_conversation(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """The branch shown as a file's text (the page makes the download)."""
+    fmt = params.get("format")
+    if fmt not in ("md", "json"):
+        raise InvalidParams('params.format must be "md" or "json"')
+    active = await session.workspace.chat.opened(_conversation(params))
+    summary, messages = active.summary(), active.shown_json()
+    text = export.as_markdown(summary, messages) if fmt == "md" else export.as_json(summary, messages)
+    media = "text/markdown" if fmt == "md" else "application/json"
+    return {"filename": export.filename(active.title, fmt), "mediaType": media, "text": text}
+
+
+async def search(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    query = _params.string(params, "query", max_length=MAX_QUERY)
+    return {"query": query, "results": await session.workspace.chat.search.search(query)}
 
 
 async def stop(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -107,6 +150,11 @@ METHODS = {
     "chat/send": send,
     "chat/retry": retry,
     "chat/stop": stop,
+    "chat/edit": edit,
+    "chat/regenerate": regenerate,
+    "chat/branch": branch,
+    "chat/export": export_conversation,
+    "chat/search": search,
     "chat/rename": rename,
     "chat/delete": delete,
     "chat/requests": requests,

@@ -12,23 +12,18 @@ day, model and conversation, without text, for budgets and the admins' totals.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 import sqlalchemy as sa
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from webhost.storage.chat_seal import ChatSeal as ChatSeal  # where the stores are built import it from here
 from webhost.storage.db import Storage, metadata
 from webhost.storage.live_calls import replicas
 from webhost.storage.portable import fit, upsert
 
-NONCE_BYTES = 12
-VERSION = b"\x01"
 MAX_MESSAGES = 1000  # the newest a conversation is read with
 KEEP_REQUESTS = 40  # the newest requests kept per conversation (each holds the whole conversation then)
 
@@ -42,6 +37,7 @@ chat_conversations = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.Column("sealed_settings", sa.LargeBinary),
+    sa.Column("leaf_id", sa.String(64)),  # the last message of the branch shown (None: the newest message's)
     sa.Index("chat_conversations_person", "person_id", "updated_at"),
 )
 chat_messages = sa.Table(
@@ -57,6 +53,7 @@ chat_messages = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("updated_at", sa.Float, nullable=False),
     sa.Column("sealed", sa.LargeBinary, nullable=False),
+    sa.Column("parent_id", sa.String(64)),  # the message before this one in its branch (None: the first)
     sa.Index("chat_messages_conversation", "conversation_id", "seq"),
 )
 chat_requests = sa.Table(
@@ -100,6 +97,7 @@ class Conversation:
     created_at: float
     updated_at: float
     settings: dict[str, Any]
+    leaf_id: str | None = None
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -119,35 +117,11 @@ class StoredMessage:
     status: str
     replica_id: str | None
     body: dict[str, Any]
+    parent_id: str | None = None
 
 
-class ChatSeal:
-    """AES-GCM over JSON, bound to the person, the conversation and what the value is."""
-
-    def __init__(self, key: bytes) -> None:
-        if len(key) != 32:
-            raise ValueError("the chat key must be 32 bytes")
-        self._aead = AESGCM(key)
-
-    def seal(self, person_id: str, conversation_id: str, kind: str, value: object) -> bytes:
-        nonce = os.urandom(NONCE_BYTES)
-        return (
-            VERSION + nonce + self._aead.encrypt(nonce, orjson.dumps(value), _bound(person_id, conversation_id, kind))
-        )
-
-    def open(self, person_id: str, conversation_id: str, kind: str, sealed: bytes) -> Any:
-        """The value, or None for a row that does not open (another secret, or tampered with)."""
-        if sealed[:1] != VERSION:
-            return None
-        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
-        try:
-            return orjson.loads(self._aead.decrypt(nonce, body, _bound(person_id, conversation_id, kind)))
-        except (InvalidTag, orjson.JSONDecodeError):
-            return None
-
-
-def _bound(person_id: str, conversation_id: str, kind: str) -> bytes:
-    return b"\0".join((b"webhost-chat", kind.encode(), person_id.encode(), conversation_id.encode()))
+def _stored_message(row: sa.RowMapping, body: dict[str, Any]) -> StoredMessage:
+    return StoredMessage(row["id"], row["seq"], row["role"], row["status"], row["replica_id"], body, row["parent_id"])
 
 
 class ConversationStore:
@@ -201,6 +175,7 @@ class ConversationStore:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             settings=settings if isinstance(settings, dict) else {},
+            leaf_id=row["leaf_id"],
         )
 
     async def update(
@@ -211,8 +186,11 @@ class ConversationStore:
         title: str | None = None,
         model_id: str | None = None,
         settings: dict[str, Any] | None = None,
+        leaf_id: str | None = None,
         now: float | None = None,
     ) -> bool:
+        """Change what is given; the conversation's time only with `now` (a rename or a branch shown is not
+        activity: the list stays in the order of the conversations' last messages)."""
         values: dict[str, Any] = {}
         if title is not None:
             values["title"] = fit(title, 200)
@@ -220,6 +198,8 @@ class ConversationStore:
             values["model_id"] = model_id
         if settings is not None:
             values["sealed_settings"] = self.seal.seal(person_id, conversation_id, "settings", settings)
+        if leaf_id is not None:
+            values["leaf_id"] = leaf_id
         if now is not None:
             values["updated_at"] = now
         if not values:
@@ -263,8 +243,11 @@ class ConversationStore:
         seq: int,
         replica_id: str | None,
         now: float,
+        parent_id: str | None = None,
+        leaf_id: str | None = None,
     ) -> None:
-        """Insert or replace one message (by its id), and mark the conversation as changed."""
+        """Insert or replace one message (by its id), and mark the conversation as changed (and `leaf_id` as the
+        end of the branch it shows, when given)."""
         row = {
             "id": str(message["id"]),
             "conversation_id": conversation_id,
@@ -276,14 +259,16 @@ class ConversationStore:
             "created_at": float(message.get("createdAt") or now),
             "updated_at": now,
             "sealed": self.seal.seal(person_id, conversation_id, "message", message),
+            "parent_id": parent_id,
         }
+        changed: dict[str, Any] = {"updated_at": now} if leaf_id is None else {"updated_at": now, "leaf_id": leaf_id}
 
         async def work(db: AsyncConnection) -> None:
-            await upsert(db, chat_messages, row, key=["id"], keep=["created_at", "seq"])
+            await upsert(db, chat_messages, row, key=["id"], keep=["created_at", "seq", "parent_id"])
             await db.execute(
                 chat_conversations.update()
                 .where(chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id)
-                .values(updated_at=now)
+                .values(**changed)
             )
 
         await self.storage.write(work)
@@ -301,7 +286,36 @@ class ConversationStore:
         for row in reversed(rows):
             body = self.seal.open(person_id, conversation_id, "message", bytes(row["sealed"]))
             if isinstance(body, dict):
-                out.append(StoredMessage(row["id"], row["seq"], row["role"], row["status"], row["replica_id"], body))
+                out.append(_stored_message(row, body))
+        return out
+
+    async def activity(self, person_id: str) -> dict[str, tuple[str, float]]:
+        """Each of the person's conversations: its title and its last activity (what search keeps fresh by)."""
+        query = sa.select(chat_conversations.c.id, chat_conversations.c.title, chat_conversations.c.updated_at).where(
+            chat_conversations.c.person_id == person_id
+        )
+        async with self.storage.read() as db:
+            rows = (await db.execute(query)).all()
+        return {row.id: (row.title, row.updated_at) for row in rows}
+
+    async def bodies(self, person_id: str, conversation_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+        """The messages of these conversations of the person's, opened, every branch, in the order written."""
+        wanted = list(conversation_ids)
+        out: dict[str, list[dict[str, Any]]] = {conversation_id: [] for conversation_id in wanted}
+        for at in range(0, len(wanted), 500):  # bounded IN lists
+            query = (
+                sa.select(chat_messages.c.conversation_id, chat_messages.c.sealed)
+                .where(
+                    chat_messages.c.person_id == person_id, chat_messages.c.conversation_id.in_(wanted[at : at + 500])
+                )
+                .order_by(chat_messages.c.conversation_id, chat_messages.c.seq)
+            )
+            async with self.storage.read() as db:
+                rows = (await db.execute(query)).all()
+            for conversation_id, sealed in rows:
+                body = self.seal.open(person_id, conversation_id, "message", bytes(sealed))
+                if isinstance(body, dict):
+                    out[conversation_id].append(body)
         return out
 
     async def delete_message(self, person_id: str, conversation_id: str, message_id: str) -> None:
@@ -334,8 +348,7 @@ class ConversationStore:
                 continue
             body = self.seal.open(person_id, row["conversation_id"], "message", bytes(row["sealed"]))
             if isinstance(body, dict):
-                body = {**body, "conversationId": row["conversation_id"]}
-                out.append(StoredMessage(row["id"], row["seq"], row["role"], row["status"], row["replica_id"], body))
+                out.append(_stored_message(row, {**body, "conversationId": row["conversation_id"]}))
         return out
 
     # -- the requests sent to the model -------------------------------------------------------------

@@ -61,6 +61,9 @@ export class ChatView {
   #loaded = false;
   /** The conversation asked for (the address, a click), until it is shown. @type {string | null} */
   #wanted = null;
+  /** The message being edited (its text in the composer; sending makes a new version of it). @type {string | null} */
+  #editing = null;
+  #editNote = h("p", { class: "chat-editing", hidden: true });
 
   /** @param {ChatContext} ctx */
   constructor(ctx) {
@@ -73,6 +76,8 @@ export class ChatView {
       this.#atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
     }, { capture: true, passive: true });
     this.#list = new ConversationList({
+      request: (method, params) => ctx.rpc.request(method, params),
+      say: (text) => this.#say(text),
       open: (id) => this.show(id),
       rename: async (id, title) => { await this.#call("chat/rename", { conversationId: id, title }); },
       remove: async (id) => {
@@ -83,7 +88,7 @@ export class ChatView {
     this.#chips = new ContextChips((instance) => {
       if (this.conversationId) void this.#call("chat/context/remove", { conversationId: this.conversationId, instance });
     });
-    const composer = h("form", { class: "chat-composer", "aria-label": "Message the model" },
+    const composer = h("form", { class: "chat-composer", "aria-label": "Message the model" }, this.#editNote,
       this.#input, h("div", { class: "chat-composer-actions" }, this.#model, h("span", { class: "spacer" }), this.#stop, this.#send));
     composer.addEventListener("submit", (ev) => { ev.preventDefault(); void this.#sendMessage(); });
     this.#input.addEventListener("keydown", (ev) => {
@@ -170,6 +175,7 @@ export class ChatView {
   async #open(id, force = false) {
     if (id === this.conversationId && !force) return;
     this.#wanted = null;
+    this.#edit(null);
     await this.#clear();
     this.conversationId = id;
     this.onOpen(id);
@@ -235,6 +241,8 @@ export class ChatView {
       this.#messages.get(String(p.messageId))?.partialArgs(String(p.callId), p.partial ?? {});
     } else if (p.type === "progress") {
       this.#messages.get(String(p.messageId))?.progress(p);
+    } else if (p.type === "branch") {
+      this.#showBranch(Array.isArray(p.messages) ? p.messages : []);
     } else if (p.type === "contexts-cut") {
       this.#chips.requestCut(Array.isArray(p.instances) ? p.instances.map(String) : [], Number(p.limit) || 0);
     } else if (p.type === "removed") {
@@ -248,8 +256,8 @@ export class ChatView {
     this.#scrollToEnd(false);
   }
 
-  /** @param {any} message */
-  #upsertMessage(message) {
+  /** @param {any} message @param {Element | null} [after] where a new one goes (else at the end) */
+  #upsertMessage(message, after = null) {
     if (!message?.id) return;
     const existing = this.#messages.get(String(message.id));
     if (existing) {
@@ -263,11 +271,58 @@ export class ChatView {
       },
       retry: () => { if (this.conversationId) void this.#call("chat/retry", { conversationId: this.conversationId, model: this.#model.value || undefined }); },
       showRequest: (m) => { if (this.conversationId) void showRequests(this.#ctx.rpc, this.conversationId, String(m.id)); },
+      edit: (m) => this.#edit(m),
+      regenerate: (m) => {
+        if (this.conversationId) void this.#call("chat/regenerate", { conversationId: this.conversationId, messageId: String(m.id), model: this.#model.value || undefined });
+      },
+      showVersion: (m, index) => {
+        if (this.conversationId) void this.#call("chat/branch", { conversationId: this.conversationId, messageId: String(m.id), index });
+      },
     });
     this.#messages.set(String(message.id), view);
     this.#empty.remove();
-    this.#log.append(view.el);
+    if (after) after.after(view.el);
+    else this.#log.append(view.el);
     matchParking(view.el);
+  }
+
+  /** Another branch is shown: the messages that left it go (their apps with them), those new to it are drawn
+   * where they belong; those in both stay as they are (an app in them is not reloaded). @param {any[]} messages */
+  #showBranch(messages) {
+    const wanted = new Set(messages.map((m) => String(m.id)));
+    for (const [id, view] of this.#messages) {
+      if (wanted.has(id)) continue;
+      this.#messages.delete(id);
+      void this.#ctx.apps.release(view.el, "another version of the conversation is shown").then(() => view.el.remove());
+      view.el.hidden = true;
+    }
+    /** @type {Element | null} */
+    let after = null;
+    for (const message of messages) {
+      const id = String(message.id);
+      let view = this.#messages.get(id);
+      if (!view) {
+        this.#upsertMessage(message, after);
+        view = /** @type {MessageView} */ (this.#messages.get(id));
+      } else view.update(message);
+      view.setBranch(message.branch ?? null);
+      after = view.el;
+    }
+    if (this.#editing && !wanted.has(this.#editing)) this.#edit(null);
+    this.placementChanged();
+  }
+
+  /** Edit a message (null: stop editing). @param {any} message */
+  #edit(message) {
+    this.#editing = message ? String(message.id) : null;
+    this.#editNote.hidden = !message;
+    if (!message) return;
+    const cancel = h("button", { type: "button", class: "small ghost", text: "Cancel", dataset: { action: "cancel-edit" } });
+    cancel.addEventListener("click", () => { this.#edit(null); this.#input.value = ""; this.#updateControls(); });
+    this.#editNote.replaceChildren("Editing a message: sending replaces it and what follows (they stay as another version). ", cancel);
+    this.#input.value = String(message.text ?? "");
+    this.#updateControls();
+    this.#input.focus();
   }
 
   async #sendMessage() {
@@ -277,9 +332,13 @@ export class ChatView {
     this.#say("");
     const fresh = this.conversationId === null;
     try {
-      const sent = await this.#ctx.rpc.request("chat/send", {
-        conversationId: this.conversationId ?? undefined, text, model: this.#model.value || undefined,
-      });
+      const editing = this.#editing && this.conversationId ? { conversationId: this.conversationId, messageId: this.#editing } : null;
+      const sent = editing
+        ? await this.#ctx.rpc.request("chat/edit", { ...editing, text, model: this.#model.value || undefined })
+        : await this.#ctx.rpc.request("chat/send", {
+          conversationId: this.conversationId ?? undefined, text, model: this.#model.value || undefined,
+        });
+      this.#edit(null);
       this.#input.value = "";
       if (fresh) {
         await this.#open(String(sent.conversationId));

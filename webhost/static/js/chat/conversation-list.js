@@ -1,11 +1,18 @@
 // @ts-check
-// The person's conversations, newest first: [data-conversation="ID"] each (data-active on the open one),
-// [data-action="new-conversation"], and rename / delete for the open one.
+// The person's conversations, by last activity: [data-conversation="ID"] each (data-active on the open one),
+// [data-action="new-conversation"], and rename / export / delete for the open one. Contract §8.1: the search
+// box (input[type="search"][data-testid="chat-search"]) shows its results in place of the list, as
+// [data-conversation] entries too; [data-action="export"] downloads the branch shown (.md or .json).
 
 import { h } from "../html.js";
+import { describeError } from "../rpc.js";
+import { downloadExport } from "./export-download.js";
+import { SearchBox } from "./search-box.js";
 
 /**
  * @typedef {object} ListHost
+ * @property {(method: string, params: Record<string, unknown>) => Promise<any>} request
+ * @property {(text: string) => void} say a line for the person (an error)
  * @property {(id: string | null) => void} open
  * @property {(id: string, title: string) => Promise<void>} rename
  * @property {(id: string) => Promise<void>} remove
@@ -19,6 +26,7 @@ export class ConversationList {
   /** @type {string | null} */
   #active = null;
   #host;
+  #searching = false;
 
   /** @param {ListHost} host */
   constructor(host) {
@@ -26,7 +34,9 @@ export class ConversationList {
     const fresh = h("button", { type: "button", class: "small primary chat-new", text: "New conversation",
       dataset: { action: "new-conversation" } });
     fresh.addEventListener("click", () => host.open(null));
-    this.el = h("nav", { class: "chat-side", "aria-label": "Conversations" }, fresh, this.#list);
+    // While a search is shown, its results are the only [data-conversation] entries.
+    const search = new SearchBox(host, (searching) => { this.#searching = searching; this.#draw(); });
+    this.el = h("nav", { class: "chat-side", "aria-label": "Conversations" }, fresh, search.el, this.#list);
   }
 
   /** @param {any[]} items conversation summaries, newest first */
@@ -48,7 +58,8 @@ export class ConversationList {
   }
 
   #draw() {
-    this.#list.replaceChildren(...this.#items.map((c) => {
+    this.#list.hidden = this.#searching;
+    this.#list.replaceChildren(...(this.#searching ? [] : this.#items).map((c) => {
       const active = c.id === this.#active;
       const open = h("button", { type: "button", class: "chat-conversation-title", text: String(c.title || "Untitled"),
         title: String(c.title || ""), "aria-current": active ? "page" : null });
@@ -64,6 +75,14 @@ export class ConversationList {
   #actions(c) {
     const rename = h("button", { type: "button", class: "small ghost", text: "Rename", dataset: { action: "rename" } });
     const remove = h("button", { type: "button", class: "small ghost danger", text: "Delete", dataset: { action: "delete" } });
+    const exports = ["md", "json"].map((format) => {
+      const button = h("button", { type: "button", class: "small ghost", text: `Export .${format}`,
+        dataset: { action: "export", format } });
+      button.addEventListener("click", () => {
+        downloadExport(this.#host.request, String(c.id), format).catch((err) => this.#host.say(describeError(err)));
+      });
+      return button;
+    });
     rename.addEventListener("click", () => {
       const input = h("input", { type: "text", value: String(c.title ?? ""), "aria-label": "Conversation title",
         name: "title", maxLength: 200 });
@@ -88,6 +107,6 @@ export class ConversationList {
       remove.parentElement?.replaceWith(row);
       keep.focus();
     });
-    return h("div", { class: "chat-conversation-actions" }, rename, remove);
+    return h("div", { class: "chat-conversation-actions" }, rename, ...exports, remove);
   }
 }

@@ -2,7 +2,9 @@
 // One message of a conversation: [data-chat-message] with data-role and data-status (contract §8). A
 // person's message is its text (and, when an app sent it, data-from-app and the app's name); an
 // answer is the model's text, as markdown drawn while it streams, and its tool calls as cards, in the
-// order they came, with Retry when it failed and "What the model saw" once it is done.
+// order they came, with Retry when it failed and "What the model saw" once it is done. Contract §8.1: a
+// person's message has Edit, an answer Regenerate (and a stopped one, data-status="stopped", says so); a
+// message with other versions has [data-branch] (data-index/data-count) with branch-prev / branch-next.
 
 import { h } from "../html.js";
 import { StreamingMarkdown } from "./stream-markdown.js";
@@ -13,6 +15,9 @@ import { ToolCallCard } from "./tool-call-card.js";
  * @property {import("./tool-call-card.js").AppHost} apps
  * @property {(message: any) => void} retry
  * @property {(message: any) => void} showRequest
+ * @property {(message: any) => void} edit its text back in the composer; sending makes a new version
+ * @property {(message: any) => void} regenerate
+ * @property {(message: any, index: number) => void} showVersion show version `index` (1-based) of the message
  */
 
 export class MessageView {
@@ -22,6 +27,11 @@ export class MessageView {
   #body = h("div", { class: "chat-body" });
   #footer = h("div", { class: "chat-message-footer" });
   #error = h("p", { class: "chat-error", role: "alert", hidden: true });
+  #stopped = h("p", { class: "chat-stopped muted", text: "Stopped: the answer ends here.", hidden: true });
+  /** Edit or Regenerate, and the versions of the message. */
+  #actions = h("div", { class: "chat-message-actions" });
+  /** @type {{index: number, count: number} | null} */
+  #branch = null;
   /** The markdown of the last text part (the one that grows), and the part it draws. */
   /** @type {{text: StreamingMarkdown, index: number} | null} */
   #growing = null;
@@ -42,12 +52,49 @@ export class MessageView {
         this.el.append(h("p", { class: "chat-from-app" }, "Sent by the app ", h("strong", { text: String(from.name ?? from.server) }),
           ` (${from.server})`));
       }
-      this.el.append(h("div", { class: "chat-user-text", text: String(message.text ?? "") }));
+      this.el.append(h("div", { class: "chat-user-text", text: String(message.text ?? "") }), this.#actions);
       this.el.dataset.status = "done";
+      this.setBranch(message.branch ?? null);
       return;
     }
-    this.el.append(this.#body, this.#error, this.#footer);
+    this.el.append(this.#body, this.#stopped, this.#error, this.#footer, this.#actions);
+    this.#branch = message.branch ?? null;
     this.update(message);
+  }
+
+  /** The message's versions (from a snapshot of the branch shown), or null for a message with one. @param {any} branch */
+  setBranch(branch) {
+    this.#branch = branch && Number(branch.count) > 1 ? { index: Number(branch.index), count: Number(branch.count) } : null;
+    this.#drawActions();
+  }
+
+  #drawActions() {
+    const role = this.el.dataset.role;
+    const status = String(this.message.status ?? "done");
+    /** @type {HTMLElement[]} */
+    const items = [];
+    if (this.#branch) {
+      const { index, count } = this.#branch;
+      const prev = h("button", { type: "button", class: "small ghost", text: "‹", "aria-label": "Previous version",
+        disabled: index <= 1, dataset: { action: "branch-prev" } });
+      const next = h("button", { type: "button", class: "small ghost", text: "›", "aria-label": "Next version",
+        disabled: index >= count, dataset: { action: "branch-next" } });
+      prev.addEventListener("click", () => this.#host.showVersion(this.message, index - 1));
+      next.addEventListener("click", () => this.#host.showVersion(this.message, index + 1));
+      items.push(h("span", { class: "chat-versions", role: "group", "aria-label": `Version ${index} of ${count}`,
+        dataset: { branch: "", index: String(index), count: String(count) } },
+      prev, h("span", { class: "muted", text: `${index} / ${count}` }), next));
+    }
+    if (role === "user") {
+      const edit = h("button", { type: "button", class: "small ghost", text: "Edit", dataset: { action: "edit" } });
+      edit.addEventListener("click", () => this.#host.edit(this.message));
+      items.push(edit);
+    } else if (status !== "streaming") {
+      const again = h("button", { type: "button", class: "small ghost", text: "Regenerate", dataset: { action: "regenerate" } });
+      again.addEventListener("click", () => this.#host.regenerate(this.message));
+      items.push(again);
+    }
+    this.#actions.replaceChildren(...items);
   }
 
   /** The whole message as stored (a turn's start and end, a reload): parts drawn again only where they differ. @param {any} message */
@@ -135,6 +182,8 @@ export class MessageView {
     const status = String(message.status ?? "done");
     this.el.dataset.status = status === "interrupted" ? "error" : status;
     this.el.setAttribute("aria-busy", String(status === "streaming"));
+    this.#stopped.hidden = status !== "stopped" || Boolean(message.error);
+    this.#drawActions();
     this.#error.hidden = !message.error;
     this.#error.textContent = message.error ?? "";
     this.#footer.replaceChildren();
