@@ -432,12 +432,16 @@ class Chat:
     def active_context(self, conversation_id: str) -> ActiveConversation | None:
         return self._active.get(conversation_id)
 
-    async def close(self) -> None:
-        """The workspace closes: every turn ends (its answer is kept), approvals are released."""
+    async def close(self, *, shutting_down: bool = False) -> None:
+        """The workspace closes: every turn ends (its answer is kept), approvals are released. When webhost
+        itself stops (a restart, a deploy), the turns end interrupted and retryable, not done."""
         self.approvals.release()
         for active in list(self._active.values()):
             if active.turn is not None:
-                active.turn.stop()
+                if shutting_down:
+                    active.turn.interrupt()
+                else:
+                    active.turn.stop()
         for active in list(self._active.values()):
             if active.turn is not None:
                 with anyio.move_on_after(5):

@@ -179,14 +179,15 @@ class Workspace:
                 on_idle(self)
                 await self.close()
 
-    async def close(self) -> None:
-        """Release every input request and stop every server process."""
+    async def close(self, *, shutting_down: bool = False) -> None:
+        """Release every input request and stop every server process (`shutting_down`: webhost stops, so the
+        chat's turns end interrupted, to be retried)."""
         self.closed = True
         self.left_calls.cancel_all()
         self.roots.close()
         self.inputs.release(outcome="released")
         with anyio.CancelScope(shield=True):
-            await self.chat.close()
+            await self.chat.close(shutting_down=shutting_down)
             async with anyio.create_task_group() as tg:
                 for connection in self.connections.values():
                     tg.start_soon(connection.stop)
