@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +67,8 @@ class ChatDeps:
     replica_id: str | None = None
     lease: float = 10.0
     tasks: TaskBook | None = None  # the person's tasks: a model's call the server runs as one is followed there
+    # A call to a server still connecting waits for it (bounded by `timeouts.connect`; workspace/connecting.py).
+    until_connected: Callable[[Connection, str], Awaitable[None]] | None = None
 
 
 class Chat:
@@ -379,6 +381,8 @@ class Chat:
         tool = call.tool
 
         async def action() -> dict[str, Any]:
+            if self.deps.until_connected is not None:
+                await self.deps.until_connected(connection, f"the model's call of {tool}")
             seen: set[str] = set()
             while True:
                 try:
