@@ -33,14 +33,19 @@ async def until_connected(
     with anyio.move_on_after(bound):
         while connection.status == "connecting":
             await status_changed()
-    if connection.status == "connected":
+    status = _status(connection)  # as it is now, after the waits
+    if status == "connected":
         return
-    data: dict[str, Any] = {"server": connection.name, "status": connection.status, "reason": connection.error}
-    if connection.status == "connecting":
+    data: dict[str, Any] = {"server": connection.name, "status": status, "reason": connection.error}
+    if status == "connecting":
         raise NotConnected(
             f"server {connection.name!r} was still connecting after {bound:g} s (timeouts.connect), so {what} "
             "was not sent; try again once it is connected",
             data,
         )
-    why = f": {connection.error}" if connection.error else f" (it is {connection.status})"
+    why = f": {connection.error}" if connection.error else f" (it is {status})"
     raise NotConnected(f"server {connection.name!r} did not connect{why}, so {what} was not sent", data)
+
+
+def _status(connection: Connection) -> str:
+    return connection.status
