@@ -26,7 +26,7 @@ from webhost.chat.app_context import AppContext, make_context
 from webhost.chat.conversation import ActiveConversation, interrupted
 from webhost.chat.endpoints import Providers
 from webhost.chat.providers.errors import ProviderError
-from webhost.chat.toolset import ToolSet, offered_tools
+from webhost.chat.toolset import ToolSet, decision_for, offered_tools
 from webhost.chat.transcript import Message, ToolCall, new_id
 from webhost.chat.turn import ProgressFn, Turn, TurnModel
 from webhost.config import WebhostOptions
@@ -214,6 +214,10 @@ class Chat:
         if call.status in ("approval", "denied"):
             raise PolicyRefused("the person has not allowed this tool call", {"callId": call_id})
 
+    def denied_to_model(self, server: str, tool: str) -> bool:
+        """The model may not call this tool (`deny`): nor may an app its call opened (apps/policy.py)."""
+        return decision_for(self.options, server, tool) == "deny"
+
     async def remove_context(self, conversation_id: str, instance: str) -> None:
         active = await self._conversation(conversation_id)
         await active.remove_context(instance)
@@ -227,7 +231,7 @@ class Chat:
             raise PolicyRefused("this app is not part of that conversation")
         self._rate_limit(instance)
         if not active.app_allowed(instance):
-            decision, remember = await self.approvals.ask(
+            answer = await self.approvals.answer(
                 server,
                 "app-message",
                 f"The app {app} wants to send a message in this conversation",
@@ -240,13 +244,13 @@ class Chat:
                 person=self.deps.person,
                 server=server,
                 frame=frame,
-                decision="allowed" if decision == "allow" else "denied",
+                decision="allowed" if answer.decision == "allow" else "denied",
                 summary=f"conversation {conversation_id}",
                 detail={"conversationId": conversation_id, "instance": instance},
             )
-            if decision != "allow":
+            if answer.decision != "allow":
                 raise PolicyRefused("the person did not allow this message")
-            if remember:
+            if answer.remember:
                 await active.allow_app(instance)
         else:
             self.deps.audit.note(

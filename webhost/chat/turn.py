@@ -334,7 +334,7 @@ class Turn:
         decision = call.decision or "ask"
         if call.status == "approval":
             self.publish("call", call=call_json(call))
-            decided, remember = await self.host.approvals.ask(
+            answer = await self.host.approvals.answer(
                 call.server,
                 "model-tool-call",
                 f"The model wants to call {call.tool} on {call.server}",
@@ -346,12 +346,13 @@ class Turn:
                     "remember": "conversation",
                 },
                 subject=call.id,
+                session_memory=False,  # "allow for this conversation" is the conversation's (`remember`)
             )
-            if decided != "allow":
+            if answer.decision != "allow":
                 await self.host.audit_call(call, "denied")
                 call.finish("denied", error="The person denied this tool call.")
                 return
-            if remember:
+            if answer.remember:
                 await self.host.remember(call)
             decision = "approved"
         call.status = "running"
