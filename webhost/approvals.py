@@ -33,6 +33,9 @@ class Answer:
     # A link (kind "open-link"): whether the page opened the tab within the person's click on Allow; None when
     # not known (remembered, or denied), so the page opens it itself.
     opened: bool | None = None
+    # The person asked for this answer to hold for what comes next ("remember", or the chat's "for this
+    # conversation"); True for a remembered one. What it holds for is the asker's to keep when `ask`ed not to.
+    remember: bool = False
 
 
 class ApprovalBroker:
@@ -66,11 +69,14 @@ class ApprovalBroker:
         *,
         frame: str | None = None,
         subject: str = "",
+        session_memory: bool = True,
     ) -> Answer:
-        """`ask`, with all the person's answer says (for a link: whether it opened in their click)."""
+        """`ask`, with all the person's answer says (for a link: whether it opened in their click). With
+        `session_memory=False` a "remember" answer is not kept here: the asker keeps it where it holds (the chat's
+        model calls: in their conversation), and `Answer.remember` says the person asked for it."""
         key = (server, kind, subject)
-        if key in self._remembered:
-            return Answer(self._remembered[key], True)
+        if session_memory and key in self._remembered:
+            return Answer(self._remembered[key], True, remember=True)
         approval_id = PendingRegistry.new_id("ap-")
         # `subject` (the tool, the URL) lets the page show identical requests from one frame as one card.
         view = {
@@ -84,9 +90,10 @@ class ApprovalBroker:
         }
         pending = PendingApproval(approval_id, server, view, kind=kind, frame=frame)
         await self._registry.wait(pending)
-        if pending.remember and pending.decision is not None:
+        if session_memory and pending.remember and pending.decision is not None:
             self._remembered[key] = pending.decision
-        return Answer(pending.decision or "deny", False, pending.opened if pending.decision == "allow" else None)
+        opened = pending.opened if pending.decision == "allow" else None
+        return Answer(pending.decision or "deny", False, opened, remember=pending.remember)
 
     def respond(self, approval_id: str, decision: object, remember: object = False, opened: object = None) -> None:
         pending = self._registry.get(approval_id)

@@ -34,6 +34,7 @@ MODELS = [
     "context",
     "reload",
     "stop",
+    "stop-args",
     "retry",
     "asked",
     "denied",
@@ -351,6 +352,27 @@ def test_stop_ends_the_answer_and_keeps_what_it_streamed(
     expect(again.locator("[data-branch]")).to_have_attribute("data-index", "2")
     again.locator('[data-action="branch-prev"]').click()
     expect(last_answer(chat, "stopped")).to_contain_text("Thinking slowly.")
+
+
+def test_stop_while_the_model_writes_a_calls_arguments_tells_its_app_cancelled_and_never_gives_it_an_input(
+    page: Page, allowing: Webhost, endpoint: ModelEndpointServer
+) -> None:
+    board_call(endpoint, "stop-args", title="Half", gate="stop-args")
+    chat = open_chat(page, allowing, "stop-args")
+    send(chat, "show the board")
+    card = chat.locator('[data-chat-tool-call][data-tool="show_board"]')
+    app = app_in(card)  # opened while the model is still writing the arguments
+    expect(app.locator("#title")).to_have_text("Half", timeout=ANSWER_MS)  # drawn from the partial arguments
+    chat.locator('[data-action="stop"]').click()
+    expect(card).to_have_attribute("data-status", "error", timeout=ANSWER_MS)
+    body = app.locator("body")
+    expect(body).to_have_attribute("data-cancelled", "1", timeout=ANSWER_MS)
+    endpoint.release("stop-args")
+    last_answer(chat)
+    lines = [line.split(" ", 1)[0] for line in app.locator("#log").inner_text().splitlines() if line]
+    assert "partial" in lines and lines[-1] == "cancelled", lines
+    assert "input" not in lines, lines  # the arguments were never whole: no tool-input, not even an empty one
+    expect(body).to_have_attribute("data-inputs", "0")
 
 
 def test_an_endpoint_error_is_one_line_and_the_answer_can_be_retried(

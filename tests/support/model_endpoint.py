@@ -209,8 +209,14 @@ class ModelEndpointServer:
     """A running scripted endpoint, seen from a test."""
 
     origin: str  # http://127.0.0.1:PORT
-    # One client for the control routes (a new one per call would build a TLS context each time: ~50 ms).
-    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=10, trust_env=False))
+    # One client for the control routes (a new one per call would build a TLS context each time: ~50 ms). No
+    # connection is kept between calls: uvicorn closes an idle one after 5 s, and a call that reused it as it closed
+    # failed with "Server disconnected without sending a response" (a test that waits on the page between two calls).
+    http: httpx.Client = field(
+        default_factory=lambda: httpx.Client(
+            timeout=10, trust_env=False, limits=httpx.Limits(max_keepalive_connections=0)
+        )
+    )
 
     @property
     def openai_base_url(self) -> str:

@@ -66,5 +66,5 @@ class HostState:
         for session in list(self.sessions):
             await session.close()
         for workspace in list(self.workspaces.values()):
-            await workspace.close()
+            await workspace.close(shutting_down=True)  # webhost stops: a turn being written is interrupted
         self.workspaces.clear()

@@ -47,6 +47,7 @@ class ChatApps(Protocol):
     async def set_context(
         self, conversation_id: str, instance: str, server: str, app: str, params: dict[str, Any]
     ) -> dict[str, Any]: ...
+    def denied_to_model(self, server: str, tool: str) -> bool: ...
     async def app_message(
         self, conversation_id: str, instance: str, server: str, app: str, text: str, *, frame: str | None
     ) -> dict[str, Any]: ...
@@ -167,6 +168,19 @@ async def call_tool(
             detail={"tool": name},
         )
         raise PolicyRefused("an app bound to an input request cannot retry the server's operation", {"tool": name})
+    if instance.chat is not None and policy.chat is not None and policy.chat.denied_to_model(instance.server, name):
+        # An app the model's call opened acts for the model: what the model may not call, it may not call either.
+        await audit.record(
+            "app.tools/call",
+            **base,
+            decision="refused",
+            summary=f"{name}: denied to the model (modelTools), so to the apps its calls open",
+            detail={"tool": name, "conversationId": instance.chat.conversation_id},
+        )
+        raise PolicyRefused(
+            f"tool {name!r} is denied to the model (modelTools), so an app opened by the model's call cannot call it",
+            {"tool": name},
+        )
     decision = policy.options.policy(instance.server).decision_for(name)
     if decision == "ask":
         answer, remembered = await policy.approvals.ask(

@@ -48,13 +48,19 @@ def system_prompt(base: str, contexts: Iterable[AppContext], *, limit: int) -> t
         left -= len(text)
         blocks.append(
             f'<app-context app="{_attr(context.app)}" server="{_attr(context.server)}" '
-            f'instance="{_attr(context.instance)}">\n{CONTEXT_NOTE}\n{text}\n</app-context>'
+            f'instance="{_attr(context.instance)}">\n{CONTEXT_NOTE}\n{_body(text)}\n</app-context>'
         )
     return "\n\n".join([base.strip(), *blocks]).strip(), cut
 
 
 def _attr(value: str) -> str:
     return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def _body(text: str) -> str:
+    """An app's text with nothing in it that starts a tag: it can neither close its own block (`</app-context>`)
+    nor open another and write outside it, whatever the spelling (`</APP-CONTEXT >`, `</ app-context>`)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;")
 
 
 def conversation(

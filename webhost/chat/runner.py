@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ from webhost.chat.endpoints import Providers
 from webhost.chat.providers.errors import ProviderError
 from webhost.chat.search import ConversationSearch
 from webhost.chat.titles import first_line_title
-from webhost.chat.toolset import ToolSet, offered_tools
+from webhost.chat.toolset import ToolSet, decision_for, offered_tools
 from webhost.chat.transcript import Message, ToolCall, new_id
 from webhost.chat.turn import ProgressFn, Turn, TurnModel
 from webhost.config import WebhostOptions
@@ -68,6 +68,8 @@ class ChatDeps:
     replica_id: str | None = None
     lease: float = 10.0
     tasks: TaskBook | None = None  # the person's tasks: a model's call the server runs as one is followed there
+    # A call to a server still connecting waits for it (bounded by `timeouts.connect`; workspace/connecting.py).
+    until_connected: Callable[[Connection, str], Awaitable[None]] | None = None
 
 
 class Chat:
@@ -237,6 +239,10 @@ class Chat:
         if call.status in ("approval", "denied"):
             raise PolicyRefused("the person has not allowed this tool call", {"callId": call_id})
 
+    def denied_to_model(self, server: str, tool: str) -> bool:
+        """The model may not call this tool (`deny`): nor may an app its call opened (apps/policy.py)."""
+        return decision_for(self.options, server, tool) == "deny"
+
     async def remove_context(self, conversation_id: str, instance: str) -> None:
         active = await self._conversation(conversation_id)
         await active.remove_context(instance)
@@ -250,7 +256,7 @@ class Chat:
             raise PolicyRefused("this app is not part of that conversation")
         self._rate_limit(instance)
         if not active.app_allowed(instance):
-            decision, remember = await self.approvals.ask(
+            answer = await self.approvals.answer(
                 server,
                 "app-message",
                 f"The app {app} wants to send a message in this conversation",
@@ -263,13 +269,13 @@ class Chat:
                 person=self.deps.person,
                 server=server,
                 frame=frame,
-                decision="allowed" if decision == "allow" else "denied",
+                decision="allowed" if answer.decision == "allow" else "denied",
                 summary=f"conversation {conversation_id}",
                 detail={"conversationId": conversation_id, "instance": instance},
             )
-            if decision != "allow":
+            if answer.decision != "allow":
                 raise PolicyRefused("the person did not allow this message")
-            if remember:
+            if answer.remember:
                 await active.allow_app(instance)
         else:
             self.deps.audit.note(
@@ -410,6 +416,8 @@ class Chat:
         tool = call.tool
 
         async def action() -> dict[str, Any]:
+            if self.deps.until_connected is not None:
+                await self.deps.until_connected(connection, f"the model's call of {tool}")
             seen: set[str] = set()
             while True:
                 try:
@@ -468,13 +476,17 @@ class Chat:
     def active_context(self, conversation_id: str) -> ActiveConversation | None:
         return self._active.get(conversation_id)
 
-    async def close(self) -> None:
-        """The workspace closes: every turn ends (its answer is kept), approvals are released."""
+    async def close(self, *, shutting_down: bool = False) -> None:
+        """The workspace closes: every turn ends (its answer is kept), approvals are released. When webhost
+        itself stops (a restart, a deploy), the turns end interrupted and retryable, not done."""
         self.approvals.release()
         self.search.forget()
         for active in list(self._active.values()):
             if active.turn is not None:
-                active.turn.stop()
+                if shutting_down:
+                    active.turn.interrupt()
+                else:
+                    active.turn.stop()
         for active in list(self._active.values()):
             if active.turn is not None:
                 with anyio.move_on_after(5):

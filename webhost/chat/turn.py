@@ -6,7 +6,10 @@ the full arguments, before any app of it renders); it then runs on the person's 
 the same recorded path as the workbench's calls (history, audit, input requests, progress,
 cancellation). Calls of one step run in parallel. What the model gets back is each result's
 `content` (content.py). The assistant message is saved when the turn starts, after each step and when
-it ends, so a replica that stops mid-turn leaves it marked streaming, to be found interrupted.
+it ends, and while its text streams at most `SAVE_TEXT_SECONDS` or `SAVE_TEXT_CHARS` behind what the
+person's tabs were sent, so a replica killed mid-turn leaves it marked streaming, with that text, to be found
+interrupted. A replica that is stopped (SIGTERM, a deploy) ends its turns as interrupted and retryable, with
+their text kept: not the way the person's Stop ends one (done).
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ logger = logging.getLogger(__name__)
 
 Publish = Callable[..., None]  # (kind, **payload): an event of this turn for the person's tabs
 STOPPED = "Stopped."
+SHUT_DOWN = "The answer was interrupted (webhost stopped while it was being written). Retry to ask again."
+# A streamed text is saved once this many characters are unsaved, or this long after its first unsaved one
+# (whichever comes first; one save at a time): what a SIGKILL loses of what the person saw (docs/chat.md).
+SAVE_TEXT_CHARS = 2000
+SAVE_TEXT_SECONDS = 0.5
 
 
 class TurnHost(Protocol):
@@ -80,19 +88,33 @@ class Turn:
         self.publish = publish
         self.scope = anyio.CancelScope()
         self.stopped = False
+        self.shut_down = False
         self.done = anyio.Event()
+        self._unsaved_chars = 0
+        self._unsaved = anyio.Event()  # set by the first text not saved yet
+        self._many_unsaved = anyio.Event()  # set once `SAVE_TEXT_CHARS` are not saved yet
 
     def stop(self) -> None:
         """End the model's answer (what it streamed is kept) and the turn's running calls, now."""
         self.stopped = True
         self.scope.cancel()
 
+    def interrupt(self) -> None:
+        """webhost stops: end the turn now, its text kept, as interrupted and retryable (not as the person's Stop)."""
+        self.shut_down = True
+        self.stop()
+
     async def run(self) -> None:
         message = self.message
         try:
             with self.scope:
                 await self._steps()
-            if self.stopped:
+            if self.shut_down:
+                self._end_unfinished_calls("interrupted: webhost stopped while this call ran")
+                message.status = "interrupted"
+                message.error = SHUT_DOWN
+                message.retryable = True
+            elif self.stopped:
                 self._end_unfinished_calls(STOPPED)
                 message.status = "stopped"
                 message.error = STOPPED if not message.full_text() and not message.calls() else None
@@ -180,11 +202,13 @@ class Turn:
         by_index: dict[int, tuple[ToolCall, OfferedTool | None, PartialArguments | None]],
     ) -> None:
         async with anyio.create_task_group() as flushers:
+            flushers.start_soon(self._keep_text_saved)
             async for event in self.provider.stream(request):
                 if isinstance(event, TextDelta):
                     if event.text:
                         self.message.add_text(event.text, step)
                         self.publish("text", delta=event.text)
+                        self._text_unsaved(len(event.text))
                 elif isinstance(event, ToolCallStart):
                     by_index[event.index] = self._start_call(step, event, tools)
                 elif isinstance(event, ToolArgsDelta):
@@ -206,6 +230,28 @@ class Turn:
                     self.message.add_text(note, step)
                     self.publish("text", delta=note)
             flushers.cancel_scope.cancel()
+
+    def _text_unsaved(self, chars: int) -> None:
+        self._unsaved_chars += chars
+        self._unsaved.set()
+        if self._unsaved_chars >= SAVE_TEXT_CHARS:
+            self._many_unsaved.set()
+
+    async def _keep_text_saved(self) -> None:
+        """Save the message while its text streams, bounded by `SAVE_TEXT_CHARS` and `SAVE_TEXT_SECONDS`; one
+        save at a time (text that comes during one waits for the next). The step's end saves the rest."""
+        while True:
+            await self._unsaved.wait()
+            with anyio.move_on_after(SAVE_TEXT_SECONDS):
+                await self._many_unsaved.wait()
+            self._unsaved_chars = 0
+            self._unsaved = anyio.Event()
+            self._many_unsaved = anyio.Event()
+            with anyio.CancelScope(shield=True):  # a write is never cut in the middle by the stream's end
+                try:
+                    await self.host.save(self.message)
+                except Exception:  # the answer goes on; the step's end saves it again
+                    logger.exception("chat: the streamed text could not be saved")
 
     def _so_far(self) -> Message:
         """This turn's assistant message as the next request must include it (the steps before this one)."""
@@ -288,7 +334,7 @@ class Turn:
         decision = call.decision or "ask"
         if call.status == "approval":
             self.publish("call", call=call_json(call))
-            decided, remember = await self.host.approvals.ask(
+            answer = await self.host.approvals.answer(
                 call.server,
                 "model-tool-call",
                 f"The model wants to call {call.tool} on {call.server}",
@@ -300,12 +346,13 @@ class Turn:
                     "remember": "conversation",
                 },
                 subject=call.id,
+                session_memory=False,  # "allow for this conversation" is the conversation's (`remember`)
             )
-            if decided != "allow":
+            if answer.decision != "allow":
                 await self.host.audit_call(call, "denied")
                 call.finish("denied", error="The person denied this tool call.")
                 return
-            if remember:
+            if answer.remember:
                 await self.host.remember(call)
             decision = "approved"
         call.status = "running"

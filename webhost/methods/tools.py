@@ -67,6 +67,7 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
         left_calls.progress(running, report, session.notify)
 
     async def run() -> dict[str, Any]:
+        await session.workspace.until_connected(connection, f"the call of {name}")  # many tabs opening at once
         seen: set[str] = set()
         while True:
             try:

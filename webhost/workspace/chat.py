@@ -4,7 +4,7 @@ history, with the person's values as the keys of models that take the person's o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio.abc
@@ -33,6 +33,7 @@ def person_chat(
     tell_all: Callable[[str, dict[str, Any]], None],
     task_group: anyio.abc.TaskGroup,
     tasks: TaskBook | None = None,
+    until_connected: Callable[[Connection, str], Awaitable[None]] | None = None,
 ) -> Chat:
     keys = [m.key_input for m in deps.config.options.chat.models if m.key_input is not None]
 
@@ -63,5 +64,6 @@ def person_chat(
             redactor=secrets,
             replica_id=deps.journal.replica_id if deps.journal is not None else None,
             tasks=tasks,
+            until_connected=until_connected,
         )
     )

@@ -37,6 +37,7 @@ from webhost.upstream.oauth import CALLBACK_PATH, OAuthBinding
 
 from .activity import ActivityEntries, short
 from .chat import person_chat
+from .connecting import until_connected
 from .deps import HostDeps, Tab
 from .left_calls import LeftCalls
 from .routes import InputRoutes
@@ -128,6 +129,7 @@ class Workspace:
             tell_all=self._tell_all,
             task_group=task_group,
             tasks=self.tasks,
+            until_connected=self.until_connected,
         )
         for connection in self.connections.values():
             if not deps.config.servers[connection.name].input_ids:
@@ -179,14 +181,15 @@ class Workspace:
                 on_idle(self)
                 await self.close()
 
-    async def close(self) -> None:
-        """Release every input request and stop every server process."""
+    async def close(self, *, shutting_down: bool = False) -> None:
+        """Release every input request and stop every server process (`shutting_down`: webhost stops, so the
+        chat's turns end interrupted, to be retried)."""
         self.closed = True
         self.left_calls.cancel_all()
         self.roots.close()
         self.inputs.release(outcome="released")
         with anyio.CancelScope(shield=True):
-            await self.chat.close()
+            await self.chat.close(shutting_down=shutting_down)
             async with anyio.create_task_group() as tg:
                 for connection in self.connections.values():
                     tg.start_soon(connection.stop)
@@ -373,6 +376,10 @@ class Workspace:
 
     async def _status_change(self, connection: Connection) -> None:
         await self._status_seen.wait()
+
+    async def until_connected(self, connection: Connection, what: str) -> None:
+        """A call waits while its server is still connecting, at most `timeouts.connect` (connecting.py)."""
+        await until_connected(connection, lambda: self._status_change(connection), self.activity, what)
 
     async def elicit(self, connection: Connection, mode: ElicitMode, params: dict[str, Any]) -> dict[str, Any]:
         requests = self.routes.requests_for(connection.name)

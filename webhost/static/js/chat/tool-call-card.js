@@ -105,12 +105,15 @@ export class ToolCallCard {
     const call = this.call;
     const status = String(call.status);
     if (!call.resourceUri || !call.server || !call.tool || status === "approval" || status === "denied") return this.#app;
+    // The arguments are whole once the model finished writing them; a call stopped (or failed) while they were
+    // being written has none, and its app is told it was cancelled, never given an empty input.
+    const whole = status !== "streaming" && call.arguments !== null && typeof call.arguments === "object";
     if (!this.#app) {
       this.#app = this.#apps.open({
         server: call.server, tool: call.tool, resourceUri: call.resourceUri, callId: call.id, container: this.#appBox,
-        args: status === "streaming" ? null : call.arguments ?? {},
+        args: whole ? call.arguments : null,
       });
-      if (status !== "streaming") this.#inputSent = true;
+      if (whole) this.#inputSent = true;
       // Opened from a snapshot while the model writes (a page that opened the conversation meanwhile).
       const partial = call.partial;
       if (status === "streaming" && partial && typeof partial === "object") {
@@ -119,9 +122,9 @@ export class ToolCallCard {
     }
     void this.#app.then((app) => {
       if (!app) return;
-      if (!this.#inputSent && status !== "streaming") {
+      if (!this.#inputSent && whole) {
         this.#inputSent = true;
-        app.toolInput(call.arguments ?? {});
+        app.toolInput(call.arguments);
       }
       if (this.#outcomeSent) return;
       if ((status === "ok" || status === "error") && call.result) {
