@@ -22,6 +22,8 @@ import anyio
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -113,6 +115,10 @@ class StorageUnavailable(Exception):
     """The database cannot be opened or migrated; the message is one line, with the password masked."""
 
 
+class NewerDatabase(StorageUnavailable):
+    """The database was migrated by a newer webhost, to a revision this one has no migration for."""
+
+
 class Storage:
     """One database for the deployment's people and sessions; `start` applies the migrations."""
 
@@ -146,6 +152,13 @@ class Storage:
             async with self._migration_lock(), self.engine.begin() as connection:
                 if self.dialect == "postgresql":  # held to the end of this transaction: others wait here
                     await connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+                unknown = await connection.run_sync(_unknown_revisions)
+                if unknown:  # before anything is written: the transaction ends without a change
+                    raise NewerDatabase(
+                        f"database {self.shown_url}: it is at revision {', '.join(unknown)}, which this webhost does "
+                        "not know: a newer release wrote it. Run that release (webhost never downgrades a "
+                        "database), or restore a backup made before the upgrade"
+                    )
                 await connection.run_sync(_upgrade)
         except (OSError, sa.exc.SQLAlchemyError) as exc:
             await self.engine.dispose()
@@ -324,6 +337,14 @@ async def save_person(db: AsyncConnection, person: Person, now: float) -> None:
 
 def _upgrade(connection: sa.Connection) -> None:
     command.upgrade(alembic_config(connection), "head")
+
+
+def _unknown_revisions(connection: sa.Connection) -> list[str]:
+    """The revisions the database is stamped with that none of this code's migrations is (a newer release's)."""
+    current = MigrationContext.configure(connection).get_current_heads()
+    scripts = ScriptDirectory.from_config(alembic_config(connection))
+    known = {script.revision for script in scripts.walk_revisions()}  # exactly, never alembic's prefix match
+    return [revision for revision in current if revision not in known]
 
 
 def alembic_config(connection: sa.Connection) -> AlembicConfig:
