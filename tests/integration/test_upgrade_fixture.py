@@ -8,11 +8,9 @@ import json
 import re
 import subprocess
 import tomllib
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
 
 from tests.fixtures.upgrade.rebuild import DUMPS, HERE, RELEASE, ROOT, Fixture, rebuild
 from tests.support import upgrade
@@ -21,25 +19,19 @@ from tests.support.postgres import Postgres
 pytestmark = pytest.mark.anyio
 
 
-def release_requirements() -> list[Requirement]:
-    text = subprocess.run(
+def dependencies(pyproject: str) -> set[str]:
+    return set(tomllib.loads(pyproject)["project"]["dependencies"])
+
+
+def test_the_release_runs_on_this_virtualenv_whose_requirements_include_its_own() -> None:
+    """rebuild.py runs the release on this virtualenv, which `scripts/install` makes from this tree's
+    requirements: that is the release as it ran only if each of its requirements is one of this tree's. When one
+    changes, install the release's own (pip install 'webhost @ git+file://...@c4f1242' in a venv of its own) and
+    rebuild from there, or check that the change cannot matter to the storage and say so here."""
+    release = subprocess.run(
         ["git", "-C", str(ROOT), "show", f"{RELEASE}:pyproject.toml"], capture_output=True, text=True, check=True
     ).stdout
-    return [Requirement(line) for line in tomllib.loads(text)["project"]["dependencies"]]
-
-
-def test_this_virtualenv_satisfies_the_release_dependencies() -> None:
-    """rebuild.py runs the release on this virtualenv: that is only the release if its requirements are met."""
-    unmet = []
-    for requirement in release_requirements():
-        try:
-            installed = version(requirement.name)
-        except PackageNotFoundError:
-            unmet.append(f"{requirement} (not installed)")
-            continue
-        if not requirement.specifier.contains(installed, prereleases=True):
-            unmet.append(f"{requirement} (installed {installed})")
-    assert unmet == []
+    assert dependencies(release) - dependencies((ROOT / "pyproject.toml").read_text()) == set()
 
 
 def schema(dump: str) -> list[str]:

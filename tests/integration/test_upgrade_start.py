@@ -12,7 +12,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -20,6 +19,7 @@ import sqlalchemy as sa
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
 
+from tests.support import upgrade
 from tests.support.postgres import Postgres
 from tests.support.process import ROOT, WAIT, free_port
 from webhost.people import Person
@@ -96,20 +96,6 @@ def migrations() -> list[str]:
     return [script.revision for script in reversed(list(ScriptDirectory.from_config(config).walk_revisions()))]
 
 
-async def snapshot(url: str) -> dict[str, Any]:
-    """Every row of every table, in a stable order: what "nothing written" is checked against."""
-    storage = Storage(url)
-    try:
-        async with storage.engine.connect() as db:
-            names = await db.run_sync(lambda sync: sa.inspect(sync).get_table_names())
-            return {
-                name: sorted(map(repr, (await db.execute(sa.select(sa.text("*")).select_from(sa.table(name)))).all()))
-                for name in names
-            }
-    finally:
-        await storage.close()
-
-
 @pytest.mark.parametrize("engine", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 async def test_a_database_a_newer_release_migrated_is_refused_with_one_line_and_left_alone(
     engine: str, tmp_path: Path, request: pytest.FixtureRequest
@@ -129,7 +115,7 @@ async def test_a_database_a_newer_release_migrated_is_refused_with_one_line_and_
     finally:
         await storage.close()
     (data / "secret").write_text(SECRET)  # the deployment's, as it was
-    before, files = await snapshot(url), sorted(os.listdir(data))
+    before, files = await upgrade.snapshot(url), sorted(os.listdir(data))
 
     env = {**os.environ, "WEBHOST_DATABASE_URL": url, "WEBHOST_TOKEN": "t" * 24}
     result = subprocess.run(
@@ -147,5 +133,5 @@ async def test_a_database_a_newer_release_migrated_is_refused_with_one_line_and_
     assert "at revision 0042_from_the_future, which this webhost does not know: a newer release wrote it" in (
         result.stderr
     )
-    assert await snapshot(url) == before
+    assert await upgrade.snapshot(url) == before
     assert sorted(os.listdir(data)) == files

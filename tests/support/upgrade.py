@@ -75,6 +75,20 @@ async def row_counts(url: str) -> dict[str, int]:
         await storage.close()
 
 
+async def snapshot(url: str) -> dict[str, Any]:
+    """Every row of every table, in a stable order: what "nothing written" is checked against."""
+    storage = Storage(url)
+    try:
+        async with storage.engine.connect() as db:
+            names = await db.run_sync(lambda sync: sa.inspect(sync).get_table_names())
+            return {
+                name: sorted(map(repr, (await db.execute(sa.select(sa.text("*")).select_from(sa.table(name)))).all()))
+                for name in names
+            }
+    finally:
+        await storage.close()
+
+
 async def revision(url: str) -> str:
     storage = Storage(url)
     try:

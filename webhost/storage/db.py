@@ -146,8 +146,9 @@ class Storage:
     def dialect(self) -> str:
         return self.engine.dialect.name
 
-    async def start(self) -> None:
-        """Apply the migrations; raises StorageUnavailable (one line, no password) if that fails."""
+    async def start(self, *, to: str = "head") -> None:
+        """Apply the migrations (up to revision `to`: a restore's); raises StorageUnavailable (one line, no
+        password) if that fails."""
         try:
             async with self._migration_lock(), self.engine.begin() as connection:
                 if self.dialect == "postgresql":  # held to the end of this transaction: others wait here
@@ -159,7 +160,7 @@ class Storage:
                         "not know: a newer release wrote it. Run that release (webhost never downgrades a "
                         "database), or restore a backup made before the upgrade"
                     )
-                await connection.run_sync(_upgrade)
+                await connection.run_sync(_upgrade, to)
         except (OSError, sa.exc.SQLAlchemyError) as exc:
             await self.engine.dispose()
             raise StorageUnavailable(f"database {self.shown_url}: {self.reason(exc)}") from None
@@ -335,15 +336,21 @@ async def save_person(db: AsyncConnection, person: Person, now: float) -> None:
     await upsert(db, people, person_values(person, now), key=["id"], keep=["first_seen"])
 
 
-def _upgrade(connection: sa.Connection) -> None:
-    command.upgrade(alembic_config(connection), "head")
+def _upgrade(connection: sa.Connection, to: str) -> None:
+    command.upgrade(alembic_config(connection), to)
+
+
+def known_revisions() -> set[str]:
+    """The revisions this code has a migration for."""
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
 
 
 def _unknown_revisions(connection: sa.Connection) -> list[str]:
     """The revisions the database is stamped with that none of this code's migrations is (a newer release's)."""
     current = MigrationContext.configure(connection).get_current_heads()
-    scripts = ScriptDirectory.from_config(alembic_config(connection))
-    known = {script.revision for script in scripts.walk_revisions()}  # exactly, never alembic's prefix match
+    known = known_revisions()  # compared exactly, never by alembic's prefix match
     return [revision for revision in current if revision not in known]
 
 

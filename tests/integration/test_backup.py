@@ -1,0 +1,136 @@
+"""`webhost backup PATH` and `webhost restore PATH` as an operator runs them, on both engines: the previous
+release's data (tests/fixtures/upgrade), migrated, backed up, wiped, restored and read back whole through webhost's
+storage; the deployment secret's role (restore under another secret refused, nothing written); a database that
+already holds data is never restored over; a SQLite backup restores into PostgreSQL."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from tests.fixtures.upgrade.rebuild import HERE, SECRET, Fixture
+from tests.support import upgrade
+from tests.support.postgres import Postgres
+from tests.support.process import ROOT, WAIT
+from webhost.storage import audit
+from webhost.storage.db import Storage
+
+pytestmark = pytest.mark.anyio
+
+ENGINES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+def webhost(
+    command: str, path: Path, url: str, data: Path, secret: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "WEBHOST_DATABASE_URL": url}
+    env.pop("WEBHOST_SECRET", None)
+    if secret is not None:
+        env["WEBHOST_SECRET"] = secret
+    return subprocess.run(
+        [sys.executable, "-m", "webhost", command, str(path), "--data-dir", str(data)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
+
+
+def empty_database(engine: str, folder: Path, postgres: Postgres | None) -> str:
+    if engine == "sqlite":
+        folder.mkdir(parents=True, exist_ok=True)
+        return f"sqlite+aiosqlite:///{folder / 'restored.sqlite3'}"
+    assert postgres is not None
+    return postgres.new_database()
+
+
+async def migrated_release(engine: str, tmp_path: Path, postgres: Postgres | None) -> str:
+    """The previous release's database, migrated by this tree: what a deployment has after its upgrade."""
+    url = upgrade.load(Fixture(HERE), engine, tmp_path / "release", postgres)
+    storage = Storage(url)
+    try:
+        await storage.start()
+    finally:
+        await storage.close()
+    return url
+
+
+def data_folder(tmp_path: Path) -> Path:
+    """The deployment's data folder, holding the secret the fixture's rows are sealed under."""
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    (data / "secret").write_text(SECRET.read_text())
+    return data
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_backup_wipe_restore_reads_everything_back_and_needs_the_same_secret(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    postgres: Postgres | None = request.getfixturevalue("postgres") if engine == "postgresql" else None
+    url = await migrated_release(engine, tmp_path, postgres)
+    data, backup = data_folder(tmp_path), tmp_path / "webhost.backup"
+    before, newest = await upgrade.snapshot(url), await newest_audit_id(url)
+
+    made = webhost("backup", backup, url, data)
+    assert made.returncode == 0, made.stderr
+    assert "which is not in the backup: keep it too" in made.stdout  # the backup says what else it needs
+    with gzip.open(backup, "rt") as file:
+        header = json.loads(file.readline())
+    assert "not in this file" in header["note"] and SECRET.read_text().strip() not in backup.read_bytes().decode(
+        "latin-1"
+    )
+    assert oct(backup.stat().st_mode & 0o777) == "0o600"
+
+    target = empty_database(engine, tmp_path / "wiped", postgres)  # the wiped database: a new, empty one
+    other = webhost("restore", backup, target, data, secret="another-deployment-secret-" + "x" * 20)
+    assert other.returncode == 2 and "Traceback" not in other.stderr
+    assert len(other.stderr.strip().splitlines()) == 1, other.stderr
+    assert "was made under another deployment secret" in other.stderr
+    assert await upgrade.snapshot(target) == {}  # nothing written: not even the schema
+
+    over = webhost("restore", backup, url, data)  # onto the database it came from, which holds data
+    assert over.returncode == 2 and len(over.stderr.strip().splitlines()) == 1, over.stderr
+    assert "already holds data (" in over.stderr and "restore into an empty database" in over.stderr
+
+    missing = webhost("restore", backup, target, tmp_path / "no-secret-here")
+    assert missing.returncode == 2 and "no deployment secret" in missing.stderr, missing.stderr
+
+    restored = webhost("restore", backup, target, data)
+    assert restored.returncode == 0, restored.stderr
+    assert await upgrade.snapshot(target) == before  # every row, every column, ids and sealed bytes alike
+    await upgrade.migrated_and_read(target, Fixture(HERE).content)
+
+    storage = Storage(target)  # the next audit row gets the next id (PostgreSQL's sequence moved past the rows)
+    try:
+        ids = await storage.write(lambda db: audit.insert_rows(db, [{"ts": 1.0, "kind": "after-restore"}]))
+    finally:
+        await storage.close()
+    assert ids == [newest + 1]
+
+
+async def newest_audit_id(url: str) -> int:
+    storage = Storage(url)
+    try:
+        async with storage.read() as db:
+            return int((await db.execute(sa.select(sa.func.max(audit.audit.c.id)))).scalar_one())
+    finally:
+        await storage.close()
+
+
+async def test_a_sqlite_backup_restores_into_postgresql(postgres: Postgres, tmp_path: Path) -> None:
+    url = await migrated_release("sqlite", tmp_path, None)
+    data, backup = data_folder(tmp_path), tmp_path / "webhost.backup"
+    assert webhost("backup", backup, url, data).returncode == 0
+    target = postgres.new_database()
+    restored = webhost("restore", backup, target, data)
+    assert restored.returncode == 0, restored.stderr
+    await upgrade.migrated_and_read(target, Fixture(HERE).content)
