@@ -19,7 +19,8 @@ from tests.fixtures.upgrade.rebuild import HERE, SECRET, Fixture
 from tests.support import upgrade
 from tests.support.postgres import Postgres
 from tests.support.process import ROOT, WAIT
-from webhost.storage import audit
+from webhost.apps.origins import secret_from_text
+from webhost.storage import audit, backup
 from webhost.storage.db import Storage
 
 pytestmark = pytest.mark.anyio
@@ -77,34 +78,34 @@ async def test_backup_wipe_restore_reads_everything_back_and_needs_the_same_secr
 ) -> None:
     postgres: Postgres | None = request.getfixturevalue("postgres") if engine == "postgresql" else None
     url = await migrated_release(engine, tmp_path, postgres)
-    data, backup = data_folder(tmp_path), tmp_path / "webhost.backup"
+    data, backup_file = data_folder(tmp_path), tmp_path / "webhost.backup"
     before, newest = await upgrade.snapshot(url), await newest_audit_id(url)
 
-    made = webhost("backup", backup, url, data)
+    made = webhost("backup", backup_file, url, data)
     assert made.returncode == 0, made.stderr
     assert "which is not in the backup: keep it too" in made.stdout  # the backup says what else it needs
-    with gzip.open(backup, "rt") as file:
+    with gzip.open(backup_file, "rt") as file:
         header = json.loads(file.readline())
-    assert "not in this file" in header["note"] and SECRET.read_text().strip() not in backup.read_bytes().decode(
+    assert "not in this file" in header["note"] and SECRET.read_text().strip() not in backup_file.read_bytes().decode(
         "latin-1"
     )
-    assert oct(backup.stat().st_mode & 0o777) == "0o600"
+    assert oct(backup_file.stat().st_mode & 0o777) == "0o600"
 
     target = empty_database(engine, tmp_path / "wiped", postgres)  # the wiped database: a new, empty one
-    other = webhost("restore", backup, target, data, secret="another-deployment-secret-" + "x" * 20)
+    other = webhost("restore", backup_file, target, data, secret="another-deployment-secret-" + "x" * 20)
     assert other.returncode == 2 and "Traceback" not in other.stderr
     assert len(other.stderr.strip().splitlines()) == 1, other.stderr
     assert "was made under another deployment secret" in other.stderr
     assert await upgrade.snapshot(target) == {}  # nothing written: not even the schema
 
-    over = webhost("restore", backup, url, data)  # onto the database it came from, which holds data
+    over = webhost("restore", backup_file, url, data)  # onto the database it came from, which holds data
     assert over.returncode == 2 and len(over.stderr.strip().splitlines()) == 1, over.stderr
     assert "already holds data (" in over.stderr and "restore into an empty database" in over.stderr
 
-    missing = webhost("restore", backup, target, tmp_path / "no-secret-here")
+    missing = webhost("restore", backup_file, target, tmp_path / "no-secret-here")
     assert missing.returncode == 2 and "no deployment secret" in missing.stderr, missing.stderr
 
-    restored = webhost("restore", backup, target, data)
+    restored = webhost("restore", backup_file, target, data)
     assert restored.returncode == 0, restored.stderr
     assert await upgrade.snapshot(target) == before  # every row, every column, ids and sealed bytes alike
     await upgrade.migrated_and_read(target, Fixture(HERE).content)
@@ -128,9 +129,47 @@ async def newest_audit_id(url: str) -> int:
 
 async def test_a_sqlite_backup_restores_into_postgresql(postgres: Postgres, tmp_path: Path) -> None:
     url = await migrated_release("sqlite", tmp_path, None)
-    data, backup = data_folder(tmp_path), tmp_path / "webhost.backup"
-    assert webhost("backup", backup, url, data).returncode == 0
+    data, backup_file = data_folder(tmp_path), tmp_path / "webhost.backup"
+    assert webhost("backup", backup_file, url, data).returncode == 0
     target = postgres.new_database()
-    restored = webhost("restore", backup, target, data)
+    restored = webhost("restore", backup_file, target, data)
     assert restored.returncode == 0, restored.stderr
     await upgrade.migrated_and_read(target, Fixture(HERE).content)
+
+
+def with_header(source: Path, target: Path, **changes: object) -> Path:
+    """A copy of a backup with header fields changed (as another release, or a damaged file, has them)."""
+    with gzip.open(source, "rt") as file:
+        header, rows = json.loads(file.readline()), file.read()
+    with gzip.open(target, "wt") as out:
+        out.write(json.dumps({**header, **changes}) + "\n" + rows)
+    return target
+
+
+async def test_restore_refuses_a_newer_release_backup_another_schema_or_another_file(tmp_path: Path) -> None:
+    url = await migrated_release("sqlite", tmp_path, None)
+    secret = secret_from_text(SECRET.read_text())
+    source = Storage(url)
+    try:
+        made = tmp_path / "made.backup"
+        await backup.backup(source, made, secret=secret, webhost_version="test")
+    finally:
+        await source.close()
+    target = Storage(empty_database("sqlite", tmp_path / "target", None))
+    try:
+        newer = with_header(made, tmp_path / "newer.backup", revision="0042_from_the_future", webhost="9.0.0")
+        with pytest.raises(
+            backup.BackupProblem, match=r"made by a newer webhost \(schema revision 0042_from_the_future"
+        ):
+            await backup.restore(target, newer, secret=secret)
+        await target.start()  # an empty database a webhost started on: at head, no rows
+        older = with_header(made, tmp_path / "older.backup", revision="0008")
+        with pytest.raises(backup.BackupProblem, match="has the schema of revision .*, the backup that of 0008"):
+            await backup.restore(target, older, secret=secret)
+        (tmp_path / "not.backup").write_text("SELECT 1;\n")
+        with pytest.raises(backup.BackupProblem, match="is not a webhost backup"):
+            await backup.restore(target, tmp_path / "not.backup", secret=secret)
+        await backup.restore(target, made, secret=secret)  # the same schema, no rows: restored
+    finally:
+        await target.close()
+    await upgrade.migrated_and_read(empty_database("sqlite", tmp_path / "target", None), Fixture(HERE).content)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import sqlalchemy as sa
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, StorageUnavailable, known_revisions
@@ -141,10 +142,15 @@ async def restore(storage: Storage, path: Path, *, secret: bytes) -> Summary:
             f"{path} was made by a newer webhost (schema revision {revision}, webhost {header['webhost']}): "
             "restore it with that release"
         )
-    occupied = await _occupied(storage)
+    occupied, schema = await _occupied(storage)
     if occupied:
         raise BackupProblem(
             f"database {storage.shown_url} already holds data ({', '.join(occupied)}): restore into an empty database"
+        )
+    if schema not in (None, revision):  # empty, but migrated past (or to another branch than) the backup's schema
+        raise BackupProblem(
+            f"database {storage.shown_url} has the schema of revision {schema}, the backup that of {revision}: "
+            "restore into a new database (webhost migrates it after the restore)"
         )
     await storage.start(to=revision)
     tables = header["tables"]
@@ -185,8 +191,8 @@ async def restore(storage: Storage, path: Path, *, secret: bytes) -> Summary:
     return Summary(revision, rows)
 
 
-async def _occupied(storage: Storage) -> list[str]:
-    """The tables of the database that hold rows (alembic_version aside)."""
+async def _occupied(storage: Storage) -> tuple[list[str], str | None]:
+    """The tables of the database that hold rows (alembic_version aside), and its schema's revision (None: none)."""
     try:
         async with storage.engine.connect() as db:
             tables = await db.run_sync(_reflect)
@@ -194,9 +200,10 @@ async def _occupied(storage: Storage) -> list[str]:
                 (table.name, int((await db.execute(sa.select(sa.func.count()).select_from(table))).scalar_one()))
                 for table in tables
             ]
+            schema = await db.run_sync(lambda sync: MigrationContext.configure(sync).get_current_revision())
     except (OSError, sa.exc.SQLAlchemyError) as exc:
         raise StorageUnavailable(f"database {storage.shown_url}: {storage.reason(exc)}") from None
-    return [f"{count} rows in {name}" for name, count in counts if count]
+    return [f"{count} rows in {name}" for name, count in counts if count], schema
 
 
 async def _advance_sequences(db: AsyncConnection, tables: list[sa.Table]) -> None:
