@@ -326,7 +326,7 @@ def backup_or_restore(command: str, path: Path, settings: Settings) -> int:
     except ConfigError as exc:
         print(f"webhost: configuration error: {exc}", file=sys.stderr)
         return 2
-    except (BackupProblem, StorageUnavailable) as exc:
+    except (BackupProblem, StorageUnavailable, ValueError) as exc:  # ValueError: an unusable secret or URL
         print(f"webhost {command}: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

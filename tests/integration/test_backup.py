@@ -170,6 +170,11 @@ async def test_restore_refuses_a_newer_release_backup_another_schema_or_another_
         with pytest.raises(backup.BackupProblem, match="is not a webhost backup"):
             await backup.restore(target, tmp_path / "not.backup", secret=secret)
         await backup.restore(target, made, secret=secret)  # the same schema, no rows: restored
+        nowhere = Storage(f"sqlite+aiosqlite:///{tmp_path / 'missing.sqlite3'}")
+        with pytest.raises(backup.BackupProblem, match="there is no database at "):
+            await backup.backup(nowhere, tmp_path / "nothing.backup", secret=secret, webhost_version="test")
+        await nowhere.close()
+        assert not (tmp_path / "missing.sqlite3").exists()
     finally:
         await target.close()
     await upgrade.migrated_and_read(empty_database("sqlite", tmp_path / "target", None), Fixture(HERE).content)
