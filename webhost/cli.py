@@ -230,13 +230,14 @@ async def serve(settings: Settings, config: Config, *, log_level: str = "warning
     from webhost import gctuning
     from webhost.app import SecretProblem, Server, create_app, deployment_secret
 
+    # The database first: one a newer release migrated is refused before a first start makes the secret.
+    await prepare_database(settings, config)
     try:
         secret = deployment_secret(settings)
     except SecretProblem as exc:
         raise DataDirProblem(str(exc)) from None
     except OSError as exc:
         raise DataDirProblem(f"cannot keep the secret there ({_reason(exc)})") from None
-    await prepare_database(settings, config)
     try:
         host_app = create_app(settings, config, secret=secret)
     except (OSError, sqlite3.Error) as exc:

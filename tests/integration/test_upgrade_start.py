@@ -114,7 +114,6 @@ async def test_a_database_a_newer_release_migrated_is_refused_with_one_line_and_
             await db.execute(sa.text("UPDATE alembic_version SET version_num = '0042_from_the_future'"))
     finally:
         await storage.close()
-    (data / "secret").write_text(SECRET)  # the deployment's, as it was
     before, files = await upgrade.snapshot(url), sorted(os.listdir(data))
 
     env = {**os.environ, "WEBHOST_DATABASE_URL": url, "WEBHOST_TOKEN": "t" * 24}
