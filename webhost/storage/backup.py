@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import hmac
 import json
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,13 +87,18 @@ async def backup(storage: Storage, path: Path, *, secret: bytes, webhost_version
             "the data folder's `secret`), which is not in this file: keep it with the backup, apart from it.",
             "tables": header_tables,
         }
-        with gzip.open(partial, "wt", encoding="utf-8") as out:
-            out.write(json.dumps(header) + "\n")
-            for table in tables:
-                await _write_rows(db, table, out)
+        partial.unlink(missing_ok=True)  # a crashed backup's
+        try:
+            # Owner-only from its first byte: the rows are sealed, but who signed in, and when, is not.
+            with open(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as raw:
+                with gzip.open(raw, "wt", encoding="utf-8") as out:
+                    out.write(json.dumps(header) + "\n")
+                    for table in tables:
+                        await _write_rows(db, table, out)
+            partial.replace(path)
+        finally:
+            partial.unlink(missing_ok=True)
         await db.rollback()
-    partial.chmod(0o600)  # the rows are sealed, but who signed in, and when, is not
-    partial.replace(path)
     return Summary(revision, {name: info["rows"] for name, info in header_tables.items()})
 
 
