@@ -11,9 +11,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tests.fixtures.upgrade.rebuild import HERE, SECRET, Fixture
 from tests.support import upgrade
@@ -169,6 +171,11 @@ async def test_restore_refuses_a_newer_release_backup_another_schema_or_another_
         (tmp_path / "not.backup").write_text("SELECT 1;\n")
         with pytest.raises(backup.BackupProblem, match="is not a webhost backup"):
             await backup.restore(target, tmp_path / "not.backup", secret=secret)
+        cut = tmp_path / "cut.backup"
+        cut.write_bytes(made.read_bytes()[: made.stat().st_size * 2 // 3])  # a copy that stopped part way
+        with pytest.raises(backup.BackupProblem, match=r"cut.backup is damaged \(EOFError: .*nothing was restored"):
+            await backup.restore(target, cut, secret=secret)
+        assert not any((await upgrade.row_counts(target.url)).values())  # its rows were rolled back
         await backup.restore(target, made, secret=secret)  # the same schema, no rows: restored
         nowhere = Storage(f"sqlite+aiosqlite:///{tmp_path / 'missing.sqlite3'}")
         with pytest.raises(backup.BackupProblem, match="there is no database at "):
@@ -178,3 +185,37 @@ async def test_restore_refuses_a_newer_release_backup_another_schema_or_another_
     finally:
         await target.close()
     await upgrade.migrated_and_read(empty_database("sqlite", tmp_path / "target", None), Fixture(HERE).content)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_a_backup_is_one_snapshot_while_webhost_writes(
+    engine: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row another connection commits after the backup counted the tables, before it wrote them, is not in it:
+    the counts and the rows agree (restore checks them) and the restored database is the one at the snapshot."""
+    postgres: Postgres | None = request.getfixturevalue("postgres") if engine == "postgresql" else None
+    url = await migrated_release(engine, tmp_path, postgres)
+    secret = secret_from_text(SECRET.read_text())
+    before = await upgrade.snapshot(url)
+    writer, reader = Storage(url), Storage(url)
+    write_rows = backup._write_rows
+    meanwhile: list[int] = []
+
+    async def rows_after_a_write(db: AsyncConnection, table: sa.Table, out: IO[str]) -> None:
+        if not meanwhile:  # the only seam: between the snapshot's first read and its rows
+            meanwhile.extend(await writer.write(lambda c: audit.insert_rows(c, [{"ts": 2.0, "kind": "meanwhile"}])))
+        await write_rows(db, table, out)
+
+    monkeypatch.setattr(backup, "_write_rows", rows_after_a_write)
+    try:
+        await backup.backup(reader, tmp_path / "during.backup", secret=secret, webhost_version="test")
+    finally:
+        await writer.close()
+        await reader.close()
+    assert meanwhile  # the write happened, and committed, during the backup
+    target = Storage(empty_database(engine, tmp_path / "snapshot", postgres))
+    try:
+        await backup.restore(target, tmp_path / "during.backup", secret=secret)
+    finally:
+        await target.close()
+    assert await upgrade.snapshot(target.url) == before

@@ -31,6 +31,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, StorageUnavailable, known_revisions
+from webhost.storage.transactions import DatabaseUnavailable
 
 FORMAT = "webhost-backup"
 VERSION = 1
@@ -59,6 +60,13 @@ def _encoded(value: Any) -> Any:
 
 async def backup(storage: Storage, path: Path, *, secret: bytes, webhost_version: str) -> Summary:
     """Write the whole database to `path` (replaced only once the backup is whole)."""
+    try:
+        return await _backup(storage, path, secret=secret, webhost_version=webhost_version)
+    except sa.exc.SQLAlchemyError as exc:
+        raise StorageUnavailable(f"database {storage.shown_url}: {storage.reason(exc)}") from None
+
+
+async def _backup(storage: Storage, path: Path, *, secret: bytes, webhost_version: str) -> Summary:
     partial = path.with_name(f".{path.name}.partial")
     database = storage.engine.url.database
     if storage.dialect == "sqlite" and database and not Path(database).exists():  # connecting would create it
@@ -188,11 +196,16 @@ async def restore(storage: Storage, path: Path, *, secret: bytes) -> Summary:
             await db.execute(schema[current].insert(), batch)
         if storage.dialect == "postgresql":
             await _advance_sequences(db, list(schema.values()))
+        differ = {name: (rows[name], info["rows"]) for name, info in tables.items() if rows[name] != info["rows"]}
+        if differ:  # raised in the transaction: nothing of it is kept
+            raise BackupProblem(f"{path} is damaged: its rows do not agree with its header (rows, header): {differ}")
 
-    await storage.write(work)
-    short = {name: (rows[name], info["rows"]) for name, info in tables.items() if rows[name] != info["rows"]}
-    if short:
-        raise BackupProblem(f"{path} is cut short: rows restored / in its header: {short}")
+    try:
+        await storage.write(work)
+    except (EOFError, OSError, ValueError, KeyError) as exc:  # a file cut short or changed after its header was read
+        raise BackupProblem(f"{path} is damaged ({type(exc).__name__}: {exc}); nothing was restored") from None
+    except (DatabaseUnavailable, sa.exc.SQLAlchemyError) as exc:
+        raise BackupProblem(f"database {storage.shown_url}: {storage.reason(exc)}; nothing was restored") from None
     await storage.start()  # on to this code's head
     return Summary(revision, rows)
 
