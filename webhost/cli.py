@@ -48,7 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="open every MCP App of a configuration in headless Chromium and report (webhost check --help)",
     )
     for name, explained in BACKUP_COMMANDS.items():
-        command = commands.add_parser(name, help=explained)
+        command = commands.add_parser(
+            name,
+            help=explained,
+            description=f"{explained[0].upper()}{explained[1:]}.",
+            epilog="The database: WEBHOST_DATABASE_URL, else the configuration's, else SQLite in the data folder. "
+            "The deployment secret: WEBHOST_SECRET, else the data folder's `secret` file (docs/deploy.md).",
+        )
         command.add_argument("path", type=Path, help="the backup file")
         add_settings_arguments(command, only=("config", "data_dir"))
     return parser
