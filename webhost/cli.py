@@ -55,17 +55,35 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         help="open every MCP App of a configuration in headless Chromium and report (webhost check --help)",
     )
+    for name, explained in BACKUP_COMMANDS.items():
+        command = commands.add_parser(
+            name,
+            help=explained,
+            description=f"{explained[0].upper()}{explained[1:]}.",
+            epilog="The database: WEBHOST_DATABASE_URL, else the configuration's, else SQLite in the data folder. "
+            "The deployment secret: WEBHOST_SECRET, else the data folder's `secret` file (docs/deploy.md).",
+        )
+        command.add_argument("path", type=Path, help="the backup file")
+        add_settings_arguments(command, only=("config", "data_dir"))
     return parser
 
 
-def add_settings_arguments(parser: argparse.ArgumentParser) -> None:
-    """One flag per settings field, named, typed and explained by the field itself.
+# `webhost backup PATH` and `webhost restore PATH` (webhost/storage/backup.py): the database and secret of the
+# configuration, the data folder and WEBHOST_DATABASE_URL / WEBHOST_SECRET, as `serve` finds them.
+BACKUP_COMMANDS = {
+    "backup": "write the whole database to one file (sealed rows stay sealed: keep the deployment secret too)",
+    "restore": "fill an empty database from a backup (made under this deployment's secret), then migrate it",
+}
+
+
+def add_settings_arguments(parser: argparse.ArgumentParser, only: tuple[str, ...] | None = None) -> None:
+    """One flag per settings field (or per field in `only`), named, typed and explained by the field itself.
 
     Flags that are not given stay unset (SUPPRESS), so the environment and then the default apply.
     """
     for name, field in Settings.model_fields.items():
         flag = flag_for(name)
-        if flag is None:
+        if flag is None or (only is not None and name not in only):
             continue
         shown = field.default not in (None, (), PydanticUndefined) and field.default is not False
         default = f" Default: {field.default}." if shown else ""
@@ -102,7 +120,8 @@ def settings_from(argv: list[str] | None = None) -> Settings:
     """Settings from flags (which win) and WEBHOST_* variables, before the configuration file is read."""
     args = vars(build_parser().parse_args(argv))
     args.pop("command")
-    args.pop("log_format")  # how to log, not a setting of the host
+    args.pop("log_format", None)  # serve's: how to log, not a setting of the host
+    args.pop("path", None)  # backup and restore's
     try:
         return Settings(**args)
     except ValidationError as exc:
@@ -132,8 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsProblem as exc:
         print(f"webhost: bad setting {exc}", file=sys.stderr)
         return 2
-    log_format: LogFormat = build_parser().parse_args(argv).log_format  # parsed once already: it is valid
+    parsed = build_parser().parse_args(argv)  # parsed once already: it is valid
+    log_format: LogFormat = getattr(parsed, "log_format", "text")  # serve's flag
     configure_logging(settings.log_level, log_format)
+    if parsed.command in BACKUP_COMMANDS:
+        return backup_or_restore(parsed.command, parsed.path, settings)
     if not is_loopback(settings.host):
         if not settings.allow_remote:
             print(
@@ -240,13 +262,14 @@ async def _serve(settings: Settings, config: Config, *, log_level: str, log_form
     from webhost import gctuning
     from webhost.app import SecretProblem, Server, create_app, deployment_secret
 
+    # The database first: one a newer release migrated is refused before a first start makes the secret.
+    await prepare_database(settings, config)
     try:
         secret = deployment_secret(settings)
     except SecretProblem as exc:
         raise DataDirProblem(str(exc)) from None
     except OSError as exc:
         raise DataDirProblem(f"cannot keep the secret there ({_reason(exc)})") from None
-    await prepare_database(settings, config)
     try:
         host_app = create_app(settings, config, secret=secret)
     except (OSError, sqlite3.Error) as exc:
@@ -328,3 +351,67 @@ def hide_login_tokens() -> None:
         logger = logging.getLogger(name)
         if not any(isinstance(f, _HideToken) for f in logger.filters):
             logger.addFilter(_HideToken())
+
+
+def backup_or_restore(command: str, path: Path, settings: Settings) -> int:
+    """`webhost backup PATH` / `webhost restore PATH`; one line and status 2 when it cannot be done."""
+    from webhost.storage.backup import BackupProblem
+    from webhost.storage.db import StorageUnavailable
+
+    try:
+        config = load_config(settings.config) if settings.config else _demo()
+        settings = with_config_defaults(settings, config)
+        secret = existing_secret(settings)
+        url = database_url(settings.database_url or config.options.database, settings.data_dir)
+        done = asyncio.run(_backup_or_restore(command, path.resolve(), url, secret))
+    except ConfigError as exc:
+        print(f"webhost: configuration error: {exc}", file=sys.stderr)
+        return 2
+    except (BackupProblem, StorageUnavailable, ValueError) as exc:  # ValueError: an unusable secret or URL
+        print(f"webhost {command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"webhost {command}: {path}: {_reason(exc)}", file=sys.stderr)
+        return 2
+    print(done, flush=True)
+    return 0
+
+
+def existing_secret(settings: Settings) -> bytes:
+    """The deployment secret as `serve` reads it, never a new one (a backup is made and restored under it)."""
+    from webhost.apps.origins import secret_from_text
+    from webhost.storage.backup import BackupProblem
+
+    if settings.secret:
+        return secret_from_text(settings.secret)
+    path = settings.data_dir / "secret"
+    try:
+        value = path.read_text().strip()
+    except FileNotFoundError:
+        value = ""
+    if not value:
+        raise BackupProblem(
+            f"no deployment secret (WEBHOST_SECRET, or {path}): the sealed rows are sealed under it; give the one "
+            "the deployment runs with"
+        )
+    return secret_from_text(value)
+
+
+async def _backup_or_restore(command: str, path: Path, url: str, secret: bytes) -> str:
+    from webhost.storage import backup
+    from webhost.storage.db import Storage
+
+    storage = Storage(url)
+    try:
+        if command == "backup":
+            made = await backup.backup(storage, path, secret=secret, webhost_version=__version__)
+            rows = sum(made.rows.values())
+            return (
+                f"webhost backup: {rows} rows of {len(made.rows)} tables (schema {made.revision}) written to {path}. "
+                "Sealed rows open only under this deployment's secret, which is not in the backup: keep it too."
+            )
+        restored = await backup.restore(storage, path, secret=secret)
+        rows = sum(restored.rows.values())
+        return f"webhost restore: {rows} rows of {len(restored.rows)} tables from {path} into {storage.shown_url}."
+    finally:
+        await storage.close()

@@ -22,6 +22,8 @@ import anyio
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -113,6 +115,10 @@ class StorageUnavailable(Exception):
     """The database cannot be opened or migrated; the message is one line, with the password masked."""
 
 
+class NewerDatabase(StorageUnavailable):
+    """The database was migrated by a newer webhost, to a revision this one has no migration for."""
+
+
 class Storage:
     """One database for the deployment's people and sessions; `start` applies the migrations."""
 
@@ -140,13 +146,21 @@ class Storage:
     def dialect(self) -> str:
         return self.engine.dialect.name
 
-    async def start(self) -> None:
-        """Apply the migrations; raises StorageUnavailable (one line, no password) if that fails."""
+    async def start(self, *, to: str = "head") -> None:
+        """Apply the migrations (up to revision `to`: a restore's); raises StorageUnavailable (one line, no
+        password) if that fails."""
         try:
             async with self._migration_lock(), self.engine.begin() as connection:
                 if self.dialect == "postgresql":  # held to the end of this transaction: others wait here
                     await connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
-                await connection.run_sync(_upgrade)
+                unknown = await connection.run_sync(_unknown_revisions)
+                if unknown:  # before anything is written: the transaction ends without a change
+                    raise NewerDatabase(
+                        f"database {self.shown_url}: it is at revision {', '.join(unknown)}, which this webhost does "
+                        "not know: a newer release wrote it. Run that release (webhost never downgrades a "
+                        "database), or restore a backup made before the upgrade"
+                    )
+                await connection.run_sync(_upgrade, to)
         except (OSError, sa.exc.SQLAlchemyError) as exc:
             await self.engine.dispose()
             raise StorageUnavailable(f"database {self.shown_url}: {self.reason(exc)}") from None
@@ -322,8 +336,22 @@ async def save_person(db: AsyncConnection, person: Person, now: float) -> None:
     await upsert(db, people, person_values(person, now), key=["id"], keep=["first_seen"])
 
 
-def _upgrade(connection: sa.Connection) -> None:
-    command.upgrade(alembic_config(connection), "head")
+def _upgrade(connection: sa.Connection, to: str) -> None:
+    command.upgrade(alembic_config(connection), to)
+
+
+def known_revisions() -> set[str]:
+    """The revisions this code has a migration for."""
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+
+
+def _unknown_revisions(connection: sa.Connection) -> list[str]:
+    """The revisions the database is stamped with that none of this code's migrations is (a newer release's)."""
+    current = MigrationContext.configure(connection).get_current_heads()
+    known = known_revisions()  # compared exactly, never by alembic's prefix match
+    return [revision for revision in current if revision not in known]
 
 
 def alembic_config(connection: sa.Connection) -> AlembicConfig:
