@@ -29,6 +29,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from webhost.testing.host import Webhost as Webhost  # re-exported: the scripts type their hosts with it
+from webhost.testing.host import free_port as free_port  # re-exported: scripts that start their own servers
 from webhost.testing.host import start_webhost
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +51,9 @@ def parse_args(
     parser = argparse.ArgumentParser(description=description)
     if extra is not None:
         extra(parser)
-    parser.add_argument("--quick", action="store_true", help="a short run (~10 s) with fewer iterations")
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run: a few iterations of each row (its figures mean little)"
+    )
     parser.add_argument(
         "--iterations",
         type=int,
@@ -63,7 +66,7 @@ def parse_args(
         type=int,
         default=None,
         metavar="N",
-        help="untimed iterations per side before each row (default 30, --quick 10)",
+        help="untimed iterations per side before each row (default 30, --quick 2)",
     )
     parser.add_argument(
         "--no-ws-compression",
@@ -83,7 +86,7 @@ def parse_args(
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
     if args.warmup is None:
-        args.warmup = 10 if args.quick else 30
+        args.warmup = 2 if args.quick else 30
     return args
 
 
@@ -409,14 +412,19 @@ finally:
 
 @contextlib.contextmanager
 def run_webhost(
-    servers: dict[str, Any], *, profile: Path | None = None, env: dict[str, str] | None = None
+    servers: dict[str, Any],
+    *,
+    profile: Path | None = None,
+    env: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Iterator[Webhost]:
     """`python -m webhost serve` on free ports with these servers (the testing kit's `start_webhost`, as
-    tests/support/process.py runs it), optionally under cProfile; `env` adds to its environment."""
+    tests/support/process.py runs it), optionally under cProfile; `env` adds to its environment; `options` is
+    the file's `webhost` object."""
     with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:
         launcher = (PYTHON, "-c", PROFILE_LAUNCHER, str(profile.resolve())) if profile else (PYTHON, "-m", "webhost")
         with start_webhost(
-            {"mcpServers": servers},
+            {"mcpServers": servers, **({"webhost": options} if options else {})},
             directory=tmp,
             args=["--log-level", "warning"],
             env=env,

@@ -97,7 +97,10 @@ KEEP_PROCESS = """async () => {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "app_isolation")
     parser.add_argument("--iterations", type=int, default=30, help="timed runs per side (default 30)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 2 runs per side")
     args = parser.parse_args()
+    if args.quick:
+        args.iterations = 2
     if not ar.REACT_HTML.exists():
         raise SystemExit("app_isolation: the npm peers are not installed (scripts/install-test-deps)")
     print(f"app_isolation: {environment()}")

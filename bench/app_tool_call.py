@@ -126,7 +126,7 @@ def main() -> int:
     args = parse_args(
         __doc__.splitlines()[0] if __doc__ else "app_tool_call", [a for a in sys.argv[1:] if a != "--keep-log"]
     )
-    n = iterations_for(args, 400, 60)
+    n = iterations_for(args, 400, 10)
     print(f"app_tool_call: {environment()}")
     with (
         run_webhost({SERVER: stdio_entry("apps")}, profile=args.profile_webhost) as host,

@@ -43,7 +43,10 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "big_result")
     parser.add_argument("--mb", type=float, default=10.0, help="result size on the wire, MB (default 10)")
     parser.add_argument("--iterations", type=int, default=3, help="calls per row (default 3; the peak is the max)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: one 1 MB call per row")
     args = parser.parse_args()
+    if args.quick:
+        args.mb, args.iterations = 1.0, 1
     print(f"big_result: {environment()}")
     size = int(args.mb * 1_000_000)
     rows = [

@@ -46,9 +46,9 @@ from _common import (
     ROOT,
     SERVERS,
     RpcSocket,
-    _free_port,
     connect,
     environment,
+    free_port,
     iterations_for,
     load_average,
     parse_args,
@@ -101,7 +101,7 @@ def _install():
     _async(Ws, "send", "out", only=lambda self, message: message.get("type") == "websocket.send")
     _async(Client, "call_tool", "sdk", "sdk_done")
     _async(anyio_asyncio.StreamWriterWrapper, "send", "pipe_out")
-    _sync(stdio, "_parse_line", "pipe_in", "parsed")
+    _sync(stdio, "parse_line", "pipe_in", "parsed")  # stdio.py calls it by this name (stdio_lines.py)
     if os.environ.pop("CALL_PHASES_WEBHOST", None):
         from webhost.methods import METHODS
         call_tool = METHODS["tools/call"]
@@ -223,7 +223,7 @@ async def timed_sides(
 
 async def main() -> int:
     args = parse_args(__doc__.splitlines()[0] if __doc__ else "call_phases", extra=event_loop_option)
-    n = iterations_for(args, 1500, 300)
+    n = iterations_for(args, 1500, 10)
     print(f"call_phases: {environment()}, event loop {args.event_loop}")
     with tempfile.TemporaryDirectory(prefix="call-phases-") as tmp:
         work = Path(tmp)
@@ -231,7 +231,7 @@ async def main() -> int:
         # This checkout first: the launcher imports webhost before `-m webhost` would put the working folder first.
         site = {"PYTHONPATH": os.pathsep.join([str(work), str(ROOT), os.environ.get("PYTHONPATH", "")])}
         relay_out, webhost_out = work / "relay.json", work / "webhost.json"
-        port = _free_port()
+        port = free_port()
         relay_code = RELAY
         if args.event_loop == "asyncio":
             relay_code = RELAY.replace("ws_per_message_deflate=False", 'ws_per_message_deflate=False, loop="asyncio"')

@@ -15,7 +15,8 @@ socket) and the real page in headless Chromium, each row with its baseline measu
    (chat_apps' board), the endpoint holding the arguments until the app is ready; from the moment the first
    fragment is let go to the app's first `tool-input-partial` (the app's own clock, both in epoch time on this
    machine). Goal ≤ 150 ms.
-6., 7. **switching between long conversations, search over many** (issue 28): bench/chat_history.py.
+8. **a 5 MB image attached and sent** (issue 28): bench/_chat_attachments.py.
+6., 7. **switching between long conversations, search over many** (issue 28): bench/_chat_history.py.
 
     .venv/bin/python bench/chat.py [--quick] [--iterations N]
 
@@ -35,7 +36,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import chat_history
+import _chat_attachments as chat_attachments
+import _chat_history as chat_history
 import openai
 from _common import ROOT, environment, iterations_for, load_average, median, parse_args, stdio_entry
 from app_ready import launch
@@ -44,9 +46,11 @@ from playwright.sync_api import Page, sync_playwright
 from tests.support.model_endpoint import ModelEndpointServer, model_endpoint_process
 from webhost.testing.host import start_webhost
 
-ROWS = ["first", "stream", "memory", "partial", "apps", "switch", "search"]
+ROWS = ["first", "stream", "memory", "partial", "apps", "switch", "search", "image"]
 RATES = (50, 100, 200, 400, 800)
 STREAM_TOKENS = 400
+TABLE_ROWS = 200
+TABLE_RATE = 400
 TURNS = 100
 
 # Press Send; resolve with the ms until the first text of the new answer is drawn (one frame after it is there).
@@ -120,7 +124,7 @@ def main() -> None:
         ),
     )
     only = set(args.only or ROWS)
-    first_n = iterations_for(args, 40, 10)
+    first_n = iterations_for(args, 40, 3)
     print(environment())
     with (
         tempfile.TemporaryDirectory(prefix="webhost-bench-chat-") as tmp,
@@ -130,9 +134,11 @@ def main() -> None:
             {"id": name, "api": "openai", "model": f"bench-{name}", "baseUrl": endpoint.openai_base_url, "apiKey": "k"}
             for name in ("first", "stream", "memory", "partial", "apps")
         ]
+        models.append({**models[0], "id": "image", "model": "bench-image", "vision": True})
         config = {
             "mcpServers": {"board": stdio_entry("chat_apps")},
-            "webhost": {"chat": {"models": models, "toolCalls": "allow"}},
+            # No title requests: the scripted endpoint's answers and the figures are the conversations' only.
+            "webhost": {"chat": {"models": models, "toolCalls": "allow", "autoTitle": False}},
         }
         with start_webhost(config, directory=tmp, args=["--log-level", "warning"], cwd=ROOT) as host:
             with sync_playwright() as playwright:
@@ -140,7 +146,8 @@ def main() -> None:
                 page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
                 page.set_default_timeout(120_000)
                 page.goto(f"{host.base_url}/?token={host.token}")
-                page.wait_for_selector('[data-server="board"][data-status="connected"]')
+                # The chat is the landing view: the workbench's server cards are in the page, hidden.
+                page.wait_for_selector('[data-server="board"][data-status="connected"]', state="attached")
                 if "first" in only:
                     first_token(page, endpoint, first_n, args.warmup)
                 if "stream" in only:
@@ -148,13 +155,17 @@ def main() -> None:
                 if "memory" in only:
                     memory(page, endpoint, browser_cdp=page.context.new_cdp_session(page))
                 if "partial" in only:
-                    first_partial(page, endpoint, iterations_for(args, 20, 5))
+                    first_partial(page, endpoint, iterations_for(args, 20, 2))
                 if "apps" in only:
-                    apps_kept(page, endpoint, 4 if args.quick else 10)
+                    apps_kept(page, endpoint, 2 if args.quick else 10)
                 if "switch" in only:
-                    chat_history.switching(page, host.data_dir, iterations_for(args, 20, 5))
+                    chat_history.switching(page, host.data_dir, iterations_for(args, 20, 2))
                 if "search" in only:
-                    chat_history.searching(page, host.data_dir, iterations_for(args, 30, 8))
+                    chat_history.searching(page, host.data_dir, iterations_for(args, 30, 2))
+                if "image" in only:
+                    endpoint.script("bench-image", [{"events": [{"text": "Noise."}]}])
+                    open_chat(page, "image")
+                    chat_attachments.image_memory(page, host.proc.pid, Path(tmp))
                 browser.close()
     print(load_average())
 
@@ -231,6 +242,18 @@ def tokens_per_second(page: Page, endpoint: ModelEndpointServer) -> None:
         drawn = STREAM_TOKENS / (got["ms"] / 1000)
         label = f"{rate}/s" if rate else "unpaced"
         print(f"   {label:>10}   {drawn:14.0f}   {got['long']:11d}   {got['frames']:6d}")
+    # The same rate with a 200-row markdown table in the answer (issue 28): one row per token, between words.
+    events = [{"text": f"word{i} "} for i in range(100)] + [{"text": "\n\n| # | Square |\n|---|---|\n"}]
+    events += [{"text": f"| {i} | {i * i} |\n"} for i in range(TABLE_ROWS)]
+    events += [{"text": "\n"}] + [{"text": f"word{i} "} for i in range(STREAM_TOKENS - TABLE_ROWS - 100)]
+    paced: list[dict[str, Any]] = []
+    for event in events:
+        paced += [event, {"pause": 1 / TABLE_RATE}]
+    endpoint.script("bench-stream", [{"events": [*paced, {"text": "END"}]}])
+    got = page.evaluate(STREAM_AND_COUNT, "stream a table")
+    drawn = len(events) / (got["ms"] / 1000)
+    label = f"{TABLE_RATE}/s+table"
+    print(f"   {label:>10}   {drawn:14.0f}   {got['long']:11d}   {got['frames']:6d}   ({TABLE_ROWS}-row table)")
 
 
 def memory(page: Page, endpoint: ModelEndpointServer, browser_cdp: Any) -> None:

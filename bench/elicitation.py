@@ -60,8 +60,8 @@ ANSWER: dict[str, str | int | float | bool] = {
 }
 # (row name, webhost server name, server flags, default iterations, --quick iterations)
 ERAS: list[tuple[str, str, list[str], int, int]] = [
-    ("modern (2026-07-28, MRTR)", "modern", [], 800, 150),
-    ("legacy (2025-11-25)", "legacy", ["--legacy"], 800, 150),
+    ("modern (2026-07-28, MRTR)", "modern", [], 800, 10),
+    ("legacy (2025-11-25)", "legacy", ["--legacy"], 800, 10),
 ]
 
 

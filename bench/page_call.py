@@ -148,7 +148,7 @@ def log_entries(page: Page) -> tuple[int, int]:
 
 def main() -> int:
     args = parse_args(__doc__.splitlines()[0] if __doc__ else "page_call", extra=add_args)
-    n = iterations_for(args, 300, 60)
+    n = iterations_for(args, 300, 10)
     print(f"page_call: {environment()}")
     with tempfile.TemporaryDirectory(prefix="webhost-bench-page-"):
         with (

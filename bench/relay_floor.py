@@ -34,9 +34,9 @@ from _common import (
     ROOT,
     SERVERS,
     Summary,
-    _free_port,
     connect,
     environment,
+    free_port,
     iterations_for,
     load_average,
     parse_args,
@@ -95,9 +95,9 @@ async def open_relay(port: int) -> ClientConnection:
 
 async def main() -> int:
     args = parse_args(__doc__.splitlines()[0] if __doc__ else "relay_floor")
-    n = iterations_for(args, 1500, 300)
+    n = iterations_for(args, 1500, 10)
     print(f"relay_floor: {environment()}")
-    port = _free_port()
+    port = free_port()
     relay = subprocess.Popen([PYTHON, "-c", RELAY, str(port), str(SERVERS / "basic.py")], cwd=ROOT)
     try:
         params = StdioServerParameters(command=PYTHON, args=[str(SERVERS / "basic.py")])

@@ -107,7 +107,7 @@ def add_args(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="people (proxy mode; in token mode they are all the same person) (default 50, --quick 5)",
+        help="people (proxy mode; in token mode they are all the same person) (default 50, --quick 2)",
     )
     parser.add_argument("--tabs", type=int, default=None, metavar="N", help="tabs per person (default 4)")
     parser.add_argument(
@@ -116,7 +116,7 @@ def add_args(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="S",
         help="seconds of load per server kind, every session calling once a second (default 20, "
-        "--quick 3); the probe's baseline before and after lasts a quarter of that each "
+        "--quick 1); the probe's baseline before and after lasts a quarter of that each "
         "(at least 1 s)",
     )
     parser.add_argument(
@@ -159,9 +159,9 @@ class Plan:
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> Plan:
-        people = args.people if args.people is not None else (5 if args.quick else 50)
-        tabs = args.tabs if args.tabs is not None else 4
-        duration = args.duration if args.duration is not None else (3.0 if args.quick else 20.0)
+        people = args.people if args.people is not None else (2 if args.quick else 50)
+        tabs = args.tabs if args.tabs is not None else (2 if args.quick else 4)
+        duration = args.duration if args.duration is not None else (1.0 if args.quick else 20.0)
         kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
         if people < 1 or tabs < 1 or duration <= 0 or not kinds or set(kinds) - {"http", "stdio"}:
             raise SystemExit(

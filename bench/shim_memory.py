@@ -67,7 +67,10 @@ def measure_shim() -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: one sample each")
     args = parser.parse_args()
+    if args.quick:
+        args.samples = 1
     rows: list[tuple[str, tuple[int, int]]] = []
     for _ in range(args.samples):  # interleaved, so both see the same machine
         rows.append(("baseline", measure_baseline()))

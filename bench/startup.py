@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
-from _common import PYTHON, ROOT, _free_port, environment, load_average, median, process_cpu_seconds
+from _common import PYTHON, ROOT, environment, free_port, load_average, median, process_cpu_seconds
 
 Run = Callable[[], tuple[float, float]]
 """One timed run: (wall seconds, CPU seconds of the child)."""
@@ -61,8 +61,8 @@ def serve(data_dir: Path) -> Run:
     """`webhost serve` until /healthz answers (polled every 5 ms), then stopped."""
 
     def run() -> tuple[float, float]:
-        port = _free_port()
-        args = [PYTHON, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(_free_port())]
+        port = free_port()
+        args = [PYTHON, "-m", "webhost", "serve", "--port", str(port), "--sandbox-port", str(free_port())]
         args += ["--data-dir", str(data_dir), "--log-level", "warning"]
         env = {**ENV, "WEBHOST_TOKEN": "t-" + secrets.token_urlsafe(16)}
         started = time.perf_counter()
@@ -114,10 +114,12 @@ def measure(name: str, row: Run, baseline: Run, *, iterations: int, warmup: int)
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "startup").splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer runs (about 30 s)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: one run per side and row, no warm-up")
     parser.add_argument("--iterations", type=int, default=None, metavar="N", help="timed runs per side and row")
     parser.add_argument("--warmup", type=int, default=1, metavar="N", help="untimed runs per side first (default 1)")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.iterations, args.warmup = args.iterations or 1, 0
     print(f"startup: {environment()}")
     baseline = command([PYTHON, "-c", "pass"], 0)
     with tempfile.TemporaryDirectory(prefix="webhost-bench-") as tmp:

@@ -11,9 +11,15 @@ very repetitive, so it compresses ~500:1); `binary` with an image of 750 kB of r
 base64 that does not compress). A last line times `session/info`, a webhost request that touches no MCP
 server: the floor of the WebSocket hop alone.
 
+Row `access` (asked for by name, not in the default rows): the cost of the access rules (`webhost.access`,
+contract §9). A second webhost serves `basic` twice: as `ruled`, whose entry has 200 rules, each naming one of its
+tools (so every call of it is checked against its listing: the rules' dearest path), and as `plain`, which no
+rule names. `echo` on each, ABBA in the same run and the same process (two processes differ by more than the
+rules cost). The goal is at most 2 % more.
+
     .venv/bin/python bench/tool_call.py [--quick] [--iterations N] [--warmup N] [--big-bytes N]
                                         [--direct-transport sdk|webhost] [--no-ws-compression]
-                                        [--rows echo,big,image]
+                                        [--rows echo,big,image,access]
                                         [--profile-webhost FILE]
 """
 
@@ -35,6 +41,7 @@ from _common import (
     Row,
     RpcFailed,
     Summary,
+    Timed,
     connect,
     environment,
     interleaved,
@@ -51,6 +58,11 @@ from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent, TextContent
 
 ECHO_TEXT = "hello, webhost"
+ACCESS_RULES = 200
+# 200 rules, each naming a tool of `ruled` (none of them echo, which goes with its server) for a group of its own.
+ACCESS_OPTIONS = {
+    "access": {"servers": {"ruled": {"tools": {f"tool_{i}": {"groups": [f"group-{i}"]} for i in range(ACCESS_RULES)}}}}
+}
 IMAGE_BYTES = 750_000  # random bytes: about 1 MB of base64 that permessage-deflate cannot shrink much
 
 
@@ -61,15 +73,15 @@ def cases(big_bytes: int) -> list[tuple[str, str, dict[str, object], int, int, i
     """
     image_text = f"{IMAGE_BYTES} image bytes, 256 blob bytes"
     return [
-        ("echo", "echo", {"text": ECHO_TEXT}, len(ECHO_TEXT), 1500, 300),
-        (f"big ({big_bytes / 1e6:g} MB text)", "big", {"size_bytes": big_bytes}, big_bytes, 300, 40),
+        ("echo", "echo", {"text": ECHO_TEXT}, len(ECHO_TEXT), 1500, 10),
+        (f"big ({big_bytes / 1e6:g} MB text)", "big", {"size_bytes": big_bytes}, big_bytes, 300, 3),
         (
             "image (1 MB base64)",
             "binary",
             {"image_bytes": IMAGE_BYTES},
             4 * math.ceil(IMAGE_BYTES / 3) + len(image_text),
             300,
-            40,
+            3,
         ),
     ]
 
@@ -93,8 +105,8 @@ def add_args(parser: argparse.ArgumentParser) -> None:
         "--rows",
         default="echo,big,image",
         metavar="LIST",
-        help="which rows to run, comma-separated among echo, big, image (default all; a profile of one "
-        "row shows that row's costs alone)",
+        help="which rows to run, comma-separated among echo, big, image, access (default echo,big,image; a "
+        "profile of one row shows that row's costs alone)",
     )
 
 
@@ -167,19 +179,54 @@ async def main() -> int:
                 paired = await interleaved(via_direct, via_webhost, iterations=n, warmup=args.warmup, meter=meter)
                 rows.append(paired.row(name, meter))
 
-            floor_n = iterations_for(args, 1500, 300)
+            floor_n = iterations_for(args, 1500, 10)
             floor = Summary.of(
                 await timed(lambda: ws.request("session/info", {}), iterations=floor_n, warmup=args.warmup)
             )
+    access = await access_row(args) if "access" in wanted else None
     print()
     print_table("tool call round trip: webhost (WebSocket → webhost → stdio server) vs direct SDK Client", rows)
     print(
         f"WebSocket floor (session/info, no MCP server): median {floor.median_ms:.2f} ms, "
         f"p99 {floor.p99_ms:.2f} ms, n={floor.n}"
     )
+    if access is not None:
+        print(access)
     if args.profile_webhost:
         print_profile(args.profile_webhost)
     return 0
+
+
+async def access_row(args: argparse.Namespace) -> str:
+    """echo on a server ACCESS_RULES rules name against echo on one no rule names, in one webhost, ABBA."""
+    servers = {"plain": stdio_entry("basic"), "ruled": stdio_entry("basic")}
+    with run_webhost(servers, options=ACCESS_OPTIONS) as host:
+        async with connect(host, compression=not args.no_ws_compression) as ws:
+            for server in servers:
+                await ws.wait_connected(server)
+                await ws.request("tools/list", {"server": server})
+            calls = 0
+
+            def echo(server: str) -> Timed:
+                async def call() -> None:
+                    nonlocal calls
+                    calls += 1
+                    arguments = {"text": ECHO_TEXT}
+                    params = {"server": server, "name": "echo", "arguments": arguments, "callId": f"a{calls}"}
+                    result = await ws.request("tools/call", params)
+                    if result.get("isError") or payload_length(result["content"]) != len(ECHO_TEXT):
+                        raise RuntimeError(f"echo on {server} failed: {str(result)[:300]}")
+
+                return call
+
+            n = iterations_for(args, 1500, 10)
+            paired = await interleaved(echo("plain"), echo("ruled"), iterations=n, warmup=args.warmup)
+    off, on = Summary.of(paired.direct_s), Summary.of(paired.webhost_s)
+    extra = (on.median_ms / off.median_ms - 1) * 100
+    return (
+        f"access rules: echo with {ACCESS_RULES} rules median {on.median_ms:.3f} ms (p99 {on.p99_ms:.3f}), "
+        f"without {off.median_ms:.3f} ms (p99 {off.p99_ms:.3f}), n={on.n}: {extra:+.1f} % (goal <= +2 %)"
+    )
 
 
 if __name__ == "__main__":

@@ -84,6 +84,13 @@ class CallRegistry:
             if keep is None or call.id not in keep:
                 call.scope.cancel()
 
+    def cancel_on(self, server: str) -> int:
+        """Cancel every call running on `server` (the person lost it, or it left the configuration)."""
+        calls = [c for c in self._calls.values() if c.origin.get("server") == server]
+        for call in calls:
+            call.scope.cancel()
+        return len(calls)
+
     def running(self, call_id: str) -> bool:
         return call_id in self._calls
 

@@ -55,6 +55,16 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         help="open every MCP App of a configuration in headless Chromium and report (webhost check --help)",
     )
+    reload = commands.add_parser(
+        "reload",
+        help="make a running `webhost serve` re-read its configuration file (as SIGHUP does)",
+        description="Make the `webhost serve` on this port (found by its pid file in the data folder) re-read its "
+        "configuration file: new and changed servers, models and access rules apply to new requests, removed "
+        "servers stop for everyone, and a bad file is refused with one line while the running configuration "
+        "stays. Prints the outcome; exit status 0 when applied, 1 when refused, 2 when no webhost runs there.",
+        epilog="Several replicas: run it on (or for) each one; each re-reads its own file (docs/admin.md).",
+    )
+    add_settings_arguments(reload, only=("config", "data_dir", "port"))
     for name, explained in BACKUP_COMMANDS.items():
         command = commands.add_parser(
             name,
@@ -156,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging(settings.log_level, log_format)
     if parsed.command in BACKUP_COMMANDS:
         return backup_or_restore(parsed.command, parsed.path, settings)
+    if parsed.command == "reload":
+        return reload_running(settings)
     if not is_loopback(settings.host):
         if not settings.allow_remote:
             print(
@@ -313,16 +325,67 @@ async def _serve(settings: Settings, config: Config, *, log_level: str, log_form
     where = f"{login}  (token from WEBHOST_TOKEN)" if settings.token_from_env else f"{login}?token={settings.token}"
     print(start_line(f"webhost {__version__} serving {len(config.servers)} server(s) from {config.source}", log_format))
     print(start_line(f"Open {where}", log_format), flush=True)
-    tasks = [asyncio.create_task(server.serve()) for server in servers]
-    # uvicorn's signal handling stops whichever server saw the signal; stop the other one with it.
-    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    for server in servers:
-        server.should_exit = True
-    results = await asyncio.gather(*tasks, return_exceptions=True)
+    from webhost.app.pidfile import PidFile
+
+    pid_file = PidFile(settings.data_dir, settings.port)  # for `webhost reload` (SIGHUP) to find this process
+    servers[0].pid_file = pid_file
+    pid_file.write()
+    try:
+        tasks = [asyncio.create_task(server.serve()) for server in servers]
+        # uvicorn's signal handling stops whichever server saw the signal; stop the other one with it.
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for server in servers:
+            server.should_exit = True
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        pid_file.remove()
     failed = [r for r in results if isinstance(r, BaseException)]
     if failed or any(not getattr(s, "started", True) for s in servers):
         return 1
     return 0
+
+
+RELOAD_WAIT_SECONDS = 60.0
+
+
+def reload_running(settings: Settings) -> int:
+    """`webhost reload`: SIGHUP to the serve of this port, then its outcome (app/pidfile.py)."""
+    import signal
+    import time
+
+    from webhost.app.pidfile import outcome_path, pid_path, read_outcome, read_pid
+
+    if settings.config is not None and "data_dir" not in settings.model_fields_set:
+        try:  # the data folder the file names, as `serve` finds it
+            settings = with_config_defaults(settings, load_config(settings.config))
+        except ConfigError:
+            pass  # the running process says what is wrong with the file
+    pid_file, outcome_file = pid_path(settings.data_dir, settings.port), outcome_path(settings.data_dir, settings.port)
+    pid = read_pid(pid_file)
+    if pid is None:
+        print(
+            f"webhost: no webhost serves port {settings.port} from {settings.data_dir} (no {pid_file})", file=sys.stderr
+        )
+        return 2
+    before = read_outcome(outcome_file)
+    seen = before.count if before is not None and before.pid == pid else 0
+    try:
+        os.kill(pid, signal.SIGHUP)
+    except ProcessLookupError:
+        print(f"webhost: the webhost of {pid_file} (pid {pid}) is not running", file=sys.stderr)
+        return 2
+    except PermissionError:
+        print(f"webhost: not allowed to signal pid {pid} (of {pid_file}): run as its user", file=sys.stderr)
+        return 2
+    deadline = time.monotonic() + RELOAD_WAIT_SECONDS
+    while time.monotonic() < deadline:  # the reload stops the removed servers' processes: it can take seconds
+        outcome = read_outcome(outcome_file)
+        if outcome is not None and outcome.pid == pid and outcome.count > seen:
+            print(f"webhost: {outcome.line}", file=sys.stdout if outcome.applied else sys.stderr)
+            return 0 if outcome.applied else 1
+        time.sleep(0.05)
+    print(f"webhost: pid {pid} did not report a reload within {RELOAD_WAIT_SECONDS:.0f} s", file=sys.stderr)
+    return 1
 
 
 def _display_host(host: str) -> str:

@@ -45,10 +45,6 @@ class InvalidParams(WebhostError):
     code = INVALID_PARAMS
 
 
-class MethodNotFound(WebhostError):
-    code = METHOD_NOT_FOUND
-
-
 class UpstreamError(WebhostError):
     """The MCP server answered with an error, broke the protocol, or went away mid-request."""
 

@@ -50,20 +50,47 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, MASK if parts.fragment else ""))
 
 
-_QUERY = re.compile(r"\?([^\s\"#]*)")
+# A query starts at `?`, or at an encoded `?` (`%3F`, `%253F`, ...) that a client put in the path.
+_QUERY = re.compile(r"(\?|%(?:25)*3[fF])([^\s\"#]*)")
+_ENCODED_EQUALS = re.compile(r"%(?:25)*3[dD]")
+_DECODINGS = 4  # `%25` nested deeper than this is not decoded further; such a pair is masked whole
+
+
+def fully_decoded(text: str) -> str:
+    """The text percent-decoded (and `+` as space) until it no longer changes, a few times at most."""
+    for _ in range(_DECODINGS):
+        once = unquote_plus(text)
+        if once == text:
+            break
+        text = once
+    return text
 
 
 def mask_query_parameters(text: str, names: frozenset[str]) -> str:
     """Every query (`?a=1&b=2`) in the text with the values of the parameters named `names` masked.
 
-    A name is compared as a query parser reads it, decoded and case-folded: `?tok%65n=` is `token` to
-    starlette, and `?TOKEN=` carries the token's value though it is not accepted as a login."""
+    A pair is read decoded, however often and wherever it was encoded, and its name case-folded: `?tok%65n=`
+    is `token` to starlette, `?TOKEN=` carries the token's value though it is not accepted as a login, and
+    `?token%3DX` (the `=` encoded, a 401) or `?a=1%26token%3DX` still carry it once decoded. Such a pair keeps
+    its raw name up to its first `=` (literal or encoded) and loses the rest."""
+
+    def carries(raw: str) -> bool:
+        for part in re.split(r"[&?;]", fully_decoded(raw)):
+            name, equals, _ = part.partition("=")
+            if equals and name.strip().casefold() in names:
+                return True
+        return False
 
     def one(pair: str) -> str:
+        if not carries(pair):
+            return pair
         name, equals, _ = pair.partition("=")
-        return name + "=" + MASK if equals and unquote_plus(name).casefold() in names else pair
+        if equals and "=" not in fully_decoded(name):
+            return name + "=" + MASK
+        encoded = _ENCODED_EQUALS.search(name)
+        return name[: encoded.end()] + MASK if encoded else MASK
 
-    return _QUERY.sub(lambda m: "?" + "&".join(one(pair) for pair in m.group(1).split("&")), text)
+    return _QUERY.sub(lambda m: m.group(1) + "&".join(one(pair) for pair in m.group(2).split("&")), text)
 
 
 def url_secrets(url: str) -> set[str]:

@@ -13,6 +13,7 @@ that also holds non-ASCII text may spell its exponent differently (`1e16` agains
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 from webhost import jsontext
@@ -72,6 +73,21 @@ def _tokens(value: object, size: int) -> Iterator[str]:
         yield "]"
         return
     yield jsontext.dumps(value)
+
+
+async def measured(value: object, size: int = PIECE_CHARS) -> int:
+    """How many characters `value`'s JSON text has, found by encoding it a piece at a time and dropping each piece,
+    with a turn of the event loop between pieces.
+
+    Not in a worker thread: the encoding holds the interpreter's lock for most of its time, and the event loop,
+    waiting up to a switch interval (5 ms) for the lock each time it let it go (every socket read and write),
+    served every other tab several times slower for as long as the measure ran (bench/big_stall.py).
+    Raises what `pieces` raises."""
+    chars = 0
+    for piece in pieces(value, size):
+        chars += len(piece)
+        await asyncio.sleep(0)
+    return chars
 
 
 def part_frames(request_id: object, response: object, chars: int, size: int = PIECE_CHARS) -> Iterator[str]:

@@ -163,7 +163,7 @@ class Takeover:
             )
             answers = await self._answer(connection, round_.get("inputRequests") or {})
             self.journal.answered(call)
-            result = await connection.resume(request or {}, round_, answers)
+            result = await connection.client.resume(request or {}, round_, answers)
         except WebhostError as exc:
             self.notify_all("calls/outcome", {**_described(call), "resumed": True, "error": exc.to_jsonrpc()})
             return

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
+
 from webhost.config import Root
 from webhost.errors import InvalidParams
 from webhost.storage.roots import SHARED, RootsStore
@@ -110,14 +112,26 @@ class PersonRoots:
         self.mine: list[RootItem] = []
         self._changed = changed
         self._stop = host.listen(changed)
+        self._loaded = anyio.Event()
 
     async def load(self) -> None:
-        """The first read, when the workspace opens; a database that cannot be read leaves the configured roots."""
+        """The first read, when the workspace opens; a database that cannot be read leaves the configured roots.
+
+        The read runs beside the first connections, so a server may already have been given the configured roots
+        alone: when stored ones arrive, it is told the list changed."""
         try:
             await self.host.load_shared()
             self.mine = await self.host.mine(self.person_id)
         except Exception as exc:  # the storage's errors, whatever the engine: the workspace goes on
             logger.warning("cannot read the stored roots of %s: %s", self.person_id, exc)
+        finally:
+            self._loaded.set()
+        if self.mine or self.host.shared:
+            self._changed()
+
+    async def loaded(self) -> None:
+        """Wait for the first read, so that a page asking early is not shown (or made to overwrite) an empty list."""
+        await self._loaded.wait()
 
     def effective(self) -> list[RootItem]:
         """What `roots/list` answers: the configuration's, the admin's, the person's own (each URI once)."""

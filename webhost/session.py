@@ -20,6 +20,7 @@ from webhost.approvals import ApprovalBroker
 from webhost.apps.instances import AppInstance, AppInstances
 from webhost.apps.policy import AppPolicy
 from webhost.calls import CallRegistry
+from webhost.config import Config, WebhostOptions
 from webhost.directory import SessionDirectory
 from webhost.elicitation.requests import InputRequests
 from webhost.errors import InvalidParams
@@ -41,15 +42,12 @@ class BrowserSession:
         self.started = time.time()
         self.sign_in = sign_in  # the web session it was opened with (oidc mode): signing out ends the tab
         self.workspace = workspace
-        self.person: Person = workspace.person
         self.directory = directory
         # Set when someone ends this tab (`sessions/end`): the browser edge closes the socket with the reason.
         self.ended = anyio.Event()
         self.end_reason = ""
         self._left: set[str] = set()  # the call ids this tab left running when it went (close)
         self.notify = notify
-        self.options = options
-        self.config = deps.config
         self.audit = deps.audit
         self.sandbox = deps.sandbox
         self.history = deps.history
@@ -131,6 +129,19 @@ class BrowserSession:
         self.inputs.release(
             lambda p: self.workspace.routed_to(p.id) in routes and (p.origin or {}).get("callId") == call_id
         )
+
+    # The workspace's, read each time: a session refresh changes the person's groups, a reload the configuration.
+    @property
+    def person(self) -> Person:
+        return self.workspace.person
+
+    @property
+    def options(self) -> WebhostOptions:
+        return self.workspace.options
+
+    @property
+    def config(self) -> Config:
+        return self.workspace.deps.config
 
     def _app_closed(self, instance: AppInstance) -> None:
         self.approvals.release_frame(instance.frame_id)

@@ -356,7 +356,7 @@ async def call_tool(
     if book is not None and connection.era == "legacy" and (support == "required" or (support and as_task)):
         first = await connection.tasks.call_as_task(name, arguments, meta=meta)
     else:
-        first = await connection.call_tool(
+        first = await connection.client.call_tool(
             name, arguments, on_progress=on_progress, meta=meta, summary=summary, data=data
         )
     task = first.get("task")

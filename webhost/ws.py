@@ -20,7 +20,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from webhost import frames, jsontext, response_parts
 from webhost.calls import current_tab
-from webhost.config_limits import Limits
+from webhost.config.limits import Limits
 from webhost.directory import ENDED_CLOSE_CODE
 from webhost.errors import (
     INTERNAL_ERROR,
@@ -324,21 +324,16 @@ async def _answer(
 
 
 async def _post_parts(tab: _Tab, response: dict[str, Any], limits: Limits) -> None:
-    """A very large result in parts, made as the writer sends them: its size measured first, in a worker
-    thread (encoding it to measure it, and dropping each piece), within the cap."""
-
-    def measured() -> tuple[object, int]:
-        return response, sum(len(piece) for piece in response_parts.pieces(response))
-
+    """A very large result in parts, made as the writer sends them: its size measured first, within the cap."""
     try:
-        value, chars = await anyio.to_thread.run_sync(measured)
+        chars = await response_parts.measured(response)
     except (ValueError, RecursionError):
         _post(tab.outbox, _not_encodable(response["id"]))
         return
     if chars > limits.max_result_bytes:
         _post(tab.outbox, _too_large(response["id"], chars, limits))
         return
-    tab.outbox.post_stream(response_parts.part_frames(response["id"], value, chars), chars)
+    tab.outbox.post_stream(response_parts.part_frames(response["id"], response, chars), chars)
 
 
 async def _post_large(outbox: Outbox, response: dict[str, Any], limits: Limits) -> None:

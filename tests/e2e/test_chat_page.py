@@ -100,8 +100,8 @@ def asking(tmp_path_factory: pytest.TempPathFactory, endpoint: ModelEndpointServ
 
 def open_chat(page: Page, host: Webhost, model: str, servers: tuple[str, ...] = ("board",)) -> Locator:
     login(page, host)
-    for server in servers:
-        expect(page.locator(f'[data-server="{server}"][data-status="connected"]')).to_be_visible(timeout=CONNECT_MS)
+    for server in servers:  # the chat is the landing view: the servers' sidebar is in the workbench, hidden
+        expect(page.locator(f'[data-server="{server}"][data-status="connected"]')).to_be_attached(timeout=CONNECT_MS)
     bind_page(page)
     page.locator('[data-action="open-chat"]').click()
     chat = page.locator('[data-testid="chat"]')
@@ -198,7 +198,7 @@ def test_an_answer_streams_as_markdown_and_the_conversation_is_kept(
     expect(again.locator(f'[data-conversation="{conversation}"]')).to_have_attribute("data-active", "true")
 
 
-AT_END = """() => { const w = document.querySelector('.workspace');
+AT_END = """() => { const w = document.querySelector('.chat-log');
   return w.scrollHeight - w.scrollTop - w.clientHeight < 80; }"""
 
 
@@ -211,14 +211,16 @@ def test_the_conversation_follows_a_streamed_answer_unless_the_person_scrolled_u
     send(chat, "write a lot")
     last_answer(chat)
     page.wait_for_function(AT_END)  # it followed the answer down
-    # The person scrolls up to read; the next answer does not pull them back down.
-    page.evaluate("() => { document.querySelector('.workspace').scrollTop = 0; }")
-    page.wait_for_function("() => document.querySelector('.workspace').scrollTop === 0")
+    # The person scrolls up to read (with the wheel: a scroll up the page makes itself, as when a frame focuses
+    # inside an app, does not stop the following); the next answer does not pull them back down.
+    chat.locator(".chat-log").hover()
+    page.mouse.wheel(0, -100_000)
+    page.wait_for_function("() => document.querySelector('.chat-log').scrollTop === 0")
     send(chat, "again")
     expect(chat.locator('[data-chat-message][data-role="assistant"]')).to_have_count(2)
     last_answer(chat)
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
-    assert page.evaluate("() => document.querySelector('.workspace').scrollTop") == 0
+    assert page.evaluate("() => document.querySelector('.chat-log').scrollTop") == 0
 
 
 def test_an_allowed_tool_opens_its_app_at_the_call_and_streams_the_arguments_to_it(
@@ -569,6 +571,7 @@ def test_an_app_in_the_conversation_goes_fullscreen_and_back_and_keeps_running_o
     page.keyboard.press("Escape")
     expect(stage).to_have_attribute("data-display-mode", "inline")
     # The person goes to the workbench and back: the app kept running (same instance, same state).
+    page.locator('[data-action="open-workbench"]').click()
     page.locator('[data-server="board"] [data-tool="lookup"]').click()
     expect(chat).to_be_hidden()
     expect(page.locator("iframe[data-app-frame]")).to_have_count(0)  # the chat's frame is out of the selectors

@@ -116,6 +116,8 @@ def test_roots_edited_in_the_page_reach_the_servers_of_both_eras(page: Page, ui:
     ui.wait_connected("modern", "pinned")
     page.locator('[data-testid="open-roots"]').click()
     view = page.locator('[data-testid="roots-view"]')
+    # Still given to the servers that ask, and labelled as MCP 2026-07-28 labels it (issue 31 item 11).
+    expect(view.locator("[data-roots-deprecated]")).to_contain_text("Deprecated: MCP 2026-07-28 deprecates roots")
     expect(view.locator('[data-roots="effective"]')).to_contain_text("No roots")
     mine = view.locator('form[data-scope="mine"]')
     mine.locator('[data-roots-action="add"]').click()

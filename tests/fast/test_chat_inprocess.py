@@ -393,16 +393,18 @@ async def test_what_the_model_saw_shows_the_persons_own_values_but_never_their_k
     assert f"my {value}" in seen and "sk-person-key-5150" not in seen
 
 
-async def test_a_daily_budget_stops_a_turn_with_a_message(tmp_path: Path, endpoint: ModelEndpointServer) -> None:
+async def test_a_daily_budget_refuses_the_next_turn_before_its_request_and_keeps_the_paid_answer(
+    tmp_path: Path, endpoint: ModelEndpointServer
+) -> None:
     endpoint.script("budget", [{"events": [{"text": "expensive"}, {"usage": {"input": 80, "output": 40}}]}])
     async with apps_host(tmp_path, endpoint, "budget", dailyTokenBudget=100) as (host, tab):
         sent = await tab.request("chat/send", {"text": "first"})
         first = await final(tab, sent["conversationId"])
-        assert first["status"] == "error" and "daily token budget (100 tokens)" in first["error"]
-        assert text_of(first) == "expensive"  # what it wrote is kept
+        assert first["status"] == "done" and text_of(first) == "expensive"  # paid for: shown, never an error
         await tab.request("chat/send", {"conversationId": sent["conversationId"], "text": "second"})
         second = await final(tab, sent["conversationId"])
-        assert second["status"] == "error" and "budget" in second["error"] and not second["retryable"]
+        assert second["status"] == "error" and not second["retryable"]
+        assert second["error"] == "Your daily token budget (100 tokens) is used up; it starts again at 00:00 UTC."
         assert len(endpoint.requests("budget")) == 1  # the second was refused before any request
         usage = await tab.request("chat/usage")
         assert usage["usage"] == [{"person": usage["usage"][0]["person"], "model": "m", "input": 80, "output": 40}]

@@ -14,7 +14,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 # Every store's tables join the shared metadata on import.
-from webhost.storage import audit, conversations, history, live_calls, oauth_tokens, roots
+from webhost.storage import audit, budgets, conversations, history, live_calls, oauth_tokens, roots, turn_leases
 from webhost.storage.db import MIGRATIONS, Storage, metadata
 
 pytestmark = pytest.mark.anyio
@@ -32,6 +32,7 @@ STORES = {
         conversations.chat_usage.name,
     },
     "0009": {roots.roots.name},
+    "0012": {budgets.chat_budget_days.name, budgets.chat_budget_holds.name, turn_leases.chat_turn_leases.name},
 }
 # Revisions that add a column rather than a table: (table, column).
 COLUMNS = {"0008": ("web_sessions", "sealed_id_token"), "0010": ("chat_messages", "parent_id")}

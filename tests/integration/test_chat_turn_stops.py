@@ -6,6 +6,7 @@ retryable, its text kept, not done. The next process on the same data folder sho
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,12 @@ from tests.support.model_endpoint import ModelEndpointServer, running_model_endp
 from tests.support.process import Webhost, WsClient, run_webhost
 from webhost.app.secret import load_secret
 from webhost.apps.origins import derive_key
+from webhost.chat.deps import ChatDeps
 from webhost.chat.turn import SAVE_TEXT_CHARS
 from webhost.people import TOKEN_PERSON_ID
 from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
+from webhost.storage.turn_leases import TurnLeaseStore
 
 pytestmark = pytest.mark.anyio
 
@@ -57,7 +60,8 @@ async def drawn_answer(tab: WsClient) -> str:
 
 
 async def stored_answer(data_dir: Path, conversation: str) -> dict[str, Any]:
-    """The answer as the running process last wrote it, read from its database (opened with its secret)."""
+    """The answer as the running process last wrote it, read from its database (opened with its secret); before
+    its first save, a streaming answer with no text yet."""
     storage = Storage(f"sqlite+aiosqlite:///{data_dir / 'webhost.sqlite3'}")
     await storage.start()
     try:
@@ -65,8 +69,23 @@ async def stored_answer(data_dir: Path, conversation: str) -> dict[str, Any]:
         messages = await store.messages(TOKEN_PERSON_ID, conversation)
     finally:
         await storage.close()
+    if messages[-1].role != "assistant":
+        return {"status": "streaming", "parts": []}
     body: dict[str, Any] = messages[-1].body
     return body
+
+
+async def lease_ran_out(data_dir: Path, conversation: str, lease: float = ChatDeps.lease) -> None:
+    """Wait until the killed process's turn lease is no longer live: until then the answer may still be written by
+    a live replica as far as any other process can tell, so none declares it interrupted (issue 29 item 4)."""
+    storage = Storage(f"sqlite+aiosqlite:///{data_dir / 'webhost.sqlite3'}")
+    await storage.start()
+    try:
+        with anyio.fail_after(lease * 6):
+            while await TurnLeaseStore(storage).live(conversation, now=time.time(), lease=lease) is not None:
+                await anyio.sleep(0.2)
+    finally:
+        await storage.close()
 
 
 def text_of(message: dict[str, Any]) -> str:
@@ -104,6 +123,7 @@ async def test_a_killed_process_leaves_the_streamed_text_of_the_answer_interrupt
                     await anyio.sleep(0.05)
             stop(host, signal.SIGKILL)
     endpoint.release(model)
+    await lease_ran_out(data_dir, conversation)
     opened = await reopened(tmp_path, endpoint, model, data_dir, conversation)
     answer = opened["messages"][-1]
     assert answer["status"] == "interrupted" and answer["retryable"] is True

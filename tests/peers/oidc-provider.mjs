@@ -8,8 +8,11 @@
 // webhost. Both may use the client_credentials grant (a token of no person). Token introspection (RFC 7662)
 // is on; access tokens are opaque, except for a request that names the resource `urn:webhost` (a JWT access
 // token whose audience is `webhost`) or `urn:other-api` (audience `other-api`), with the scope `api`. Three people (password = "<id>-pw"):
-// ada (admin: group webhost-admins), bob and carol (members). Its own sign-in page is one form
+// ada (admin: group webhost-admins), bob (group staff) and carol (group finance) (members). Its own sign-in page is one form
 // (login, password) that signs in and consents at once, and a Deny button (access_denied).
+// webhost's client may use refresh tokens (every sign-in gets one); the test-only `POST /test/groups/<login>` with
+// a body of comma-separated names sets that person's groups, as a directory admin would (a refresh then reads them);
+// `POST /test/remove/<login>` removes the person from the directory (a refresh of theirs is then invalid_grant).
 // Prints "ready" on stdout once it listens.
 import crypto from "node:crypto";
 import http from "node:http";
@@ -25,7 +28,8 @@ const issuer = `http://localhost:${port}`;
 const people = {
   ada: { name: "Ada Lovelace", email: "ada@example.com", groups: ["webhost-admins", "staff"] },
   bob: { name: "Bob Builder", email: "bob@example.com", groups: ["staff"] },
-  carol: { name: "Carol Danvers", email: "carol@example.com", groups: [] },
+  carol: { name: "Carol Danvers", email: "carol@example.com", groups: ["finance"] },
+  dave: { name: "Dave Removed", email: "dave@example.com", groups: ["staff"] }, // the one the removal tests remove
 };
 
 const key = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" });
@@ -35,7 +39,7 @@ const provider = new Provider(issuer, {
     client_secret: "webhost-secret",
     redirect_uris: values("--redirect"),
     post_logout_redirect_uris: values("--post-logout"),
-    grant_types: ["authorization_code", "client_credentials"],
+    grant_types: ["authorization_code", "client_credentials", "refresh_token"],
     response_types: ["code"],
     token_endpoint_auth_method: "client_secret_basic",
   }, {
@@ -60,6 +64,8 @@ const provider = new Provider(issuer, {
   claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
   scopes: ["openid", "email", "profile", "groups", "api"],
   pkce: { required: () => true },
+  // Every sign-in of a client allowed the grant gets a refresh token (no offline_access scope needed here).
+  issueRefreshToken: async (ctx, client) => client.grantTypeAllowed("refresh_token"),
   jwks: { keys: [{ ...key, kid: "test-key-1", alg: "RS256", use: "sig" }] },
   cookies: { keys: [crypto.randomBytes(32).toString("hex")] },
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -116,6 +122,25 @@ async function interaction(req, res) {
 
 const callback = provider.callback();
 const handler = (req, res) => {
+  if (req.method === "POST" && req.url.startsWith("/test/remove/")) {
+    const login = decodeURIComponent(req.url.slice("/test/remove/".length));
+    res.writeHead(delete people[login] ? 204 : 404).end();
+    return;
+  }
+  if (req.method === "POST" && req.url.startsWith("/test/groups/")) {
+    const login = decodeURIComponent(req.url.slice("/test/groups/".length));
+    let body = "";
+    req.on("data", (chunk) => { body += chunk; });
+    req.on("end", () => {
+      if (!people[login]) {
+        res.writeHead(404).end();
+        return;
+      }
+      people[login].groups = body.split(",").map((g) => g.trim()).filter(Boolean);
+      res.writeHead(204).end();
+    });
+    return;
+  }
   if (req.url.startsWith("/interaction/")) {
     interaction(req, res).catch((error) => {
       res.writeHead(400, { "content-type": "text/plain" }).end(`interaction failed: ${error.message}`);

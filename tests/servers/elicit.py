@@ -2,8 +2,8 @@
 
 Dual-era: on 2026-07-28 every question travels as an `InputRequiredResult` round (MRTR); on a legacy
 connection the same question is a server→client request inside the open call. Run it with
-`python tests/servers/elicit.py` (stdio), `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp) or
-`--legacy` (refuse `server/discover`, so clients fall back to `initialize`).
+`python tests/servers/elicit.py` (stdio), `--http PORT` (Streamable HTTP on 127.0.0.1:PORT/mcp; `--listen
+0.0.0.0` for another address) or `--legacy` (refuse `server/discover`, so clients fall back to `initialize`).
 
 `requestState` is NOT sealed by default: every state this server mints is a visible string with
 awkward characters (quotes, a backslash, non-ASCII, `+/=`, a tab), and a retry whose state is not
@@ -596,9 +596,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     add_common_args(parser)
     parser.add_argument("--seal", action="store_true", help="seal requestState with the SDK's AES-GCM boundary")
+    parser.add_argument(
+        "--listen",
+        metavar="HOST",
+        help="with --http: listen on HOST instead of 127.0.0.1 (0.0.0.0: every interface, any Host header, as a "
+        "container reached by its compose service name needs; tests/deploy)",
+    )
     args = parser.parse_args()
     if not args.seal:
         mcp.middleware[:] = [m for m in mcp.middleware if not isinstance(m, RequestStateBoundary)]
+    if args.listen is not None and args.http is not None and not args.legacy:
+        # The SDK checks Host (DNS rebinding) only on a loopback address; elsewhere the network is the boundary.
+        mcp.run(transport="streamable-http", host=args.listen, port=args.http, streamable_http_path="/mcp")
+        return
     serve(mcp, args)
 
 

@@ -26,6 +26,7 @@ from mcp.shared.message import SessionMessage
 from mcp.types import ErrorData, JSONRPCError, JSONRPCRequest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tests.support.chat_options import scripted_chat
 from tests.support.process import SERVERS, WsClient, notifications_of
 from webhost.app import create_app
 from webhost.auth import AuthGate
@@ -322,7 +323,7 @@ async def in_process_host(
         "mcpServers": {name: (entries or {}).get(name, {"command": "in-process"}) for name in names}
     }
     if webhost_options:
-        document["webhost"] = webhost_options
+        document["webhost"] = scripted_chat(webhost_options)
     if inputs is not None:
         document["inputs"] = inputs
     path = tmp_path / "webhost.json"

@@ -29,10 +29,9 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -41,6 +40,9 @@ from starlette.routing import Route
 
 from tests.support.model_script import Scripts, Step, leading_fault, newest_input
 from tests.support.model_wires import ANTHROPIC_ERRORS, ScriptError, anthropic_steps, openai_steps
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class CutStream(Exception):
@@ -204,6 +206,14 @@ async def _play(steps: list[Step], scripts: Scripts) -> AsyncIterator[bytes]:
             return
 
 
+def _control_client() -> httpx.Client:
+    # Imported here: the app alone also runs inside webhost's image (tests/deploy/model_service.py), which has no
+    # httpx; only a test's side of the endpoint needs it.
+    import httpx
+
+    return httpx.Client(timeout=10, trust_env=False, limits=httpx.Limits(max_keepalive_connections=0))
+
+
 @dataclass
 class ModelEndpointServer:
     """A running scripted endpoint, seen from a test."""
@@ -212,11 +222,7 @@ class ModelEndpointServer:
     # One client for the control routes (a new one per call would build a TLS context each time: ~50 ms). No
     # connection is kept between calls: uvicorn closes an idle one after 5 s, and a call that reused it as it closed
     # failed with "Server disconnected without sending a response" (a test that waits on the page between two calls).
-    http: httpx.Client = field(
-        default_factory=lambda: httpx.Client(
-            timeout=10, trust_env=False, limits=httpx.Limits(max_keepalive_connections=0)
-        )
-    )
+    http: httpx.Client = field(default_factory=_control_client)
 
     @property
     def openai_base_url(self) -> str:

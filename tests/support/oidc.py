@@ -39,6 +39,20 @@ class Provider:
         return {"auth": auth}
 
 
+async def set_groups(issuer: str, login: str, groups: list[str]) -> None:
+    """Change a person's groups at the provider, as a directory admin would (the test provider's own endpoint)."""
+    async with httpx.AsyncClient(timeout=10) as op:
+        response = await op.post(f"{issuer}/test/groups/{login}", content=",".join(groups))
+    assert response.status_code == 204, response.text
+
+
+async def remove_person(issuer: str, login: str) -> None:
+    """Remove a person from the provider's directory (the test provider's own endpoint)."""
+    async with httpx.AsyncClient(timeout=10) as op:
+        response = await op.post(f"{issuer}/test/remove/{login}")
+    assert response.status_code == 204, response.text
+
+
 @contextlib.contextmanager
 def run_provider(origins: list[str]) -> Iterator[Provider]:
     """The provider on a free port, with `ORIGIN/auth/callback` registered for each origin."""

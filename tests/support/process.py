@@ -22,6 +22,7 @@ import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from tests.support.chat_options import scripted_chat
 from webhost.testing.host import Webhost as KitWebhost
 from webhost.testing.host import free_port as free_port  # one copy, shared with the kit
 from webhost.testing.host import start_webhost
@@ -127,7 +128,7 @@ def run_webhost(
                 entry.setdefault("env", {}).update(marked_env(marker))
         document = {"mcpServers": servers}
         if webhost_options:
-            document["webhost"] = webhost_options
+            document["webhost"] = scripted_chat(webhost_options)
         if inputs is not None:
             document["inputs"] = inputs
     with start_webhost(

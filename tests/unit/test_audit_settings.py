@@ -14,7 +14,7 @@ import pytest
 from webhost.app import SecretProblem, load_secret
 from webhost.audit import AuditLimits
 from webhost.config import ConfigError, parse_config
-from webhost.config_limits import AuditOptions
+from webhost.config.limits import AuditOptions
 
 
 def parse(audit: Any) -> AuditOptions:

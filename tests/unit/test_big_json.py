@@ -62,3 +62,40 @@ async def test_what_json_loads_refuses_is_refused(monkeypatch: pytest.MonkeyPatc
     lone = json.dumps({"a": "x" * 3000 + "\ud800" + "y" * 3000})  # valid JSON, but no UTF-8 text carries it
     with pytest.raises(ValueError, match="lone surrogate"):
         await big_json.loads_in_pieces(lone)
+
+
+async def test_the_quotes_of_a_long_line_are_counted_with_the_event_loop_running_between_pieces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counting the quotes of a 30 MB line in one call held the event loop for tens of ms, before any piece."""
+    line = json.dumps({"jsonrpc": "2.0", "id": 7, "result": {"text": "x" * (8 * big_json.PIECE)}})
+    ticks = 0
+    at_the_search: list[int] = []
+    search = big_json._long_strings
+
+    async def long_strings(text: str) -> list[tuple[int, int]]:
+        at_the_search.append(ticks)
+        return await search(text)
+
+    monkeypatch.setattr(big_json, "_long_strings", long_strings)
+    done = anyio.Event()
+
+    async def other_tab() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            await anyio.sleep(0)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(other_tab)
+        value = await big_json.loads_in_pieces(line)
+        done.set()
+    assert value == json.loads(line)
+    assert at_the_search and at_the_search[0] >= len(line) // big_json.PIECE  # a turn after each piece counted
+
+
+async def test_a_line_of_very_many_strings_stops_counting_once_past_the_limit() -> None:
+    many = json.dumps(["ab"] * (big_json.MAX_QUOTES + 10) + ["x" * (4 * big_json.PIECE)])
+    assert await big_json._many_quotes(many)
+    assert not await big_json._many_quotes(json.dumps(["ab"] * 10 + ["x" * (4 * big_json.PIECE)]))
+    assert await big_json.loads_in_pieces(many) == json.loads(many)

@@ -415,8 +415,8 @@ def _webhost(options: object) -> str:
         (_webhost({"limits": 5}), 'servers.json: webhost.limits: must be an object, like {"maxResultBytes": 33554432}'),
         (
             _webhost({"appPolicies": {}}),
-            "servers.json: webhost.appPolicies: unknown key (known here: allowedOrigins, audit, auth, chat, dataDir, "
-            "database, limits, maxInputRounds, roots, servers, timeouts)",
+            "servers.json: webhost.appPolicies: unknown key (known here: access, allowedOrigins, audit, auth, chat, "
+            "dataDir, database, limits, maxInputRounds, roots, servers, timeouts)",
         ),
         (
             _webhost({"timeouts": {"conect": 5}}),

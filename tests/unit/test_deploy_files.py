@@ -21,6 +21,7 @@ SAMPLE = {
     "POSTGRES_PASSWORD": "0123456789abcdef",
     "WEBHOST_SECRET": "s" * 64,
     "WEBHOST_TOKEN": "t" * 48,
+    "WEBHOST_BIND_ADDRESS": "0.0.0.0",
 }
 
 

@@ -27,7 +27,16 @@ def test_every_setting_has_a_row_with_its_flag_and_variable(name: str) -> None:
 ISSUE_25_KEYS = ["servers.NAME.protocol", "timeouts.maxTotal"]
 
 
-@pytest.mark.parametrize("key", ISSUE_25_KEYS)
+# And the `webhost.access` rules issue 29 added.
+ISSUE_29_KEYS = [
+    "access.default",
+    "access.servers.NAME.groups",
+    "access.servers.NAME.tools.TOOL.groups",
+    "access.models.ID.groups",
+]
+
+
+@pytest.mark.parametrize("key", ISSUE_25_KEYS + ISSUE_29_KEYS)
 def test_every_new_webhost_key_has_a_row(key: str) -> None:
     rows = [row for row in README_ROWS if row.startswith(f"| `{key}` |")]
     assert len(rows) == 1, f"README.md's table of the webhost key needs one row for {key}"

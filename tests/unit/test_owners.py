@@ -133,7 +133,7 @@ def test_a_url_step_completed_before_the_consent_is_marked_and_not_taken() -> No
 
 
 class FakeConnection:
-    """Serves lists in pages of two; counts the requests."""
+    """A connection whose client serves lists in pages of two; counts the requests."""
 
     def __init__(self, name: str = "s", *, tools: int = 5, endless: bool = False) -> None:
         self.name = name
@@ -142,6 +142,7 @@ class FakeConnection:
         self.requests: list[tuple[str, str | None]] = []
         self.endless = endless
         self.broken = False
+        self.client = self  # a connection's requests are on its `client`; the fake answers them itself
 
     def _page(self, kind: str, items: list[dict[str, Any]], cursor: str | None) -> Page:
         self.requests.append((kind, cursor))

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from webhost.config import ServerConfig, parse_config
-from webhost.redact import Redactor, redact_url
+from webhost.redact import Redactor, mask_query_parameters, redact_url
 from webhost.upstream.connection import useful_stderr_line
 
 ENVIRON = {"PASS": "pa55-word", "KEY": "k3y-value", "TOK": "tok-en-value", "SEG": "path-secret"}
@@ -100,3 +100,33 @@ def test_redactor_masks_every_form_and_keeps_json_structure() -> None:
 )
 def test_the_useful_stderr_line(tail: list[str], line: str | None) -> None:
     assert useful_stderr_line(tail) == line
+
+
+LOGIN = frozenset({"token", "code", "state"})
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("GET /?token=s3cr3t&view=tools HTTP/1.1", "GET /?token=***&view=tools HTTP/1.1"),
+        ("GET /?tok%65n=s3cr3t HTTP/1.1", "GET /?tok%65n=*** HTTP/1.1"),
+        ("GET /?TOKEN=s3cr3t HTTP/1.1", "GET /?TOKEN=*** HTTP/1.1"),
+        # Issue 31 item 9: the `=` encoded is no login (a 401), but the line carries the token all the same.
+        ("GET /?token%3Ds3cr3t HTTP/1.1", "GET /?token%3D*** HTTP/1.1"),
+        ("GET /?token%3ds3cr3t&view=tools HTTP/1.1", "GET /?token%3d***&view=tools HTTP/1.1"),
+        ("GET /?%74%6F%6B%65%6E%3Ds3cr3t HTTP/1.1", "GET /?%74%6F%6B%65%6E%3D*** HTTP/1.1"),
+        ("GET /?token%253Ds3cr3t HTTP/1.1", "GET /?token%253D*** HTTP/1.1"),  # encoded twice
+        ("GET /?token+=s3cr3t HTTP/1.1", "GET /?token+=*** HTTP/1.1"),
+        ("GET /%3Ftoken%3Ds3cr3t HTTP/1.1", "GET /%3Ftoken%3D*** HTTP/1.1"),  # the `?` encoded into the path
+        ("GET /?view=a%26token%3Ds3cr3t HTTP/1.1", "GET /?view=*** HTTP/1.1"),  # inside another value
+        ("GET /?x%26token%3Ds3cr3t=1 HTTP/1.1", "GET /?x%26token%3D*** HTTP/1.1"),  # inside another name
+        ("GET /?a=b?code=s3cr3t HTTP/1.1", "GET /?a=*** HTTP/1.1"),
+        ("GET /?%2574oken%25253Ds3cr3t HTTP/1.1", "GET /?%2574oken%25253D*** HTTP/1.1"),
+        # What carries no login parameter is left as it is.
+        ("GET /?tokens=abc&token HTTP/1.1", "GET /?tokens=abc&token HTTP/1.1"),
+        ("GET /tools%3Fview HTTP/1.1", "GET /tools%3Fview HTTP/1.1"),
+    ],
+)
+def test_login_parameters_are_masked_however_the_query_is_encoded(line: str, shown: str) -> None:
+    assert mask_query_parameters(line, LOGIN) == shown
+    assert "s3cr3t" not in mask_query_parameters(line, LOGIN)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import math
 
+import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webhost import jsontext
-from webhost.response_parts import PART_METHOD, part_frames, pieces
+from webhost.response_parts import PART_METHOD, measured, part_frames, pieces
 
 text = st.text(alphabet=st.sampled_from('ab"\\\n\x01\x7fé€😀/ '), max_size=120)
 values = st.recursive(
@@ -62,3 +63,25 @@ def test_the_frames_are_made_only_as_they_are_asked_for() -> None:
     assert [json.loads(next(frames))["params"]["index"] for _ in range(3)] == [0, 1, 2]
     with pytest.raises(ValueError):
         list(frames)
+
+
+@pytest.mark.anyio
+async def test_a_big_result_is_measured_with_the_event_loop_running_between_pieces() -> None:
+    """Measured in a worker thread, the encoding held the interpreter's lock and every other tab waited for it."""
+    value = {"content": [{"type": "text", "text": "é\n" * 40_000}], "structuredContent": {"result": "x" * 90_000}}
+    size = 10_000
+    ticks = 0
+    done = anyio.Event()
+
+    async def other_tab() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            await anyio.sleep(0)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(other_tab)
+        chars = await measured(value, size)
+        done.set()
+    assert chars == len(jsontext.dumps(value))
+    assert ticks >= len(list(pieces(value, size))) - 1

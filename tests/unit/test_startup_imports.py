@@ -25,7 +25,26 @@ HEAVY = [
     "playwright",
     "opentelemetry",
     "prometheus_client",
+    "openai",
+    "anthropic",
 ]
+# The model SDKs: about 2.7 s of CPU between them, loaded only when a model of their wire is first used.
+MODEL_SDKS = ["openai", "anthropic"]
+
+APP_THEN_WIRES = """
+import json, sys
+def loaded():
+    return sorted(name for name in json.loads(sys.argv[1]) if name in sys.modules)
+seen = []
+import webhost.app
+from webhost.chat.providers import ModelEndpoint, open_provider
+seen.append(loaded())
+open_provider(ModelEndpoint("m", "openai", "gpt", "http://127.0.0.1:9/v1", None))
+seen.append(loaded())
+open_provider(ModelEndpoint("c", "anthropic", "claude", "http://127.0.0.1:9", None))
+seen.append(loaded())
+print(json.dumps(seen))
+"""
 
 RUN_CASES = """
 import contextlib, io, json, sys
@@ -112,3 +131,16 @@ def test_without_an_otlp_endpoint_the_host_app_imports_no_tracing_sdk(tmp_path: 
     assert "opentelemetry.trace" in loaded  # webhost's spans go through the API, a no-op while off
     assert not [name for name in loaded if name.startswith(("opentelemetry.sdk", "opentelemetry.exporter"))]
     assert not [name for name in loaded if name.startswith("opentelemetry.instrumentation")]
+
+
+def test_the_app_imports_no_model_sdk_until_a_model_of_its_wire_is_used() -> None:
+    """Issue 31 item 13: `import webhost.app` loaded both model SDKs (2.7 of its 3.1 s of CPU) with no model
+    configured; each now comes with the first provider of its wire."""
+    done = subprocess.run(
+        [sys.executable, "-c", APP_THEN_WIRES, json.dumps(MODEL_SDKS)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert json.loads(done.stdout) == [[], ["openai"], ["anthropic", "openai"]]

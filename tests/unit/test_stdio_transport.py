@@ -7,7 +7,7 @@ import random
 
 from mcp.shared.message import SessionMessage
 
-from webhost.upstream.stdio import LineSplitter, _parse_line
+from webhost.upstream.stdio_lines import LineSplitter, parse_line
 
 CHUNK = 64 * 1024
 
@@ -75,15 +75,15 @@ def test_work_is_linear_for_many_lines_of_every_size() -> None:
 
 
 def test_parse_errors_are_values() -> None:
-    assert isinstance(_parse_line('{"jsonrpc":"2.0","id":1,"result":{}}'), SessionMessage)
+    assert isinstance(parse_line('{"jsonrpc":"2.0","id":1,"result":{}}'), SessionMessage)
     for garbage in ("this line is not JSON", "{not json", "[]", '{"hello": "world"}', ""):
-        assert isinstance(_parse_line(garbage), ValueError)
+        assert isinstance(parse_line(garbage), ValueError)
 
 
 def test_a_big_line_parses_to_what_pydantic_parses_it_to() -> None:
     from mcp.types import jsonrpc_message_adapter
 
-    from webhost.upstream.stdio import BIG_LINE
+    from webhost.upstream.stdio_lines import BIG_LINE
 
     data = "QUJD" * (BIG_LINE // 4)
     for result in (
@@ -92,19 +92,19 @@ def test_a_big_line_parses_to_what_pydantic_parses_it_to() -> None:
     ):
         line = json.dumps({"jsonrpc": "2.0", "id": 7, "result": result})
         assert len(line) >= BIG_LINE
-        parsed = _parse_line(line)
+        parsed = parse_line(line)
         assert isinstance(parsed, SessionMessage)
         assert parsed.message == jsonrpc_message_adapter.validate_json(line, by_name=False)
 
 
 def test_a_big_line_pydantic_would_refuse_is_refused_as_it_would_be() -> None:
-    from webhost.upstream.stdio import BIG_LINE
+    from webhost.upstream.stdio_lines import BIG_LINE
 
     padding = "x" * BIG_LINE
     lone = '{"jsonrpc":"2.0","id":7,"result":{"text":"' + padding + '\\ud800"}}'
     not_a_message = '{"jsonrpc":"2.0","id":7,"resultt":{"text":"' + padding + '"}}'
     for line in (lone, not_a_message):
-        assert isinstance(_parse_line(line), ValueError)
+        assert isinstance(parse_line(line), ValueError)
     paired = '{"jsonrpc":"2.0","id":7,"result":{"text":"' + padding + '\\ud83d\\ude00"}}'
-    parsed = _parse_line(paired)
+    parsed = parse_line(paired)
     assert isinstance(parsed, SessionMessage) and parsed.message.result["text"].endswith("😀")  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ from webhost.auth import AccessPolicy, AuthGate, same_origin_path
 from webhost.auth.gate import SIGN_IN_PATH, SIGN_OUT_PATH
 from webhost.auth.oidc import OidcClient
 from webhost.auth.proxy import TrustedProxies
+from webhost.auth.refresh import GroupRefresh
 from webhost.auth.signin import (
     CALLBACK_PATH,
     SESSION_COOKIE,
@@ -23,14 +24,16 @@ from webhost.auth.signin import (
     STATE_COOKIE,
     OidcSettings,
     OidcSignIn,
+    refresh_token_seal,
     signed_out_page,
 )
-from webhost.config_auth import AuthOptions
+from webhost.config.auth import AuthOptions
 from webhost.directory import SessionDirectory
-from webhost.people import sign_in_key
+from webhost.people import Person, sign_in_key
 from webhost.settings import Settings
 from webhost.storage.db import Storage
 from webhost.storage.people import SeenPeople
+from webhost.storage.session_refresh import SessionRefreshes
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class Access:
     auth: AuthOptions
     oidc: OidcSignIn | None  # oidc mode
     proxy: TrustedProxies | None  # proxy mode
+    refresher: GroupRefresh | None = None  # oidc mode: the session refresh that re-reads the groups
 
 
 def build_access(
@@ -58,7 +62,8 @@ def build_access(
         if auth.mode == "proxy"
         else None
     )
-    return Access(policy, auth, oidc, proxy)
+    refresher = group_refresh(oidc, auth, storage, secret, clock) if oidc is not None else None
+    return Access(policy, auth, oidc, proxy, refresher)
 
 
 def oidc_sign_in(
@@ -73,15 +78,33 @@ def oidc_sign_in(
         admin_groups=auth.admin_groups,
         session_hours=auth.session_hours,
     )
-    return OidcSignIn(
+    sign_in = OidcSignIn(
         client,
         storage,
         derive_key(secret, "web-session/v1"),
         settings,
         secure_cookies=secure,
         id_token_key=derive_key(secret, "id-token/v1"),
+        refresh_token_key=derive_key(secret, "refresh-token/v1"),
         clock=clock,  # one clock for the tokens' ends and the answers kept about them
     )
+    return sign_in
+
+
+def group_refresh(
+    oidc: OidcSignIn, auth: AuthOptions, storage: Storage, secret: bytes, clock: Callable[[], float]
+) -> GroupRefresh:
+    """oidc mode: the groups follow the directory, re-read with the session's refresh token every refreshMinutes."""
+    refresher = GroupRefresh(
+        oidc.client,
+        SessionRefreshes(storage),
+        refresh_token_seal(derive_key(secret, "refresh-token/v1")),
+        oidc.settings,
+        seconds=auth.refresh_minutes * 60,
+        clock=clock,
+    )
+    oidc.refresher = refresher
+    return refresher
 
 
 def secure_cookies(settings: Settings) -> bool:
@@ -117,8 +140,16 @@ def add_sign_in_routes(app: FastAPI, oidc: OidcSignIn, policy: AccessPolicy, dir
         return signed_out_page()
 
 
-def gate(app: ASGIApp, access: Access, settings: Settings, people: SeenPeople) -> AuthGate:
-    """The gate in front of `app`, noting everyone it admits for the `people` table (written in the background)."""
+def gate(
+    app: ASGIApp, access: Access, settings: Settings, people: SeenPeople, follow: Callable[[Person], None]
+) -> AuthGate:
+    """The gate in front of `app`, noting everyone it admits for the `people` table (written in the background),
+    and telling `follow` (their groups as the request names them: app/follow.py)."""
+
+    def seen(person: Person) -> None:
+        people.seen(person)
+        follow(person)
+
     return AuthGate(
         app,
         access.policy,
@@ -126,5 +157,5 @@ def gate(app: ASGIApp, access: Access, settings: Settings, people: SeenPeople) -
         proxy=access.proxy,
         # In oidc and proxy mode the token is an admin credential for scripts only when WEBHOST_TOKEN set it.
         admin_token=access.auth.mode == "token" or settings.token_from_env,
-        seen=people.seen,
+        seen=seen,
     )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+import anyio.abc
 
 from webhost.app.state import HostState
 from webhost.apps.instances import Sandbox
@@ -111,8 +112,11 @@ def sandbox(settings: Settings, secret: bytes, host_origins: tuple[str, ...]) ->
     )
 
 
-def lifespan(parts: Parts, host: HostState) -> Callable[[Any], AbstractAsyncContextManager[None]]:
-    """Starts the parts before the first request and stops them after the last tab, in order."""
+def lifespan(
+    parts: Parts, host: HostState, also: Callable[[anyio.abc.TaskGroup], None] | None = None
+) -> Callable[[Any], AbstractAsyncContextManager[None]]:
+    """Starts the parts before the first request and stops them after the last tab, in order (`also`: what
+    else runs beside them, such as the session refresh of oidc mode)."""
 
     @asynccontextmanager
     async def running(app: Any) -> AsyncIterator[None]:
@@ -123,6 +127,8 @@ def lifespan(parts: Parts, host: HostState) -> Callable[[Any], AbstractAsyncCont
             await parts.audit.start(task_group)  # its writer; imports the audit file of 0.1 once
             parts.history.start(task_group)  # writes each person's calls, off the calls' path
             parts.people.start(task_group)  # writes who came in, off their requests' path
+            if also is not None:
+                also(task_group)
             try:
                 yield
             finally:

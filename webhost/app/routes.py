@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from webhost import __version__, loophealth
+from webhost.access_policy import may_use_server
 from webhost.app.readiness import Readiness
 from webhost.app.state import HostState
 from webhost.audit import AuditLog, AuditUnavailable, visible_user
@@ -27,8 +28,9 @@ from webhost.ws import serve_websocket
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
-def add_page_routes(app: FastAPI, auth_mode: str, readiness: Readiness) -> None:
-    """`/healthz` (and `/healthz?ready=1`) and the page."""
+def add_page_routes(app: FastAPI, auth_mode: str, readiness: Readiness, *, chat_first: bool = False) -> None:
+    """`/healthz` (and `/healthz?ready=1`) and the page; `chat_first` (a model is configured) makes the chat
+    the page's landing view."""
     templates = Jinja2Templates(directory=str(PACKAGE_DIR / "templates"))
 
     @app.get("/healthz", response_model=None)
@@ -47,7 +49,7 @@ def add_page_routes(app: FastAPI, auth_mode: str, readiness: Readiness) -> None:
         return templates.TemplateResponse(
             request,
             "index.html",
-            {"version": __version__, "static_url": "/static", "auth_mode": auth_mode},
+            {"version": __version__, "static_url": "/static", "auth_mode": auth_mode, "chat_first": chat_first},
         )
 
 
@@ -60,9 +62,12 @@ def add_api_routes(app: FastAPI, host: HostState, config: Config) -> None:
     """For scripts: the configured servers, the audit log, the event loop's health."""
 
     @app.get("/api/servers")
-    async def servers() -> JSONResponse:
-        """For scripts: the configured servers (names and transports only, never secrets)."""
-        return JSONResponse({"servers": [{"name": s.name, "transport": s.transport} for s in config.servers.values()]})
+    async def servers(request: Request) -> JSONResponse:
+        """For scripts: the configured servers the caller may use (names and transports only, never secrets)."""
+        groups = person_of(request.scope).groups
+        config = host.config  # the running one (`webhost reload` replaces it)
+        usable = [s for s in config.servers.values() if may_use_server(config.options.access, groups, s.name)]
+        return JSONResponse({"servers": [{"name": s.name, "transport": s.transport} for s in usable]})
 
     @app.get("/api/audit")
     async def audit_export(

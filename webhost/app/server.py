@@ -2,29 +2,41 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import signal
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from webhost.app.pidfile import PidFile
 from webhost.journal import CallJournal
 from webhost.ws import Tabs
+
+logger = logging.getLogger(__name__)
 
 # For the tabs to be told "webhost is stopping" and their sessions ended, before uvicorn closes their sockets.
 STOP_TABS_TIMEOUT = 4.0
 
 
-class HostApp:
-    """The host's ASGI app, with its live tabs for `Server` to stop before uvicorn closes their sockets."""
+Reload = Callable[[], Awaitable[tuple[bool, str]]]
 
-    def __init__(self, app: ASGIApp, tabs: Tabs, journal: CallJournal | None = None) -> None:
+
+class HostApp:
+    """The host's ASGI app, with its live tabs for `Server` to stop before uvicorn closes their sockets, and
+    what re-reads its configuration (`reload`, on SIGHUP: app/reload.py)."""
+
+    def __init__(
+        self, app: ASGIApp, tabs: Tabs, journal: CallJournal | None = None, *, reload: Reload | None = None
+    ) -> None:
         self.app = app
         self.tabs = tabs
         self.journal = journal
+        self.reload = reload
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
@@ -42,6 +54,11 @@ class Server(uvicorn.Server):
       could run.
     """
 
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._reloads: set[asyncio.Task[None]] = set()
+        self._reloading = asyncio.Lock()
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app = self.config.app
         if isinstance(app, HostApp):
@@ -50,6 +67,9 @@ class Server(uvicorn.Server):
             await app.tabs.stop(STOP_TABS_TIMEOUT)
         await super().shutdown(sockets)
 
+    # Where each reload's outcome goes for `webhost reload` (app/pidfile.py); set by `webhost serve`.
+    pid_file: PidFile | None = None
+
     @contextmanager
     def capture_signals(self) -> Iterator[None]:
         if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
@@ -57,8 +77,31 @@ class Server(uvicorn.Server):
             return
         handled = (signal.SIGINT, signal.SIGTERM)
         original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+        app = self.config.app
+        if isinstance(app, HostApp) and app.reload is not None:
+            loop = asyncio.get_running_loop()
+            # The handler runs between two bytecodes of the loop's thread: it only schedules the reload.
+            original[signal.SIGHUP] = signal.signal(
+                signal.SIGHUP, lambda sig, frame: loop.call_soon_threadsafe(self._reload_soon, app)
+            )
         try:
             yield
         finally:
             for sig, handler in original.items():
                 signal.signal(sig, handler)
+
+    def _reload_soon(self, app: HostApp) -> None:
+        task = asyncio.ensure_future(self._reload(app))
+        self._reloads.add(task)
+        task.add_done_callback(self._reloads.discard)
+
+    async def _reload(self, app: HostApp) -> None:
+        assert app.reload is not None
+        async with self._reloading:  # one at a time, in the order asked
+            try:
+                applied, line = await app.reload()
+            except Exception as exc:  # never the server's end: the running configuration stays
+                logger.exception("reload failed")
+                applied, line = False, f"failed, the running configuration is kept: {type(exc).__name__}: {exc}"
+            if self.pid_file is not None:
+                self.pid_file.reloaded(applied, line)

@@ -119,7 +119,7 @@ async def download_file(
     for p in planned:
         data = p.get("data")
         if data is None:
-            read = await connection.read_resource(str(p["uri"]), summary=f"{p['uri']} (download from app)")
+            read = await connection.client.read_resource(str(p["uri"]), summary=f"{p['uri']} (download from app)")
             first = next((c for c in read.get("contents", []) if isinstance(c, dict)), None)
             data = _payload(first) if first else None
             if data is None:

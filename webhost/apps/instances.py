@@ -191,7 +191,7 @@ class AppInstances:
     ) -> tuple[dict[str, Any], Any]:
         if not uri.startswith("ui://"):
             raise AppLoadError(f"{uri!r} is not a ui:// resource", {"server": connection.name, "uri": uri})
-        result = await connection.read_resource(uri, summary=summary)
+        result = await connection.client.read_resource(uri, summary=summary)
         return result, await self._catalogue.resource_entry(connection, uri)
 
     async def warm(self, connection: Connection, uri: str) -> bool:

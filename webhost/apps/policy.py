@@ -270,7 +270,7 @@ async def read_resource(
     await policy.audit.record(
         "app.resources/read", **policy.audit_base(instance), decision="allowed", summary=uri[:300]
     )
-    return await connection.read_resource(uri, summary=f"{uri} (from app)")
+    return await connection.client.read_resource(uri, summary=f"{uri} (from app)")
 
 
 def _listing(method: str) -> Handler:

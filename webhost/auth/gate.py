@@ -117,6 +117,11 @@ class AuthGate:
             await self.app(scope, receive, send)
             return
         conn = HTTPConnection(scope)
+        if len(conn.headers.getlist("host")) > 1:
+            # Servers and proxies disagree on which of two Hosts counts (the first, the last, or a refusal):
+            # checking one while another part of the chain uses the other would defeat the Host check.
+            await self._refuse(conn, receive, send, 400, "The request names more than one Host.")
+            return
         if not self.policy.host_ok(conn.headers.get("host")):
             await self._refuse(conn, receive, send, 421, "This host name is not served here (Host check).")
             return
@@ -181,6 +186,17 @@ class AuthGate:
         await self.app(conn.scope, receive, send)
 
     async def _proxy(self, proxy: TrustedProxies, conn: HTTPConnection, receive: Receive, send: Send) -> None:
+        repeated = proxy.repeated_header(conn.headers)
+        if repeated is not None:
+            await self._refuse(
+                conn,
+                receive,
+                send,
+                400,
+                f"The request carries the {repeated} header more than once; the sign-in proxy must set it exactly "
+                "once, replacing any copy the client sent.",
+            )
+            return
         if proxy.carries_person(conn.headers):
             if not proxy.trusted(conn.scope.get("client")):
                 await self._refuse(
@@ -312,7 +328,7 @@ class AuthGate:
         await response(conn.scope, receive, send)
 
 
-_TITLES = {401: "Not signed in", 403: "Refused", 421: "Wrong address"}
+_TITLES = {400: "Bad request", 401: "Not signed in", 403: "Refused", 421: "Wrong address"}
 
 
 def describe(policy: AccessPolicy) -> dict[str, Any]:

@@ -65,6 +65,11 @@ class AuthorizationRequest:
 class Tokens:
     id_token: str
     claims: dict[str, Any]
+    refresh_token: str | None = None  # when the provider grants one (scope offline_access, or its own choice)
+
+
+class RefreshRefused(Exception):
+    """The provider refused a refresh token (invalid_grant: the person was removed, or the grant revoked)."""
 
 
 class OidcClient:
@@ -156,6 +161,23 @@ class OidcClient:
                 "provider (a mix-up). Start again from webhost.",
             )
 
+    async def _token_request(
+        self, metadata: dict[str, Any], form: dict[str, str], doing: str
+    ) -> tuple[int, dict[str, Any]]:
+        """POST `form` to the token endpoint (client_secret_basic; a public client sends only client_id): the status
+        and the JSON body. OidcError when the provider cannot be reached (`doing` says for what)."""
+        auth: dict[str, Any] = (
+            {"auth": httpx2.BasicAuth(self.client_id, self.client_secret)} if self.client_secret else {}
+        )
+        try:
+            async with self.http() as http:
+                response = await http.post(
+                    metadata["token_endpoint"], data=form, headers={"accept": "application/json"}, **auth
+                )
+        except httpx2.HTTPError as exc:
+            raise unreachable(doing, self.issuer, exc) from None
+        return response.status_code, response_json(response)
+
     async def exchange(self, code: str, *, redirect_uri: str, code_verifier: str, nonce: str) -> Tokens:
         """Trade the code for tokens, verify the ID token, and add the userinfo claims (same `sub`)."""
         metadata = await self.metadata()
@@ -166,20 +188,10 @@ class OidcClient:
             "code_verifier": code_verifier,
             "client_id": self.client_id,
         }
-        auth: dict[str, Any] = (
-            {"auth": httpx2.BasicAuth(self.client_id, self.client_secret)} if self.client_secret else {}
-        )  # client_secret_basic; a public client sends only client_id
-        try:
-            async with self.http() as http:
-                response = await http.post(
-                    metadata["token_endpoint"], data=form, headers={"accept": "application/json"}, **auth
-                )
-        except httpx2.HTTPError as exc:
-            raise unreachable("exchange the sign-in code", self.issuer, exc) from None
-        body = response_json(response)
-        if response.status_code != 200:
-            error = str(body.get("error") or f"HTTP {response.status_code}")
-            if error == "invalid_client" or response.status_code == 401:
+        status, body = await self._token_request(metadata, form, "exchange the sign-in code")
+        if status != 200:
+            error = str(body.get("error") or f"HTTP {status}")
+            if error == "invalid_client" or status == 401:
                 raise OidcError(
                     502,
                     "The identity provider refused webhost",
@@ -207,9 +219,43 @@ class OidcClient:
             extra = await self._userinfo(userinfo, access_token)
             if extra.get("sub") == claims.get("sub"):
                 claims = {**extra, **claims}
-        return Tokens(id_token=id_token, claims=claims)
+        refresh_token = body.get("refresh_token")
+        return Tokens(
+            id_token=id_token,
+            claims=claims,
+            refresh_token=refresh_token if isinstance(refresh_token, str) else None,
+        )
 
-    async def verify_id_token(self, id_token: str, *, nonce: str) -> dict[str, Any]:
+    async def refresh(self, refresh_token: str) -> Tokens:
+        """The person as the provider names them now: a refresh-token grant, its ID token verified (without a nonce:
+        none was sent) and its userinfo added. RefreshRefused when the provider refuses the token (invalid_grant),
+        OidcError when it cannot be reached or answers otherwise (the session keeps what it had, and tries again)."""
+        metadata = await self.metadata()
+        form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": self.client_id}
+        status, body = await self._token_request(metadata, form, "refresh a session's groups")
+        if status != 200:
+            error = str(body.get("error") or f"HTTP {status}")
+            if error == "invalid_grant":
+                raise RefreshRefused(str(body.get("error_description") or error))
+            raise OidcError(502, "The identity provider refused a refresh", f"The provider answered {error}.")
+        claims: dict[str, Any] = {}
+        id_token = body.get("id_token")
+        if isinstance(id_token, str):
+            claims = await self.verify_id_token(id_token, nonce=None)
+        access_token = body.get("access_token")
+        userinfo = metadata.get("userinfo_endpoint")
+        if isinstance(access_token, str) and isinstance(userinfo, str):
+            extra = await self._userinfo(userinfo, access_token)
+            if not claims or extra.get("sub") == claims.get("sub"):
+                claims = {**extra, **claims}
+        rotated = body.get("refresh_token")
+        return Tokens(
+            id_token=id_token if isinstance(id_token, str) else "",
+            claims=claims,
+            refresh_token=rotated if isinstance(rotated, str) else None,
+        )
+
+    async def verify_id_token(self, id_token: str, *, nonce: str | None) -> dict[str, Any]:
         """Signature (the provider's JWKS, asymmetric algorithms only), issuer, audience, expiry and nonce."""
         try:
             token = await self.decode_jwt(id_token)
@@ -252,7 +298,7 @@ class OidcClient:
         audiences = audience if isinstance(audience, list) else [audience]
         if self.client_id not in audiences or (len(audiences) > 1 and claims.get("azp") not in (None, self.client_id)):
             raise _bad_token(f"it was issued for another audience ({audience!r}), not for client {self.client_id!r}")
-        if claims.get("nonce") != nonce:
+        if nonce is not None and claims.get("nonce") != nonce:  # None: a refresh, which sends no nonce
             raise _bad_token("its nonce does not match this sign-in (a replayed or substituted token)")
         return claims
 

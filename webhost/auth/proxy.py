@@ -56,12 +56,21 @@ class TrustedProxies:
     def carries_person(self, headers: Headers) -> bool:
         return self.user_header in headers
 
+    def repeated_header(self, headers: Headers) -> str | None:
+        """The identity or groups header when the request carries it more than once. Which copy the proxy
+        wrote depends on whether it appends or replaces, so no copy is believed: the request is refused."""
+        for name in (self.user_header, self.groups_header):
+            if name is not None and len(headers.getlist(name)) > 1:
+                return name
+        return None
+
     def person(self, headers: Headers) -> Person | None:
-        user = _last(headers, self.user_header).strip()
+        """The person the header names; the gate refused repeated headers before asking."""
+        user = headers.get(self.user_header, "").strip()
         if not user:
             return None
         email = user if "@" in user else None
-        raw = _last(headers, self.groups_header) if self.groups_header else ""
+        raw = headers.get(self.groups_header, "") if self.groups_header else ""
         groups = tuple(g.strip() for g in raw.split(",") if g.strip())
         return Person(
             id=user,
@@ -70,9 +79,3 @@ class TrustedProxies:
             groups=groups,
             role=role_for(user, email, groups, self.admins, self.admin_groups),
         )
-
-
-def _last(headers: Headers, name: str) -> str:
-    """A header's last value: a proxy that adds its header after one the client sent names the person."""
-    values = headers.getlist(name)
-    return values[-1] if values else ""

@@ -17,24 +17,23 @@ once, so a replayed callback is refused. The ID token, which sign-out hands back
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import urlencode
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from webhost.auth.bearer import verify_access_token
-from webhost.auth.oidc import OidcClient, OidcError, person_claims
+from webhost.auth.oidc import OidcClient, OidcError, Tokens, person_claims
 from webhost.auth.pages import NO_STORE, page_html, problem_page
 from webhost.auth.proxy import role_for
 from webhost.people import Person
 from webhost.storage.db import SignIn, Storage
+from webhost.storage.envelope import Envelope
 
 SESSION_COOKIE = "webhost_session"
 STATE_COOKIE = "webhost_sign_in"
@@ -55,6 +54,14 @@ class OidcSettings:
     session_hours: float = 12.0
 
 
+class Refresher(Protocol):
+    """What re-reads a person's groups as their session falls due (auth/refresh.py `GroupRefresh`)."""
+
+    def due(self, refreshed_at: float | None) -> bool: ...
+
+    async def refresh(self, person: Person) -> Person | None: ...
+
+
 class Tampered(Exception):
     """A session cookie whose signature does not verify."""
 
@@ -63,26 +70,25 @@ class IdTokenSeal:
     """A session's ID token sealed with AES-GCM under its own key (`derive_key(secret, "id-token/v1")`), with the
     session's id hash and the person's id as associated data: moved to another session or person, it does not open."""
 
-    VERSION = b"\x01"
-
-    def __init__(self, key: bytes) -> None:
-        self._aead = AESGCM(key)
+    def __init__(self, key: bytes, label: bytes = b"id-token") -> None:
+        self._envelope = Envelope(key)
+        self._label = label  # what is sealed (the refresh token has its own key and label: refresh_token_seal)
 
     def seal(self, session_id: str, person_id: str, id_token: str) -> bytes:
-        nonce = os.urandom(12)
-        bound = _bound(_id_hash(session_id), person_id)
-        return self.VERSION + nonce + self._aead.encrypt(nonce, id_token.encode(), bound)
+        return self.seal_hashed(_id_hash(session_id), person_id, id_token)
+
+    def seal_hashed(self, id_hash: str, person_id: str, id_token: str) -> bytes:
+        return self._envelope.seal(id_token.encode(), _bound(id_hash, person_id, self._label))
 
     def open(self, session_id: str, person_id: str, sealed: bytes | None) -> str | None:
         return self.open_hashed(_id_hash(session_id), person_id, sealed)
 
     def open_hashed(self, id_hash: str, person_id: str, sealed: bytes | None) -> str | None:
         """`open` for a session known by its stored id hash (a person's newest session, read from the table)."""
-        if not sealed or sealed[:1] != self.VERSION:
-            return None
+        plain = self._envelope.open(sealed, _bound(id_hash, person_id, self._label))
         try:
-            return self._aead.decrypt(sealed[1:13], sealed[13:], _bound(id_hash, person_id)).decode()
-        except (InvalidTag, UnicodeDecodeError):  # another secret, or a row that was tampered with
+            return None if plain is None else plain.decode()
+        except UnicodeDecodeError:  # a row that was tampered with
             return None
 
 
@@ -90,8 +96,13 @@ def _id_hash(session_id: str) -> str:
     return hashlib.sha256(session_id.encode()).hexdigest()  # as web_sessions.id_hash keeps it
 
 
-def _bound(id_hash: str, person_id: str) -> bytes:
-    return b"id-token\x00" + id_hash.encode() + b"\x00" + person_id.encode()
+def _bound(id_hash: str, person_id: str, label: bytes = b"id-token") -> bytes:
+    return label + b"\x00" + id_hash.encode() + b"\x00" + person_id.encode()
+
+
+def refresh_token_seal(key: bytes) -> IdTokenSeal:
+    """The seal of a session's refresh token (`derive_key(secret, "refresh-token/v1")`), bound as the ID token's."""
+    return IdTokenSeal(key, b"refresh-token")
 
 
 class OidcSignIn:
@@ -104,10 +115,14 @@ class OidcSignIn:
         *,
         secure_cookies: bool,
         id_token_key: bytes,
+        refresh_token_key: bytes | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
         self._id_tokens = IdTokenSeal(id_token_key)
+        self._refresh_tokens = refresh_token_seal(refresh_token_key) if refresh_token_key is not None else None
+        # Re-reads a person's groups every refreshMinutes (auth/refresh.py); set by the app.
+        self.refresher: Refresher | None = None
         self.storage = storage
         self.settings = settings
         self.secure = secure_cookies
@@ -129,7 +144,11 @@ class OidcSignIn:
         if session_id is None:
             return None
         session = await self.storage.session(session_id, self.clock())
-        return session.person if session else None
+        if session is None:
+            return None
+        if self.refresher is not None and self.refresher.due(session.refreshed_at):
+            return await self.refresher.refresh(session.person)  # None: the provider refused, the session ended
+        return session.person
 
     async def person_for_access_token(self, access_token: str) -> Person | None:
         """A script's `Authorization: Bearer` with an access token the provider issued for webhost's client: the
@@ -215,15 +234,25 @@ class OidcSignIn:
     async def finish(self, query: dict[str, str], state_cookie: str | None) -> Response:
         """The provider's redirect back: check the state, trade the code, verify, open a session."""
         try:
-            person, id_token, next_path = await self._finish(query, state_cookie)
+            person, tokens, next_path = await self._finish(query, state_cookie)
         except OidcError as exc:
             response: Response = problem_page(exc.status, exc.title, exc.message)
         else:
             session_id = secrets.token_urlsafe(32)
             now = self.clock()
-            sealed = self._id_tokens.seal(session_id, person.id, id_token)
+            sealed = self._id_tokens.seal(session_id, person.id, tokens.id_token)
+            refresh = (
+                self._refresh_tokens.seal(session_id, person.id, tokens.refresh_token)
+                if self._refresh_tokens is not None and tokens.refresh_token
+                else None
+            )
             await self.storage.create_session(
-                session_id, person, now=now, expires_at=now + self.session_seconds, sealed_id_token=sealed
+                session_id,
+                person,
+                now=now,
+                expires_at=now + self.session_seconds,
+                sealed_id_token=sealed,
+                sealed_refresh_token=refresh,
             )
             response = HTMLResponse(
                 page_html(200, "Signed in", f"Signed in as {person.name}.", next_url=next_path), headers=NO_STORE
@@ -239,7 +268,7 @@ class OidcSignIn:
         )
         return response
 
-    async def _finish(self, query: dict[str, str], state_cookie: str | None) -> tuple[Person, str, str]:
+    async def _finish(self, query: dict[str, str], state_cookie: str | None) -> tuple[Person, Tokens, str]:
         if "error" in query:
             error = query["error"]
             description = query.get("error_description", "")
@@ -304,7 +333,7 @@ class OidcSignIn:
         role = role_for(person_id, email, groups, self.settings.admins, self.settings.admin_groups)
         return (
             Person(id=person_id, name=name, email=email, role=role, groups=groups),
-            tokens.id_token,
+            tokens,
             sign_in.next_path,
         )
 

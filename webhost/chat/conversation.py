@@ -12,7 +12,7 @@ The model and the page are given the branch shown (`messages`); every branch's t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import anyio
@@ -20,8 +20,12 @@ import anyio.abc
 
 from webhost.approvals import ApprovalBroker
 from webhost.chat.app_context import AppContext
+from webhost.chat.attachments import attachments_of, without_image_data
 from webhost.chat.branches import Branches
+from webhost.chat.budget import PersonBudget
 from webhost.chat.content import stored_result
+from webhost.chat.providers.messages import Block
+from webhost.chat.tool_choice import SETTINGS_KEY, ToolChoice
 from webhost.chat.toolset import ToolSet
 from webhost.chat.transcript import Message, ToolCall
 from webhost.chat.turn import ProgressFn, Turn
@@ -29,6 +33,7 @@ from webhost.config import WebhostOptions
 from webhost.errors import InvalidParams
 from webhost.people import Person
 from webhost.redact import Redactor
+from webhost.storage.budgets import Hold
 from webhost.storage.conversations import Conversation, ConversationStore
 
 
@@ -50,10 +55,8 @@ class ChatOwner(Protocol):
         self, conversation_id: str, call: ToolCall, arguments: dict[str, Any], on_progress: ProgressFn
     ) -> dict[str, Any]: ...
     async def audit_call(self, conversation_id: str, call: ToolCall, decision: str) -> None: ...
-    async def use_tokens(
-        self, conversation_id: str, model_id: str, input_tokens: int, output_tokens: int
-    ) -> str | None: ...
-    async def budget_left(self) -> str | None: ...
+    @property
+    def budget(self) -> PersonBudget: ...
 
 
 INTERRUPTED = "The answer was interrupted (webhost stopped while it was being written). Retry to ask again."
@@ -93,6 +96,7 @@ class ActiveConversation:
         self.contexts: dict[str, AppContext] = {}
         self._writing = anyio.Lock()  # the conversation's writes, one at a time, in the order they were asked
         self.turn: Turn | None = None
+        self.attached: Mapping[str, tuple[Block, ...]] = {}  # set by the chat when a turn starts (attachments.py)
 
     @property
     def _person(self) -> str:
@@ -207,6 +211,15 @@ class ActiveConversation:
             return self.messages[:-1]
         return list(self.messages)
 
+    async def attachment_blocks(self) -> Mapping[str, tuple[Block, ...]]:
+        """What the model is given of the attachments of the branch shown, read once per turn (the chat forgets
+        them when the turn ends)."""
+        model = self.options.chat.model(self.model_id)
+        self.attached = await attachments_of(self.chat).blocks(
+            self.messages, self.attached, vision=bool(model and model.vision)
+        )
+        return self.attached
+
     def call(self, call_id: str) -> ToolCall | None:
         """A tool call of any branch (an app of a branch shown again asks for its own)."""
         for message in reversed(self.every()):
@@ -221,7 +234,7 @@ class ActiveConversation:
         sent_at = time.time()
 
         async def write() -> None:
-            masked = redactor().value(body)
+            masked = redactor().value(without_image_data(body))
             assert isinstance(masked, dict)
             async with self._writing:
                 await store.save_request(person, conversation, message.id, step, masked, sent_at)
@@ -263,6 +276,14 @@ class ActiveConversation:
     async def allow_app(self, instance: str) -> None:
         await self._settings(allowedApps=sorted({*self.settings.get("allowedApps", []), instance}))
 
+    @property
+    def tool_choice(self) -> ToolChoice:
+        """What the model may use in this conversation (the person's picker, else the configured default)."""
+        return ToolChoice.of_settings(self.settings, self.options.chat.default_servers)
+
+    async def set_tool_choice(self, choice: ToolChoice) -> None:
+        await self._settings(**{SETTINGS_KEY: choice.to_json()})
+
     async def _settings(self, **changes: Any) -> None:
         self.settings = {**self.settings, **changes}
         await self.chat.store.update(self._person, self.conversation_id, settings=self.settings)
@@ -270,7 +291,9 @@ class ActiveConversation:
     # -- TurnHost: what the turn asks of its owner -------------------------------------------------------
 
     async def tools(self) -> ToolSet:
-        return await self.chat.tools()
+        """The tools offered at each request: only those checked for this conversation (a call of another is
+        refused by the turn as an unknown name)."""
+        return (await self.chat.tools()).only(self.tool_choice.allows)
 
     async def run_call(self, call: ToolCall, arguments: dict[str, Any], on_progress: ProgressFn) -> dict[str, Any]:
         return await self.chat.run_call(self.conversation_id, call, arguments, on_progress)
@@ -278,8 +301,8 @@ class ActiveConversation:
     async def audit_call(self, call: ToolCall, decision: str) -> None:
         await self.chat.audit_call(self.conversation_id, call, decision)
 
-    async def use_tokens(self, model_id: str, input_tokens: int, output_tokens: int) -> str | None:
-        return await self.chat.use_tokens(self.conversation_id, model_id, input_tokens, output_tokens)
+    async def reserve_tokens(self, tokens: int) -> Hold:
+        return await self.chat.budget.reserve(tokens)
 
-    async def budget_left(self) -> str | None:
-        return await self.chat.budget_left()
+    async def settle_tokens(self, hold: Hold, model_id: str, input_tokens: int, output_tokens: int) -> None:
+        await self.chat.budget.settle(hold, model_id, self.conversation_id, input_tokens, output_tokens)

@@ -11,8 +11,8 @@ import hashlib
 from collections.abc import Mapping
 
 from webhost.chat.providers import ModelEndpoint, Provider, open_provider
-from webhost.config_chat import ChatModel
-from webhost.config_refs import INPUT_REF
+from webhost.config.chat import ChatModel
+from webhost.config.refs import INPUT_REF
 from webhost.errors import ChatUnavailable
 
 

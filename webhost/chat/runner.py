@@ -7,78 +7,55 @@ where that conversation is open. Conversations are the person's alone: every rea
 
 from __future__ import annotations
 
+import functools
 import logging
+import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import anyio.abc
 
+from webhost.access_policy import may_use_model
 from webhost.approvals import ApprovalBroker
-from webhost.audit import AuditLog
-from webhost.call_record import Recorder, run_recorded
-from webhost.calls import CallRegistry
-from webhost.catalogue import Catalogue
+from webhost.call_record import run_recorded
 from webhost.chat import sampling
-from webhost.chat.app_context import AppContext, make_context
+from webhost.chat.app_side import AppSide
+from webhost.chat.auto_title import write_title
+from webhost.chat.budget import PersonBudget, estimate
 from webhost.chat.conversation import ActiveConversation, interrupted
+from webhost.chat.deps import ChatDeps
 from webhost.chat.endpoints import Providers
 from webhost.chat.providers.errors import ProviderError
 from webhost.chat.search import ConversationSearch
 from webhost.chat.titles import first_line_title
-from webhost.chat.toolset import ToolSet, decision_for, offered_tools
+from webhost.chat.tool_choice import ToolChoice, picker
+from webhost.chat.toolset import ToolSet, offered_tools
 from webhost.chat.transcript import Message, ToolCall, new_id
 from webhost.chat.turn import ProgressFn, Turn, TurnModel
-from webhost.config import WebhostOptions
-from webhost.config_chat import ChatModel
-from webhost.elicitation.requests import InputRequests
-from webhost.errors import ChatUnavailable, InvalidParams, PolicyRefused, UpstreamError, WebhostError
-from webhost.people import Person
-from webhost.redact import Redactor
+from webhost.chat.turn_lease import TurnLeases
+from webhost.config.chat import ChatModel
+from webhost.elicitation.url_retry import call_with_url_steps
+from webhost.errors import ChatUnavailable, InvalidParams, UpstreamError
 from webhost.storage.conversations import ConversationStore
-from webhost.tasks import TaskBook, call_tool, listed_support
-from webhost.upstream.connection import Connection
+from webhost.tasks import call_tool, listed_support
 
 logger = logging.getLogger(__name__)
 
 MAX_TEXT = 100_000  # characters of one message the person (or an app) sends
 KEPT = 8  # idle conversations kept in memory per person (the ones just opened)
-URL_ELICITATION_REQUIRED = -32042
 
 
-@dataclass
-class ChatDeps:
-    """What one person's chat is built from (by their workspace)."""
+class Chat(AppSide):
+    """One person's chat (its app side, what apps in its conversations do, is app_side.py's)."""
 
-    options: WebhostOptions
-    person: Person
-    store: ConversationStore | None
-    audit: AuditLog
-    connections: Mapping[str, Connection]
-    catalogue: Catalogue
-    notify_all: Callable[[str, dict[str, Any]], None]  # to every tab of the person
-    task_group: anyio.abc.TaskGroup
-    calls: CallRegistry  # the registry the model's calls run in (input requests are attributed through it)
-    requests: InputRequests  # where those calls' input requests are asked (every tab of the person)
-    recorder: Recorder  # the person's call history
-    input_values: Callable[[], Mapping[str, str]]  # the person's `${input:ID}` values (their own API keys)
-    redactor: Callable[[], Redactor]  # what "What the model saw" masks: the configuration's secrets and the keys
-    replica_id: str | None = None
-    lease: float = 10.0
-    tasks: TaskBook | None = None  # the person's tasks: a model's call the server runs as one is followed there
-    # A call to a server still connecting waits for it (bounded by `timeouts.connect`; workspace/connecting.py).
-    until_connected: Callable[[Connection, str], Awaitable[None]] | None = None
-
-
-class Chat:
     def __init__(self, deps: ChatDeps) -> None:
         self.deps = deps
         self.options = deps.options
         self.person = deps.person
         self.task_group = deps.task_group
         self.replica_id = deps.replica_id
+        self.owner = deps.replica_id or "r-" + secrets.token_urlsafe(9)  # whose turn leases and budget holds
         self.notify_all = deps.notify_all
         self.redactor = deps.redactor
         self.approvals = ApprovalBroker(deps.notify_all, timeout=deps.options.human_timeout)
@@ -94,10 +71,10 @@ class Chat:
 
     def info(self) -> dict[str, Any]:
         chat = self.options.chat
-        given = self.deps.input_values()
+        given, usable = self.deps.input_values(), self._usable
         return {
-            "models": [{**m.public(), "needsKey": bool(m.key_input and m.key_input not in given)} for m in chat.models],
-            "defaultModel": chat.models[0].id if chat.models else None,
+            "models": [{**m.public(), "needsKey": bool(m.key_input and m.key_input not in given)} for m in usable],
+            "defaultModel": usable[0].id if usable else None,
             "toolCalls": chat.tool_calls,
             "available": self.deps.store is not None,
         }
@@ -127,20 +104,33 @@ class Chat:
         model_id: str | None,
         *,
         from_app: dict[str, Any] | None = None,
+        tools: ToolChoice | None = None,
+        attachments: list[dict[str, Any]] | None = None,  # checked by attachments.send_with_attachments
     ) -> dict[str, Any]:
-        text = _checked(text)
+        text = _checked(text) if text.strip() or not attachments else ""
+        user = Message(id=new_id("m-"), role="user", text=text, from_app=from_app, attachments=attachments or [])
+        return await self.post(conversation_id, [user], model_id, tools=tools)
+
+    async def post(
+        self, conversation_id: str | None, messages: list[Message], model_id: str | None, *, tools: ToolChoice | None
+    ) -> dict[str, Any]:
+        """Add messages to the branch shown (a new conversation without an id) and, when the last is the
+        person's, start the model's answer (a prompt's messages may end with the assistant's)."""
         model = self._model(model_id)
         if conversation_id is None:
             conversation_id = new_id("c-")
-            title = first_line_title(text)
+            title = first_line_title(next((m.text for m in messages if m.role == "user"), ""))
             await self.store.create(self.deps.person.id, conversation_id, title, model.id, time.time())
             self._tell("conversations")
         active = await self._idle(conversation_id)
-        user = Message(id=new_id("m-"), role="user", text=text, from_app=from_app)
-        active.add(user)
-        active.publish("message", message=user.to_json())
-        assistant = await self._start(active, model)
-        return {"conversationId": conversation_id, "messageId": user.id, "answerId": assistant.id}
+        if tools is not None:  # chosen in the picker before the conversation existed: holds from its first request
+            await active.set_tool_choice(tools)
+        for message in messages:
+            active.add(message)
+            active.publish("message", message=message.to_json())
+        assistant = await self._start(active, model) if messages[-1].role == "user" else None
+        answer = assistant.id if assistant is not None else None
+        return {"conversationId": conversation_id, "messageId": messages[-1].id, "answerId": answer}
 
     async def retry(self, conversation_id: str, model_id: str | None) -> dict[str, Any]:
         """Ask again after an answer that failed or was interrupted (it is replaced)."""
@@ -187,6 +177,18 @@ class Chat:
         """One of the person's conversations (an unknown id is refused)."""
         return await self._conversation(conversation_id)
 
+    async def tool_picker(self, conversation_id: str | None) -> dict[str, Any]:
+        """The picker of what the model may use (tool_choice.py): a conversation's, or a new one's default."""
+        if conversation_id is None:
+            choice = ToolChoice.default(self.options.chat.default_servers)
+        else:
+            choice = (await self._conversation(conversation_id)).tool_choice
+        connected = [c.name for c in self.deps.connections.values() if c.status == "connected"]
+        return picker(await self.tools(), choice, connected)
+
+    async def set_tool_choice(self, conversation_id: str, choice: ToolChoice) -> None:
+        await (await self._conversation(conversation_id)).set_tool_choice(choice)
+
     def stop(self, conversation_id: str) -> bool:
         active = self._active.get(conversation_id)
         if active is None or active.turn is None:
@@ -218,114 +220,34 @@ class Chat:
         await self._conversation(conversation_id)
         return await self.store.requests(self.deps.person.id, conversation_id, message_id)
 
-    # -- what apps in a conversation do ------------------------------------------------------------------
-
-    async def set_context(
-        self, conversation_id: str, instance: str, server: str, app: str, params: dict[str, Any]
-    ) -> dict[str, Any]:
-        active = await self._conversation(conversation_id)
-        if active.call(instance) is None:
-            raise PolicyRefused("this app is not part of that conversation")
-        context = make_context(instance, server, app, params, limit=self.options.chat.max_app_context_chars)
-        await active.set_context(context)
-        return context.to_json()
-
-    async def check_app_call(self, conversation_id: str, call_id: str, server: str, tool: str) -> None:
-        """An app may open for this call of the model's: the person's, of this tool, not waiting for approval."""
-        active = await self._conversation(conversation_id)
-        call = active.call(call_id)
-        if call is None or call.server != server or call.tool != tool:
-            raise InvalidParams("no such tool call in this conversation", {"callId": call_id})
-        if call.status in ("approval", "denied"):
-            raise PolicyRefused("the person has not allowed this tool call", {"callId": call_id})
-
-    def denied_to_model(self, server: str, tool: str) -> bool:
-        """The model may not call this tool (`deny`): nor may an app its call opened (apps/policy.py)."""
-        return decision_for(self.options, server, tool) == "deny"
-
-    async def remove_context(self, conversation_id: str, instance: str) -> None:
-        active = await self._conversation(conversation_id)
-        await active.remove_context(instance)
-
-    async def app_message(
-        self, conversation_id: str, instance: str, server: str, app: str, text: str, *, frame: str | None
-    ) -> dict[str, Any]:
-        """An app's `ui/message`: the first of each app instance waits for the person's consent."""
-        active = await self._conversation(conversation_id)
-        if active.call(instance) is None:
-            raise PolicyRefused("this app is not part of that conversation")
-        self._rate_limit(instance)
-        if not active.app_allowed(instance):
-            answer = await self.approvals.answer(
-                server,
-                "app-message",
-                f"The app {app} wants to send a message in this conversation",
-                {"conversationId": conversation_id, "instance": instance, "app": app, "text": text[:4000]},
-                frame=frame,
-                subject=instance,
-            )
-            await self.deps.audit.record(
-                "chat.app-message",
-                person=self.deps.person,
-                server=server,
-                frame=frame,
-                decision="allowed" if answer.decision == "allow" else "denied",
-                summary=f"conversation {conversation_id}",
-                detail={"conversationId": conversation_id, "instance": instance},
-            )
-            if answer.decision != "allow":
-                raise PolicyRefused("the person did not allow this message")
-            if answer.remember:
-                await active.allow_app(instance)
-        else:
-            self.deps.audit.note(
-                "chat.app-message",
-                person=self.deps.person,
-                server=server,
-                frame=frame,
-                decision="allowed",
-                summary=f"conversation {conversation_id}",
-                detail={"conversationId": conversation_id, "instance": instance, "remembered": True},
-            )
-        if active.turn is not None:
-            await active.turn.done.wait()
-        return await self.send(
-            conversation_id, text, active.model_id, from_app={"server": server, "name": app, "instance": instance}
-        )
-
-    def _rate_limit(self, instance: str) -> None:
-        now = time.monotonic()
-        recent = [t for t in self._app_message_times.get(instance, []) if now - t < 60]
-        if len(recent) >= self.options.chat.app_messages_per_minute:
-            raise PolicyRefused(
-                f"this app sent more than {self.options.chat.app_messages_per_minute} messages in a minute"
-            )
-        self._app_message_times[instance] = [*recent, now]
-
     async def sample(self, model_id: str | None, params: dict[str, Any]) -> dict[str, Any]:
         """A sampling request's reply written by the person's chosen model (after they chose it, as shown)."""
         model = self._model(model_id)
-        refusal = await self.budget_left()
-        if refusal is not None:
-            raise PolicyRefused(refusal)
         provider = self.providers.get(model, self.deps.input_values())
         request = sampling.sampling_request(model.model, model.max_tokens, params)
-        try:
-            text, used_in, used_out = await sampling.answer(provider, request)
-        except ProviderError as exc:
-            raise UpstreamError(exc.message, {"model": model.id}) from None
-        await self.use_tokens("sampling", model.id, used_in, used_out)
+        cost = estimate(provider.wire_body(request)) + model.max_tokens
+        async with self.budget.step(cost, model.id, "sampling") as used:
+            try:
+                text, used.input, used.output = await sampling.answer(provider, request)
+            except ProviderError as exc:
+                raise UpstreamError(exc.message, {"model": model.id}) from None
         if not text.strip():
             raise UpstreamError(f"{model.label or model.id} answered with no text", {"model": model.id})
         return {"text": text, "model": model.model}
 
     # -- turns ---------------------------------------------------------------------------------------------
 
+    @property
+    def _usable(self) -> list[ChatModel]:  # the models the person's groups allow (webhost.access)
+        access, groups = self.options.access, self.deps.person.groups
+        return [m for m in self.options.chat.models if may_use_model(access, groups, m.id)]
+
     def _model(self, model_id: str | None) -> ChatModel:
-        chat = self.options.chat
-        if not chat.models:
+        usable = self._usable
+        if not self.options.chat.models:
             raise ChatUnavailable('no model is configured: add one under "webhost": {"chat": {"models": [...]}}')
-        model = chat.model(model_id)
+        # A model the person may not use gets the same answer as one not configured (no oracle).
+        model = usable[0] if model_id is None and usable else next((m for m in usable if m.id == model_id), None)
         if model is None:
             raise InvalidParams(f"no model {model_id!r} is configured", {"model": model_id})
         return model
@@ -333,6 +255,19 @@ class Chat:
     async def _start(self, active: ActiveConversation, model: ChatModel) -> Message:
         provider = self.providers.get(model, self.deps.input_values())
         assistant = Message(id=new_id("m-"), role="assistant", status="streaming", model=model.id)
+        turn = Turn(
+            active,
+            provider,
+            TurnModel(model.id, model.model, model.max_tokens, model.context_tokens),
+            assistant,
+            active.publish,
+        )
+        active.turn = turn  # before anything is awaited: a second turn here is refused (`_idle`)
+        try:
+            lease = await self.leases.take(active.conversation_id)  # refused while another replica runs one here
+        except BaseException:
+            active.turn = None
+            raise
         active.add(assistant)
         active.publish("message", message=assistant.to_json())
         if model.id != active.model_id:
@@ -340,14 +275,15 @@ class Chat:
             self.task_group.start_soon(
                 lambda: self.store.update(self.deps.person.id, active.conversation_id, model_id=model.id)
             )
-        turn = Turn(active, provider, TurnModel(model.id, model.model, model.max_tokens), assistant, active.publish)
-        active.turn = turn
 
         async def run() -> None:
-            try:
-                await turn.run()
-            finally:
-                active.turn = None
+            async with self.leases.held(active.conversation_id, lease, self.task_group):
+                try:
+                    await turn.run()
+                finally:
+                    # Before the lease is given back: this replica may start the next turn at once.
+                    active.turn, active.attached = None, {}
+            await write_title(self, active, model, lambda: self._tell("conversations"))
 
         self._keep(active)
         self.deps.task_group.start_soon(run, name=f"chat-turn:{active.conversation_id}")
@@ -355,6 +291,7 @@ class Chat:
 
     async def _idle(self, conversation_id: str) -> ActiveConversation:
         active = await self._conversation(conversation_id)
+        await self.leases.refuse_if_elsewhere(conversation_id)  # first: nothing is awaited from the check below on
         if active.turn is not None:
             raise InvalidParams("the model is still answering in this conversation: stop it or wait")
         return active
@@ -369,6 +306,9 @@ class Chat:
 
     async def _conversation(self, conversation_id: str) -> ActiveConversation:
         active = self._active.get(conversation_id)
+        if active is not None and active.turn is None and any(m.status == "streaming" for m in active.every()):
+            del self._active[conversation_id]  # another replica writes it: read it again as it is now
+            active = None
         if active is not None:
             self._keep(active)
             return active
@@ -384,8 +324,9 @@ class Chat:
             raise InvalidParams("no such conversation", {"conversationId": conversation_id})
         active = ActiveConversation(self, stored)
         await active.load()
-        for message in active.every():
-            if message.status == "streaming":  # no turn of this process runs it: its replica stopped
+        streaming = [m for m in active.every() if m.status == "streaming"]
+        if streaming and not await self.leases.elsewhere(conversation_id):  # no live replica writes them
+            for message in streaming:
                 interrupted(message)
                 await active.save(message)
         self._keep(active)
@@ -397,7 +338,7 @@ class Chat:
     # -- what a turn's conversation needs (conversation.py calls back) -------------------------------------
 
     async def tools(self) -> ToolSet:
-        return await offered_tools(self.deps.connections, self.deps.catalogue, self.options)
+        return await offered_tools(self.deps.connections, self.deps.catalogue, self.options, self.deps.person.groups)
 
     async def run_call(
         self, conversation_id: str, call: ToolCall, arguments: dict[str, Any], on_progress: ProgressFn
@@ -415,28 +356,25 @@ class Chat:
         }
         tool = call.tool
 
+        async def attempt() -> dict[str, Any]:
+            support = await listed_support(self.deps.catalogue.tool, connection, tool)
+            return await call_tool(
+                self.deps.tasks,
+                connection,
+                tool,
+                arguments,
+                support=support,
+                on_progress=on_progress,
+                call_id=call.id,
+                cancel_with_caller=True,  # Stop ends the turn's calls, tasks included
+            )
+
         async def action() -> dict[str, Any]:
             if self.deps.until_connected is not None:
                 await self.deps.until_connected(connection, f"the model's call of {tool}")
-            seen: set[str] = set()
-            while True:
-                try:
-                    support = await listed_support(self.deps.catalogue.tool, connection, tool)
-                    return await call_tool(
-                        self.deps.tasks,
-                        connection,
-                        tool,
-                        arguments,
-                        support=support,
-                        on_progress=on_progress,
-                        call_id=call.id,
-                        cancel_with_caller=True,  # Stop ends the turn's calls, tasks included
-                    )
-                except WebhostError as exc:
-                    data = exc.data or {}
-                    if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:
-                        raise
-                    await self.deps.requests.complete_required_urls(connection, data.get("upstreamData"), seen)
+            # Never offered to the model when the person may not use it; refused here all the same (access rules).
+            await self.deps.catalogue.check_call(connection, tool)
+            return await call_with_url_steps(attempt, self.deps.requests, connection)
 
         return await run_recorded(self.deps.recorder, self.deps.calls, "tool", origin, arguments, call.id, action)
 
@@ -450,31 +388,18 @@ class Chat:
             detail={"conversationId": conversation_id, "tool": call.tool, "callId": call.id},
         )
 
-    async def use_tokens(
-        self, conversation_id: str, model_id: str, input_tokens: int, output_tokens: int
-    ) -> str | None:
-        day = time.strftime("%Y-%m-%d", time.gmtime())
-        person = self.deps.person.id
-        await self.store.add_usage(person, day, model_id, conversation_id, input_tokens, output_tokens)
-        budget = self.options.chat.daily_token_budget
-        if budget is not None and await self.store.tokens_on(person, day) > budget:
-            return _budget_line(budget)
-        return None
+    @functools.cached_property
+    def budget(self) -> PersonBudget:
+        return PersonBudget(self.options, self.person, self.store.storage, self.owner, self.deps.lease)
 
-    async def budget_left(self) -> str | None:
-        budget = self.options.chat.daily_token_budget
-        if budget is None:
-            return None
-        used = await self.store.tokens_on(self.deps.person.id, time.strftime("%Y-%m-%d", time.gmtime()))
-        return _budget_line(budget) if used >= budget else None
+    @functools.cached_property
+    def leases(self) -> TurnLeases:
+        return TurnLeases(self.store.storage, self.person.id, self.owner, self.deps.lease)
 
     @property
     def open_conversations(self) -> int:
         """Conversations held in memory (for /metrics)."""
         return len(self._active)
-
-    def active_context(self, conversation_id: str) -> ActiveConversation | None:
-        return self._active.get(conversation_id)
 
     async def close(self, *, shutting_down: bool = False) -> None:
         """The workspace closes: every turn ends (its answer is kept), approvals are released. When webhost
@@ -493,10 +418,6 @@ class Chat:
                     await active.turn.done.wait()
         await self.providers.close()
 
-    def contexts_of(self, conversation_id: str) -> list[AppContext]:
-        active = self._active.get(conversation_id)
-        return list(active.contexts.values()) if active is not None else []
-
 
 def _checked(text: str) -> str:
     text = text.strip()
@@ -505,7 +426,3 @@ def _checked(text: str) -> str:
     if len(text) > MAX_TEXT:
         raise InvalidParams(f"the message is longer than {MAX_TEXT} characters")
     return text
-
-
-def _budget_line(budget: int) -> str:
-    return f"Your daily token budget ({budget} tokens) is used up; it starts again at 00:00 UTC."

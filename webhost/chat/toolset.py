@@ -10,18 +10,19 @@ set is fresh for each request to the model.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
+from webhost.access_policy import may_use_tool
 from webhost.apps.meta import tool_resource_uri, tool_visibility
 from webhost.catalogue import Catalogue
 from webhost.chat.naming import ToolNames, ToolRef
 from webhost.chat.providers.messages import ToolSpec
 from webhost.config import WebhostOptions
-from webhost.config_chat import Decision
+from webhost.config.chat import Decision
 from webhost.errors import WebhostError
 from webhost.upstream.connection import Connection
 
@@ -55,6 +56,13 @@ class ToolSet:
     def __init__(self, tools: list[OfferedTool]) -> None:
         self._by_name = {t.name: t for t in tools}
 
+    def all(self) -> tuple[OfferedTool, ...]:
+        return tuple(self._by_name.values())
+
+    def only(self, keep: Callable[[ToolRef], bool]) -> ToolSet:
+        """The tools `keep` lets through (a conversation's choice, tool_choice.py), under the same names."""
+        return ToolSet([t for t in self._by_name.values() if keep(t.ref)])
+
     def specs(self) -> tuple[ToolSpec, ...]:
         return tuple(t.spec for t in self._by_name.values())
 
@@ -66,7 +74,7 @@ class ToolSet:
 
 
 async def offered_tools(
-    connections: Mapping[str, Connection], catalogue: Catalogue, options: WebhostOptions
+    connections: Mapping[str, Connection], catalogue: Catalogue, options: WebhostOptions, groups: Iterable[str]
 ) -> ToolSet:
     listings: dict[str, list[dict[str, Any]]] = {}
 
@@ -94,6 +102,8 @@ async def offered_tools(
                 continue
             if "model" not in tool_visibility(tool.get("_meta")):
                 continue  # app-only: never offered to the model (SEP-1865)
+            if not may_use_tool(options.access, groups, server, name):
+                continue  # the person's groups do not allow it (webhost.access): absent, as for the person
             decision = decision_for(options, server, name)
             if decision != "deny":
                 candidates.append((ToolRef(server, name), tool, decision))

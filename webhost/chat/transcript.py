@@ -18,7 +18,6 @@ Role = Literal["user", "assistant"]
 MessageStatus = Literal["streaming", "done", "stopped", "error", "interrupted"]
 # What the page shows of a tool call (contract §8), plus "streaming" while the model writes its arguments.
 CallStatus = Literal["streaming", "approval", "running", "ok", "error", "denied"]
-FINAL_CALL_STATUSES = ("ok", "error", "denied")
 
 
 def new_id(prefix: str) -> str:
@@ -76,6 +75,10 @@ class Message:
     retryable: bool = False
     model: str | None = None
     from_app: dict[str, Any] | None = None  # {"server", "name", "instance"} for a message an app sent
+    from_prompt: dict[str, Any] | None = None  # {"server", "name"} for a message of an MCP prompt (prompt_run.py)
+    attachments: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # {"id", "name", "kind", "mimeType"} (attachments.py)
     usage: dict[str, int] = field(default_factory=lambda: {"input": 0, "output": 0})
     steps: int = 0
     created_at: float = field(default_factory=time.time)
@@ -127,6 +130,8 @@ class Message:
             retryable=bool(data.get("retryable")),
             model=data.get("model"),
             from_app=data.get("fromApp"),
+            from_prompt=data.get("fromPrompt"),
+            attachments=list(data.get("attachments") or []),
             usage=dict(data.get("usage") or {"input": 0, "output": 0}),
             steps=int(data.get("steps") or 0),
             created_at=float(data.get("createdAt") or time.time()),
@@ -169,7 +174,15 @@ def _camel(value: Any) -> Any:
         out: dict[str, Any] = {}
         for key, item in value.items():
             camel = _to_camel(key) if isinstance(key, str) else key
-            keep_inner = key in ("result", "arguments", "partial", "usage", "from_app")  # values of theirs, as given
+            keep_inner = key in (
+                "result",
+                "arguments",
+                "partial",
+                "usage",
+                "from_app",
+                "from_prompt",
+                "attachments",
+            )  # values of theirs, as given
             out[camel] = item if keep_inner else _camel(item)
         return out
     if isinstance(value, list):

@@ -15,7 +15,7 @@ their text kept: not the way the person's Stop ends one (done).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,15 +26,17 @@ import orjson
 from webhost.approvals import ApprovalBroker
 from webhost.chat import prompt
 from webhost.chat.app_context import AppContext
+from webhost.chat.budget import BudgetRefused, estimate
 from webhost.chat.partial import PartialArguments, flush_soon
 from webhost.chat.providers import Provider
 from webhost.chat.providers.errors import ProviderError
 from webhost.chat.providers.events import Stop, TextDelta, ToolArgsDelta, ToolCallEnd, ToolCallStart, Usage
-from webhost.chat.providers.messages import ChatRequest
+from webhost.chat.providers.messages import Block, ChatRequest
 from webhost.chat.toolset import OfferedTool, ToolSet
 from webhost.chat.transcript import Message, Part, ToolCall, call_json, new_id
 from webhost.config import WebhostOptions
 from webhost.errors import WebhostError
+from webhost.storage.budgets import Hold
 
 logger = logging.getLogger(__name__)
 
@@ -57,10 +59,11 @@ class TurnHost(Protocol):
     async def tools(self) -> ToolSet: ...
     def app_contexts(self) -> list[AppContext]: ...
     def history(self) -> list[Message]: ...
+    async def attachment_blocks(self) -> Mapping[str, tuple[Block, ...]]: ...
     async def save(self, message: Message) -> None: ...
     def save_request(self, message: Message, step: int, body: dict[str, Any]) -> None: ...
-    async def use_tokens(self, model_id: str, input_tokens: int, output_tokens: int) -> str | None: ...
-    async def budget_left(self) -> str | None: ...
+    async def reserve_tokens(self, tokens: int) -> Hold: ...
+    async def settle_tokens(self, hold: Hold, model_id: str, input_tokens: int, output_tokens: int) -> None: ...
     def remembered(self, call: ToolCall) -> bool: ...
     async def remember(self, call: ToolCall) -> None: ...
     async def run_call(self, call: ToolCall, arguments: dict[str, Any], on_progress: ProgressFn) -> dict[str, Any]: ...
@@ -75,6 +78,7 @@ class TurnModel:
     id: str
     model: str
     max_tokens: int
+    context_tokens: int | None = None  # None: the request is not fitted (prompt.fit)
 
 
 class Turn:
@@ -151,12 +155,16 @@ class Turn:
     async def _steps(self) -> None:
         message = self.message
         for step in range(1, self.host.options.chat.max_steps + 1):
-            refusal = await self.host.budget_left()
-            if refusal is not None:
-                raise ProviderError(refusal, kind="other", retryable=False)
             message.steps = step
             tools = await self.host.tools()
-            calls = await self._stream(step, tools)
+            try:
+                calls = await self._stream(step, tools)
+            except BudgetRefused as refused:  # before this step's request: the steps before it stay the answer
+                if step == 1:
+                    raise ProviderError(refused.line, kind="other", retryable=False) from None
+                message.status = "done"
+                self._note(f"\n\n[webhost: {refused.line} This turn was ended before its next request.]", step)
+                return
             await self.host.save(message)
             if not calls:
                 message.status = "done"
@@ -164,8 +172,11 @@ class Turn:
             await self._run_calls(calls, tools)
             await self.host.save(message)
         message.status = "done"
-        note = f"\n\n[webhost: this turn made {self.host.options.chat.max_steps} requests to the model and was ended]"
-        message.add_text(note, message.steps)
+        steps = self.host.options.chat.max_steps
+        self._note(f"\n\n[webhost: this turn made {steps} requests to the model and was ended]")
+
+    def _note(self, note: str, step: int | None = None) -> None:
+        self.message.add_text(note, step if step is not None else self.message.steps)
         self.publish("text", delta=note)
 
     async def _stream(self, step: int, tools: ToolSet) -> list[ToolCall]:
@@ -185,13 +196,22 @@ class Turn:
             tools=tools.specs(),
             result_limit=options.chat.max_tool_result_chars,
             structured_servers=structured,
+            context_tokens=self.model.context_tokens,
+            attachments=await self.host.attachment_blocks(),
         )
-        self.host.save_request(self.message, step, self.provider.wire_body(request))
+        body = self.provider.wire_body(request)
+        hold = await self.host.reserve_tokens(estimate(body) + self.model.max_tokens)  # BudgetRefused: not sent
+        self.host.save_request(self.message, step, body)
         by_index: dict[int, tuple[ToolCall, OfferedTool | None, PartialArguments | None]] = {}
+        before = dict(self.message.usage)
         try:
             await self._read(step, request, tools, by_index)
         except BaseExceptionGroup as group:  # the flushers' group wraps what the stream raised: one error, as raised
             raise _sole(group) from None
+        finally:  # what the provider reported is what this step costs, whatever ended it
+            used = {k: self.message.usage[k] - before.get(k, 0) for k in ("input", "output")}
+            with anyio.CancelScope(shield=True):
+                await self.host.settle_tokens(hold, self.model.id, used["input"], used["output"])
         return [call for call, _, _ in by_index.values()]
 
     async def _read(
@@ -219,12 +239,9 @@ class Turn:
                     entry = by_index.get(event.index)
                     if entry is not None:
                         self._end_call(entry[0], event.arguments)
-                elif isinstance(event, Usage):
-                    refusal = await self.host.use_tokens(self.model.id, event.input_tokens, event.output_tokens)
+                elif isinstance(event, Usage):  # settled when the step ends (`_stream`)
                     self.message.usage["input"] += event.input_tokens
                     self.message.usage["output"] += event.output_tokens
-                    if refusal is not None:
-                        raise ProviderError(refusal, kind="other", retryable=False)
                 elif isinstance(event, Stop) and event.reason == "length" and not by_index:
                     note = "\n\n[webhost: the answer reached the model's token limit (maxTokens)]"
                     self.message.add_text(note, step)

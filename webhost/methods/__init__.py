@@ -8,8 +8,11 @@ from typing import Any
 from webhost.session import BrowserSession
 
 from . import (
+    admin,
     apps,
     chat,
+    chat_composer,
+    chat_tools,
     history,
     inputs,
     person_inputs,
@@ -41,4 +44,7 @@ METHODS: dict[str, Handler] = {
     **workbench.METHODS,
     **history.METHODS,
     **chat.METHODS,
+    **chat_tools.METHODS,
+    **chat_composer.METHODS,
+    **admin.METHODS,
 }

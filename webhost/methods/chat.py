@@ -11,7 +11,9 @@ import time
 from typing import Any
 
 from webhost.chat import export
+from webhost.chat.attachments import CHUNK_CHARS, attachments_of, send_with_attachments
 from webhost.chat.search import MAX_QUERY
+from webhost.chat.tool_choice import ToolChoice
 from webhost.errors import InvalidParams
 from webhost.session import BrowserSession
 
@@ -48,7 +50,36 @@ async def send(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any
     text = params.get("text")
     if not isinstance(text, str):
         raise InvalidParams("params.text must be a string")
-    return await session.workspace.chat.send(_optional(params, "conversationId"), text, _optional(params, "model"))
+    tools = None if params.get("tools") is None else ToolChoice.parse(params["tools"])
+    conversation, model = _optional(params, "conversationId"), _optional(params, "model")
+    given = params.get("attachments") or []
+    if not isinstance(given, list) or not all(isinstance(a, dict) and isinstance(a.get("id"), str) for a in given):
+        raise InvalidParams('params.attachments must be a list of {"id", "name"}')
+    if not given:
+        return await session.workspace.chat.send(conversation, text, model, tools=tools)
+    return await send_with_attachments(session.workspace.chat, conversation, text, model, given, tools=tools)
+
+
+async def attach(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """Start sending a file for the composer (docs/chat.md "Attachments"); its chunks follow."""
+    size = params.get("size")
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise InvalidParams("params.size must be a non-negative integer")
+    name = _params.string(params, "name", max_length=1000)
+    return {"id": attachments_of(session.workspace.chat).start(name, size)}
+
+
+async def attach_chunk(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    """A chunk of the file (base64); the last one answers with what the file became."""
+    data = _params.string(params, "data", max_length=CHUNK_CHARS)
+    upload = _params.string(params, "id", max_length=ID_LENGTH)
+    kept = await attachments_of(session.workspace.chat).chunk(upload, data, params.get("last") is True)
+    return {"attachment": kept}
+
+
+async def attach_remove(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    await attachments_of(session.workspace.chat).remove(_params.string(params, "id", max_length=ID_LENGTH))
+    return {}
 
 
 async def retry(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -148,6 +179,9 @@ METHODS = {
     "chat/list": list_conversations,
     "chat/open": open_conversation,
     "chat/send": send,
+    "chat/attach": attach,
+    "chat/attach/chunk": attach_chunk,
+    "chat/attach/remove": attach_remove,
     "chat/retry": retry,
     "chat/stop": stop,
     "chat/edit": edit,

@@ -28,7 +28,12 @@ async def get_prompt(session: BrowserSession, params: dict[str, Any]) -> dict[st
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "p-" + secrets.token_hex(6)
     origin = {"method": "prompts/get", "name": name, "server": connection.name}
     return await recorded(
-        session, "prompt", origin, arguments, str(call_id), lambda: connection.get_prompt(name, arguments, meta=meta)
+        session,
+        "prompt",
+        origin,
+        arguments,
+        str(call_id),
+        lambda: connection.client.get_prompt(name, arguments, meta=meta),
     )
 
 

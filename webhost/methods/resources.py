@@ -30,7 +30,7 @@ async def read_resource(session: BrowserSession, params: dict[str, Any]) -> dict
     call_id = params.get("callId") if isinstance(params.get("callId"), str) else "r-" + secrets.token_hex(6)
     origin = {"method": "resources/read", "name": uri, "server": connection.name}
     return await recorded(
-        session, "resource", origin, {}, str(call_id), lambda: connection.read_resource(uri, meta=meta)
+        session, "resource", origin, {}, str(call_id), lambda: connection.client.read_resource(uri, meta=meta)
     )
 
 

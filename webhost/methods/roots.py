@@ -10,6 +10,7 @@ from webhost.session import BrowserSession
 
 
 async def get_roots(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
+    await session.workspace.roots.loaded()
     return session.workspace.roots.view(admin=session.person.is_admin)
 
 
@@ -20,6 +21,7 @@ async def set_roots(session: BrowserSession, params: dict[str, Any]) -> dict[str
         raise InvalidParams('params.scope must be "mine" or "shared"')
     items = checked_roots(params.get("roots"))
     roots = session.workspace.roots
+    await roots.loaded()
     if scope == "shared":
         if not session.person.is_admin:
             raise PolicyRefused("only an admin may change the roots everyone is given", {"scope": "shared"})

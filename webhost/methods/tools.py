@@ -7,8 +7,8 @@ from typing import Any
 
 from webhost import tasks as task_calls
 from webhost.apps.meta import tool_resource_uri, tool_visibility
-from webhost.elicitation.requests import URL_ELICITATION_REQUIRED
-from webhost.errors import InvalidParams, UpstreamError, WebhostError
+from webhost.elicitation.url_retry import call_with_url_steps
+from webhost.errors import InvalidParams, WebhostError
 from webhost.session import BrowserSession
 from webhost.tasks import TrackedTask, listed_support
 from webhost.workspace.left_calls import RunningCall
@@ -66,32 +66,27 @@ async def call_tool(session: BrowserSession, params: dict[str, Any]) -> dict[str
         report = {"callId": call_id, "progress": progress, "total": total, "message": message}
         left_calls.progress(running, report, session.notify)
 
+    async def attempt() -> dict[str, Any]:
+        # A tool may run as a task (before 2026-07-28 when its taskSupport asks; since, as the server decides):
+        # followed by the person's tasks, this call answers with its end (webhost/tasks.py).
+        support = await listed_support(session.catalogue.tool, connection, name)
+        return await task_calls.call_tool(
+            tasks,
+            connection,
+            name,
+            arguments,
+            support=support,
+            as_task=as_task,
+            meta=meta,
+            on_progress=on_progress,
+            call_id=call_id,
+            started=lambda entry: session.notify("progress", _task_progress(call_id, entry)),
+        )
+
     async def run() -> dict[str, Any]:
         await session.workspace.until_connected(connection, f"the call of {name}")  # many tabs opening at once
-        seen: set[str] = set()
-        while True:
-            try:
-                # A tool may run as a task (before 2026-07-28 when its taskSupport asks; since, as the server
-                # decides): followed by the person's tasks, this call answers with its end (webhost/tasks.py).
-                support = await listed_support(session.catalogue.tool, connection, name)
-                return await task_calls.call_tool(
-                    tasks,
-                    connection,
-                    name,
-                    arguments,
-                    support=support,
-                    as_task=as_task,
-                    meta=meta,
-                    on_progress=on_progress,
-                    call_id=call_id,
-                    started=lambda entry: session.notify("progress", _task_progress(call_id, entry)),
-                )
-            except UpstreamError as exc:
-                data = exc.data or {}
-                if data.get("upstreamCode") != URL_ELICITATION_REQUIRED:
-                    raise
-                # Legacy URL_ELICITATION_REQUIRED: run the URL steps it names, then retry the call (with a loop guard).
-                await session.requests.complete_required_urls(connection, data.get("upstreamData"), seen)
+        await session.catalogue.check_call(connection, name)  # a tool the person may not use is never sent
+        return await call_with_url_steps(attempt, session.requests, connection)
 
     origin = {"method": "tools/call", "name": name, "server": connection.name}
     # In the workspace, not in this request: a reload of the tab does not end it (workspace/left_calls.py).

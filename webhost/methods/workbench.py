@@ -38,7 +38,7 @@ async def complete(session: BrowserSession, params: dict[str, Any]) -> dict[str,
         raise InvalidParams("params.argument.value must be a string")
     context = _params.optional_object(params, "context")
     arguments = _strings(context.get("arguments"), "context.arguments")
-    return await connection.complete(reference, {"name": name, "value": value}, arguments or None)
+    return await connection.client.complete(reference, {"name": name, "value": value}, arguments or None)
 
 
 async def set_level(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
@@ -46,24 +46,24 @@ async def set_level(session: BrowserSession, params: dict[str, Any]) -> dict[str
     level = params.get("level")
     if level not in LOG_LEVELS:
         raise InvalidParams(f"params.level must be one of {', '.join(LOG_LEVELS)}")
-    await connection.set_log_level(str(level))
+    await connection.client.set_log_level(str(level))
     return {}
 
 
 async def ping(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
-    return {"ms": round(await connection.ping(), 3)}
+    return {"ms": round(await connection.client.ping(), 3)}
 
 
 async def subscribe(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
-    await connection.subscribe(_params.string(params, "uri", max_length=8192))
+    await connection.client.subscribe(_params.string(params, "uri", max_length=8192))
     return {"subscribed": True}
 
 
 async def unsubscribe(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     connection = session.connection(params)
-    await connection.unsubscribe(_params.string(params, "uri", max_length=8192))
+    await connection.client.unsubscribe(_params.string(params, "uri", max_length=8192))
     return {"subscribed": False}
 
 

@@ -19,9 +19,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from webhost.storage.attachments import AttachmentStore, chat_attachments
 from webhost.storage.chat_seal import ChatSeal as ChatSeal  # where the stores are built import it from here
 from webhost.storage.db import Storage, metadata
-from webhost.storage.live_calls import replicas
 from webhost.storage.portable import fit, upsert
 
 MAX_MESSAGES = 1000  # the newest a conversation is read with
@@ -128,6 +128,7 @@ class ConversationStore:
     def __init__(self, storage: Storage, seal: ChatSeal) -> None:
         self.storage = storage
         self.seal = seal
+        self.attachments = AttachmentStore(storage, seal)
 
     # -- conversations ----------------------------------------------------------------------------
 
@@ -188,9 +189,11 @@ class ConversationStore:
         settings: dict[str, Any] | None = None,
         leaf_id: str | None = None,
         now: float | None = None,
+        title_was: str | None = None,
     ) -> bool:
         """Change what is given; the conversation's time only with `now` (a rename or a branch shown is not
-        activity: the list stays in the order of the conversations' last messages)."""
+        activity: the list stays in the order of the conversations' last messages). With `title_was`, only
+        while the title is still that one (a title the model wrote never replaces the person's rename)."""
         values: dict[str, Any] = {}
         if title is not None:
             values["title"] = fit(title, 200)
@@ -206,11 +209,10 @@ class ConversationStore:
             return True
 
         async def work(db: AsyncConnection) -> bool:
-            done = await db.execute(
-                chat_conversations.update()
-                .where(chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id)
-                .values(**values)
-            )
+            where = [chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id]
+            if title_was is not None:
+                where.append(chat_conversations.c.title == fit(title_was, 200))
+            done = await db.execute(chat_conversations.update().where(*where).values(**values))
             return bool(done.rowcount == 1)
 
         return await self.storage.write(work)
@@ -224,7 +226,7 @@ class ConversationStore:
                     chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id
                 )
             )
-            for table in (chat_messages, chat_requests, chat_contexts):
+            for table in (chat_messages, chat_requests, chat_contexts, chat_attachments):
                 await db.execute(
                     table.delete().where(table.c.person_id == person_id, table.c.conversation_id == conversation_id)
                 )
@@ -330,26 +332,6 @@ class ConversationStore:
                 )
 
         await self.storage.write(work)
-
-    async def orphaned_streams(self, person_id: str, replica_id: str, now: float, lease: float) -> list[StoredMessage]:
-        """This person's messages still marked streaming by a replica that is gone (or by this one, for turns it
-        no longer runs: the caller checks those)."""
-        query = (
-            sa.select(chat_messages, replicas.c.heartbeat_at)
-            .outerjoin(replicas, replicas.c.id == chat_messages.c.replica_id)
-            .where(chat_messages.c.person_id == person_id, chat_messages.c.status == "streaming")
-        )
-        async with self.storage.read() as db:
-            rows = (await db.execute(query)).mappings().all()
-        out: list[StoredMessage] = []
-        for row in rows:
-            alive = row["heartbeat_at"] is not None and row["heartbeat_at"] >= now - lease
-            if row["replica_id"] != replica_id and alive:
-                continue
-            body = self.seal.open(person_id, row["conversation_id"], "message", bytes(row["sealed"]))
-            if isinstance(body, dict):
-                out.append(_stored_message(row, {**body, "conversationId": row["conversation_id"]}))
-        return out
 
     # -- the requests sent to the model -------------------------------------------------------------
 
@@ -465,13 +447,6 @@ class ConversationStore:
                 await upsert(db, chat_usage, row, key=list(key))
 
         await self.storage.write(work)
-
-    async def tokens_on(self, person_id: str, day: str) -> int:
-        query = sa.select(
-            sa.func.coalesce(sa.func.sum(chat_usage.c.input_tokens + chat_usage.c.output_tokens), 0)
-        ).where(chat_usage.c.person_id == person_id, chat_usage.c.day == day)
-        async with self.storage.read() as db:
-            return int((await db.execute(query)).scalar() or 0)
 
     async def usage_totals(self, since_day: str, people: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Tokens per person and model since a day (an admin's view: no conversation, no text)."""

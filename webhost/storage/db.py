@@ -63,6 +63,9 @@ web_sessions = sa.Table(
     # version may still write it during a rolling upgrade); a later release drops it.
     sa.Column("id_token", sa.Text),
     sa.Column("sealed_id_token", sa.LargeBinary),  # for sign-out's id_token_hint, sealed (auth/signin.py)
+    # The provider's refresh token, sealed, and when it last re-read the person's groups (auth/refresh.py, 0013).
+    sa.Column("sealed_refresh_token", sa.LargeBinary),
+    sa.Column("refreshed_at", sa.Float),
     sa.Index("web_sessions_person", "person_id"),
 )
 sign_ins = sa.Table(
@@ -109,6 +112,7 @@ class WebSession:
     person: Person
     expires_at: float
     sealed_id_token: bytes | None
+    refreshed_at: float | None = None  # when its groups were last read (None: it keeps no refresh token)
 
 
 class StorageUnavailable(Exception):
@@ -208,7 +212,14 @@ class Storage:
         await self.write(lambda db: save_person(db, person, now))
 
     async def create_session(
-        self, session_id: str, person: Person, *, now: float, expires_at: float, sealed_id_token: bytes | None
+        self,
+        session_id: str,
+        person: Person,
+        *,
+        now: float,
+        expires_at: float,
+        sealed_id_token: bytes | None,
+        sealed_refresh_token: bytes | None = None,
     ) -> None:
         async def work(db: AsyncConnection) -> None:
             await save_person(db, person, now)
@@ -219,6 +230,8 @@ class Storage:
                     created_at=now,
                     expires_at=expires_at,
                     sealed_id_token=sealed_id_token,
+                    sealed_refresh_token=sealed_refresh_token,
+                    refreshed_at=now if sealed_refresh_token is not None else None,
                 )
             )
 
@@ -227,7 +240,7 @@ class Storage:
     async def session(self, session_id: str, now: float) -> WebSession | None:
         """The live session with this id (not expired, not revoked), with its person."""
         query = (
-            sa.select(web_sessions.c.expires_at, web_sessions.c.sealed_id_token, people)
+            sa.select(web_sessions.c.expires_at, web_sessions.c.sealed_id_token, web_sessions.c.refreshed_at, people)
             .join(people, people.c.id == web_sessions.c.person_id)
             .where(
                 web_sessions.c.id_hash == digest(session_id),
@@ -246,7 +259,12 @@ class Storage:
             role="admin" if row["role"] == "admin" else "member",
             groups=tuple(row["groups"] or ()),
         )
-        return WebSession(person=person, expires_at=row["expires_at"], sealed_id_token=row["sealed_id_token"])
+        return WebSession(
+            person=person,
+            expires_at=row["expires_at"],
+            sealed_id_token=row["sealed_id_token"],
+            refreshed_at=row["refreshed_at"],
+        )
 
     async def sealed_id_token_of(self, person_id: str, now: float) -> tuple[str, bytes] | None:
         """The sealed ID token of the person's newest live web session (oidc mode), with that session's id hash

@@ -21,7 +21,7 @@ import json
 import logging
 import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,6 @@ RETRY_SECONDS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)  # pauses between tries while t
 # one commit, and the write stays out of the moments right after each answer.
 GATHER_SECONDS = 0.2
 PRUNE_EVERY = 25  # rows a person gains between two prunes (their rows stay within KEEP + PRUNE_EVERY)
-KINDS = ("tool", "resource", "prompt")
 
 call_history = sa.Table(
     "call_history",
@@ -77,6 +76,24 @@ call_history = sa.Table(
 )
 
 Summary = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """Which entries a person may see now (webhost.access): those of `servers`, but for the tools of `hidden`."""
+
+    servers: frozenset[str]
+    hidden: Mapping[str, frozenset[str]]
+
+
+def _seen_only(seen: Seen | None) -> list[sa.ColumnElement[bool]]:
+    if seen is None:
+        return []
+    c = call_history.c
+    where: list[sa.ColumnElement[bool]] = [c.server.in_(sorted(seen.servers))]
+    for server, tools in seen.hidden.items():
+        where.append(sa.not_(sa.and_(c.server == server, c.kind == "tool", c.name.in_(sorted(tools)))))
+    return where
 
 
 @dataclass
@@ -322,10 +339,13 @@ class CallHistory:
 
     # -- reads, always of one person ---------------------------------------------------------------
 
-    async def list(self, person_id: str, *, limit: int = KEEP, before: int | None = None) -> list[Summary]:
-        """The person's newest entries (older than `before` when given), newest first, without results."""
+    async def list(
+        self, person_id: str, *, limit: int = KEEP, before: int | None = None, seen: Seen | None = None
+    ) -> list[Summary]:
+        """The person's newest entries (older than `before` when given), newest first, without results; with
+        `seen`, only those it lets through, chosen before the limit (so a page is full when the entries are)."""
         columns = [c for c in call_history.c if c.name != "result"]
-        query = sa.select(*columns).where(call_history.c.person_id == person_id)
+        query = sa.select(*columns).where(call_history.c.person_id == person_id, *_seen_only(seen))
         if before is not None:
             query = query.where(call_history.c.id < before)
         query = query.order_by(call_history.c.id.desc()).limit(limit)
@@ -333,9 +353,12 @@ class CallHistory:
             rows = (await db.execute(query)).mappings().all()
         return [_summary(row) for row in rows]
 
-    async def get(self, person_id: str, entry_id: int) -> Summary | None:
-        """One of the person's entries with its result (a cut one as `preview` text); None if not theirs."""
-        query = sa.select(call_history).where(call_history.c.person_id == person_id, call_history.c.id == entry_id)
+    async def get(self, person_id: str, entry_id: int, *, seen: Seen | None = None) -> Summary | None:
+        """One of the person's entries with its result (a cut one as `preview` text); None if not theirs (or,
+        with `seen`, not one it lets through)."""
+        query = sa.select(call_history).where(
+            call_history.c.person_id == person_id, call_history.c.id == entry_id, *_seen_only(seen)
+        )
         async with self.storage.read() as db:
             row = (await db.execute(query)).mappings().first()
         if row is None:

@@ -8,41 +8,31 @@ deployment secret the database holds nothing readable.
 
 from __future__ import annotations
 
-import os
 import time
 
 import sqlalchemy as sa
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, person_inputs
+from webhost.storage.envelope import Envelope
 from webhost.storage.portable import upsert
-
-NONCE_BYTES = 12
-VERSION = b"\x01"
 
 
 class InputVault:
     """Read, store and forget one person's input values; the values are only ever plaintext in memory."""
 
     def __init__(self, storage: Storage, key: bytes) -> None:
-        if len(key) != 32:
-            raise ValueError("the input key must be 32 bytes")
+        self._envelope = Envelope(key, "input")
         self.storage = storage
-        self._aead = AESGCM(key)
 
     def _seal(self, person_id: str, input_id: str, value: str) -> bytes:
-        nonce = os.urandom(NONCE_BYTES)
-        return VERSION + nonce + self._aead.encrypt(nonce, value.encode("utf-8"), _bound(person_id, input_id))
+        return self._envelope.seal(value.encode("utf-8"), _bound(person_id, input_id))
 
     def _open(self, person_id: str, input_id: str, sealed: bytes) -> str | None:
-        if sealed[:1] != VERSION:
-            return None
-        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
+        plain = self._envelope.open(sealed, _bound(person_id, input_id))  # None: another secret, or tampered with
         try:
-            return self._aead.decrypt(nonce, body, _bound(person_id, input_id)).decode("utf-8")
-        except (InvalidTag, UnicodeDecodeError):  # another secret, or a row that was tampered with
+            return None if plain is None else plain.decode("utf-8")
+        except UnicodeDecodeError:
             return None
 
     async def values(self, person_id: str) -> dict[str, str]:

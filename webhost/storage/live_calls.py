@@ -13,21 +13,16 @@ row over with a compare-and-set on its owner, so two replicas never both take th
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, metadata
+from webhost.storage.envelope import Envelope
 from webhost.storage.portable import fitted
-
-NONCE_BYTES = 12
-VERSION = b"\x01"
 
 replicas = sa.Table(
     "replicas",
@@ -90,22 +85,19 @@ class RoundSeal:
     """AES-GCM over a round's JSON, bound to the person and the row."""
 
     def __init__(self, key: bytes) -> None:
-        if len(key) != 32:
-            raise ValueError("the round key must be 32 bytes")
-        self._aead = AESGCM(key)
+        self._envelope = Envelope(key, "round")
 
     def seal(self, person_id: str, row_id: str, value: Mapping[str, Any]) -> bytes:
-        nonce = os.urandom(NONCE_BYTES)
         body = json.dumps(value, ensure_ascii=False).encode("utf-8")
-        return VERSION + nonce + self._aead.encrypt(nonce, body, _bound(person_id, row_id))
+        return self._envelope.seal(body, _bound(person_id, row_id))
 
     def open(self, person_id: str, row_id: str, sealed: bytes) -> dict[str, Any] | None:
-        if sealed[:1] != VERSION:
+        plain = self._envelope.open(sealed, _bound(person_id, row_id))  # None: another secret, or tampered with
+        if plain is None:
             return None
-        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
         try:
-            value = json.loads(self._aead.decrypt(nonce, body, _bound(person_id, row_id)).decode("utf-8"))
-        except (InvalidTag, UnicodeDecodeError, ValueError):  # another secret, or a row tampered with
+            value = json.loads(plain.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
             return None
         return value if isinstance(value, dict) else None
 

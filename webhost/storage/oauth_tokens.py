@@ -10,20 +10,16 @@ person, server or row does not open. Nothing here is ever logged or sent to a br
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any, Literal
 
 import sqlalchemy as sa
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.db import Storage, metadata
+from webhost.storage.envelope import Envelope
 from webhost.storage.portable import upsert
 
-NONCE_BYTES = 12
-VERSION = b"\x01"
 Kind = Literal["tokens", "client"]
 
 oauth_grants = sa.Table(
@@ -41,23 +37,20 @@ class OAuthVault:
     """Read, store and forget sealed OAuth rows; plaintext exists only in memory."""
 
     def __init__(self, storage: Storage, key: bytes) -> None:
-        if len(key) != 32:
-            raise ValueError("the OAuth key must be 32 bytes")
+        self._envelope = Envelope(key, "OAuth")
         self.storage = storage
-        self._aead = AESGCM(key)
 
     def _seal(self, person_id: str, server: str, kind: Kind, value: dict[str, Any]) -> bytes:
-        nonce = os.urandom(NONCE_BYTES)
         plain = json.dumps(value, separators=(",", ":")).encode("utf-8")
-        return VERSION + nonce + self._aead.encrypt(nonce, plain, _bound(person_id, server, kind))
+        return self._envelope.seal(plain, _bound(person_id, server, kind))
 
     def _open(self, person_id: str, server: str, kind: Kind, sealed: bytes) -> dict[str, Any] | None:
-        if sealed[:1] != VERSION:
+        plain = self._envelope.open(sealed, _bound(person_id, server, kind))  # None: another secret, or tampered with
+        if plain is None:
             return None
-        nonce, body = sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :]
         try:
-            value = json.loads(self._aead.decrypt(nonce, body, _bound(person_id, server, kind)))
-        except (InvalidTag, ValueError):  # another secret, or a row that was tampered with
+            value = json.loads(plain)
+        except ValueError:
             return None
         return value if isinstance(value, dict) else None
 

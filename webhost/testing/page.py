@@ -299,6 +299,13 @@ class WebhostPage:
                     f"server {name!r} is not connected: {shown}" + (f"; it says: {error}" if error else "")
                 )
 
+    def open_workbench(self) -> None:
+        """Show the workbench (servers, activity log) when the page shows the chat: with a model configured the
+        chat is the landing view, and the servers' tools are a click away."""
+        if self.page.evaluate("() => document.body.dataset.view === 'chat'"):
+            self.page.locator('[data-action="open-workbench"]').click()
+            self.page.wait_for_function("() => document.body.dataset.view === 'workbench'", timeout=APPEAR_MS)
+
     # ---- tools --------------------------------------------------------------------------------------
 
     def open_tool(self, server: str, tool: str) -> Locator:
@@ -314,6 +321,7 @@ class WebhostPage:
                 "els => els.map(e => e.dataset.tool)"
             )
             raise AssertionError(f"server {server!r} has no tool {tool!r}; its tools: {tools}")
+        self.open_workbench()
         item.first.click()
         view = self.page.locator(f"[data-open-server={css_string(server)}][data-open-tool={css_string(tool)}]")
         try:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 from webhost.errors import UpstreamTimeout
 from webhost.observability import metrics, tracing
 
+from .legacy_calls import deliberately
 from .lenient import lenient_listing
 from .link import Link
 from .results import map_exception, to_wire
@@ -244,13 +245,13 @@ class ServerClient:
                 summary=f"listening for updates of {uri}",
             )
             return
-        await self.request("resources/subscribe", uri, lambda c: c.subscribe_resource(uri))
+        await self.request("resources/subscribe", uri, lambda c: deliberately(lambda: c.subscribe_resource(uri)))
 
     async def unsubscribe(self, uri: str) -> None:
         if self.link.era == "modern":
             self.link.listen.discard(uri)
             return
-        await self.request("resources/unsubscribe", uri, lambda c: c.unsubscribe_resource(uri))
+        await self.request("resources/unsubscribe", uri, lambda c: deliberately(lambda: c.unsubscribe_resource(uri)))
 
     async def set_log_level(self, level: str) -> None:
         """The level of the server's `notifications/message` for this person: `logging/setLevel` before
@@ -268,7 +269,7 @@ class ServerClient:
                 summary=f"log level {level}: sent with each request (_meta {LOG_LEVEL_META_KEY})",
             )
             return
-        await self.request("logging/setLevel", level, lambda c: c.set_logging_level(level))  # type: ignore[arg-type]
+        await self.request("logging/setLevel", level, lambda c: deliberately(lambda: c.set_logging_level(level)))  # type: ignore[arg-type]
         link.log_level = level
 
     def _meta(self, extra: dict[str, Any] | None = None) -> RequestParamsMeta | None:
@@ -292,7 +293,8 @@ class ServerClient:
             )
             return
         try:
-            await link.connected_client().send_roots_list_changed()
+            client = link.connected_client()
+            await deliberately(client.send_roots_list_changed)
         except Exception as exc:  # the connection ending as it is sent: its own status says so
             link.log(direction="local", kind="error", method="notifications/roots/list_changed", summary=str(exc))
             return
@@ -303,7 +305,7 @@ class ServerClient:
     async def ping(self) -> float:
         """Round-trip time in milliseconds."""
         started = time.monotonic()
-        await self.request("ping", "ping", lambda c: c.send_ping())
+        await self.request("ping", "ping", lambda c: deliberately(c.send_ping))
         return (time.monotonic() - started) * 1000
 
     # -- the one place a request runs ---------------------------------------------------------

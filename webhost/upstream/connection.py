@@ -53,7 +53,7 @@ class ConnectionEvents(ServerRequests["Connection"], Protocol):
 
 
 class Connection(Link):
-    """The link to one server, reporting to `events`, with its requests (`client`, also offered directly)."""
+    """The link to one server, reporting to `events`, with its requests (`client`) and its tasks (`tasks`)."""
 
     def __init__(
         self,
@@ -68,21 +68,6 @@ class Connection(Link):
         super().__init__(config, settings, transport_factory=transport_factory, oauth=oauth, clock=clock)
         self.events = events
         self.client = ServerClient(self)
-        # The requests, as callers have always made them (`connection.call_tool(...)`).
-        self.list_tools = self.client.list_tools
-        self.list_resources = self.client.list_resources
-        self.list_resource_templates = self.client.list_resource_templates
-        self.list_prompts = self.client.list_prompts
-        self.call_tool = self.client.call_tool
-        self.read_resource = self.client.read_resource
-        self.get_prompt = self.client.get_prompt
-        self.resume = self.client.resume
-        self.complete = self.client.complete
-        self.subscribe = self.client.subscribe
-        self.unsubscribe = self.client.unsubscribe
-        self.set_log_level = self.client.set_log_level
-        self.ping = self.client.ping
-        self.roots_changed = self.client.roots_changed
         self.tasks = TaskClient(self.client)  # tasks/get, tasks/result, tasks/cancel, tasks/list (both eras)
 
     def log(self, **entry: Any) -> None:

@@ -27,6 +27,7 @@ from webhost.errors import NotConnected
 from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport, discover_pinned
 from .clock import HumanClock
 from .failures import describe_connect_failure, tail_suffix
+from .legacy_calls import deliberately
 from .liveness import ListenStream, keep_alive
 from .oauth import NOT_OAUTH, OAuthBinding, describe_oauth_failure
 from .sdk import advertised_capabilities
@@ -371,7 +372,7 @@ class Link:
         """A legacy server forgets the level with its session: give it the person's again after a reconnect."""
         self.log(direction="out", kind="request", method="logging/setLevel", summary=f"{level} (kept from before)")
         try:
-            await client.set_logging_level(level)  # type: ignore[arg-type]
+            await deliberately(lambda: client.set_logging_level(level))  # type: ignore[arg-type]
         except Exception as exc:  # the connection stays up; the page's level control says what it is
             self.log(direction="in", kind="error", method="logging/setLevel", summary=str(exc) or type(exc).__name__)
             return

@@ -20,6 +20,7 @@ import anyio
 from mcp import Client, MCPError
 from mcp.types import CONNECTION_CLOSED
 
+from .legacy_calls import deliberately
 from .sdk_workarounds import Heard
 
 LISTEN_AGAIN_SECONDS = 1.0  # a 2026-07-28 listen stream the server closed is opened again after this
@@ -49,7 +50,7 @@ async def answers_ping(client: Client, heard: Heard) -> bool:
     asked = anyio.current_time()
     with anyio.move_on_after(PING_TIMEOUT_SECONDS):
         try:
-            await client.send_ping()
+            await deliberately(client.send_ping)
         except MCPError as exc:
             return exc.code != CONNECTION_CLOSED
         except Exception:

@@ -20,7 +20,7 @@ from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuth
 from mcp.shared.auth import OAuthToken
 
 from webhost.config import ServerConfig
-from webhost.config_auth import IdentityProvider
+from webhost.config.auth import IdentityProvider
 
 from .oauth_failures import keeping_failure
 from .oauth_store import OAuthDeps, TokenRows, expiry_after

@@ -18,7 +18,7 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import ValidationError
 
-from webhost.config_auth import AuthOptions
+from webhost.config.auth import AuthOptions
 from webhost.storage.oauth_tokens import Kind
 
 from .sign_ins import ServerSignIns

@@ -9,15 +9,14 @@ the supervisor cannot run (macOS, Windows, no `sys.executable`, or `SUPERVISE = 
 shutdown is all there is: a SIGKILLed webhost leaves its servers behind, and a descendant that called `setsid()`
 escapes the group kill.
 
-Past the style guide's ~500 lines on purpose: the spawn, the three pipe tasks, the exit watch and the bounded
-shutdown share one process's state (`_Link`) and its invariants, and read best together; the line splitter and
-parser below are what would move out first (the supervisor already lives in `shim.py`).
+The spawn, the three pipe tasks, the exit watch and the bounded shutdown share one process's state (`_Link`) and
+its invariants, and read best together; the framing of stdout into lines and messages is `stdio_lines.py`, the
+supervisor `shim.py`.
 """
 
 from __future__ import annotations
 
 import codecs
-import json
 import logging
 import os
 import select
@@ -25,7 +24,6 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -39,19 +37,14 @@ from mcp.os.posix.utilities import terminate_posix_process_tree
 from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_PARAMS,
-    INVALID_REQUEST,
     ErrorData,
     JSONRPCError,
-    JSONRPCMessage,
     JSONRPCRequest,
-    jsonrpc_message_adapter,
 )
 from pydantic_core import PydanticSerializationError
 
-from webhost.frames import has_lone_surrogate
-
-from .big_json import loads_in_pieces
 from .sdk import close_subprocess_transport
+from .stdio_lines import BIG_LINE, LineSplitter, Unreadable, parse_line, parse_long_line
 
 __all__ = [
     "ExitCallback",
@@ -75,49 +68,10 @@ SHIM = Path(__file__).with_name("shim.py")
 _SHUTDOWN_POLL_INTERVAL = 0.01
 # Only where there is no pidfd (not Linux, or a seccomp profile that forbids pidfd_open).
 _WATCH_POLL_INTERVAL = 0.1
-BIG_LINE = 1024 * 1024  # characters; longer lines are parsed by `_parse_big`
 
 ExitCallback = Callable[[int], None]
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
-
-
-class LineSplitter:
-    """Splits decoded text into lines, looking at and copying each character a bounded number of times.
-
-    The SDK's reader re-joins and re-splits its whole pending buffer for every chunk, which is quadratic in the
-    length of one line. Here the pending text is a list of chunks known to hold no newline: only new text is
-    searched, and a line is joined once, when its newline arrives.
-    """
-
-    def __init__(self) -> None:
-        self._pending: list[str] = []
-        # Work counters, so tests can prove the reader linear without timing it.
-        self.fed = 0  # characters received
-        self.scanned = 0  # characters searched for a newline
-        self.copied = 0  # characters copied into slices and joined lines
-
-    def feed(self, text: str) -> list[str]:
-        """Returns the lines that `text` completes, without their newlines; keeps the unfinished rest."""
-        self.fed += len(text)
-        lines: list[str] = []
-        start = 0
-        while (end := text.find("\n", start)) != -1:
-            self.scanned += end + 1 - start
-            line = text[start:end]
-            self.copied += len(line)
-            if self._pending:
-                self._pending.append(line)
-                line = "".join(self._pending)
-                self._pending.clear()
-                self.copied += len(line)
-            lines.append(line)
-            start = end + 1
-        self.scanned += len(text) - start
-        if start < len(text):
-            self.copied += len(text) - start if start else 0  # a whole-string slice is the string itself
-            self._pending.append(text[start:])
-        return lines
 
 
 @asynccontextmanager
@@ -303,9 +257,9 @@ class _Link:
                         lines.reverse()
                         while lines:
                             line = lines.pop()
-                            parsed = await _parse_long_line(line) if len(line) >= BIG_LINE else _parse_line(line)
+                            parsed = await parse_long_line(line) if len(line) >= BIG_LINE else parse_line(line)
                             try:
-                                if isinstance(parsed, _Unreadable):
+                                if isinstance(parsed, Unreadable):
                                     await self._answer_unreadable(parsed)
                                     parsed = parsed.error
                                 await self.read_stream_writer.send(parsed)
@@ -339,7 +293,7 @@ class _Link:
         finally:
             self.writer_done.set()
 
-    async def _answer_unreadable(self, unreadable: _Unreadable) -> None:
+    async def _answer_unreadable(self, unreadable: Unreadable) -> None:
         """Answers a server request that is not valid JSON-RPC but has an id, instead of leaving it unanswered."""
         logger.warning(
             "answering an unreadable %s request from the MCP server with %d",
@@ -445,87 +399,6 @@ def _open_pidfd(pid: int) -> int | None:
         return os.pidfd_open(pid)
     except OSError:  # ENOSYS on old kernels, EPERM under some seccomp profiles, ESRCH if already reaped
         return None
-
-
-@dataclass(frozen=True)
-class _Unreadable:
-    """A line that names a request (an id and a method) but is not valid JSON-RPC: answered, then surfaced."""
-
-    method: str
-    reply: JSONRPCError
-    error: Exception
-
-
-def _parse_line(line: str) -> SessionMessage | Exception | _Unreadable:
-    """Parses one stdout line, returning a parse error as a value for the session to surface.
-
-    The SDK drops a line that fails JSON-RPC validation, so a server request whose `params` are not an object
-    (`"params": "garbage"`) would wait forever for its answer; such a request is answered here with INVALID_PARAMS
-    (or INVALID_REQUEST when what is wrong is not the params). Requests that are valid JSON-RPC but whose params
-    fail the method's schema are the SDK's to answer (it does, with INVALID_PARAMS).
-    """
-    try:
-        message = (_parse_big(line) if len(line) >= BIG_LINE else None) or jsonrpc_message_adapter.validate_json(
-            line, by_name=False
-        )
-    except ValueError as exc:
-        logger.warning("Failed to parse a JSON-RPC message from the MCP server's stdout (%d chars)", len(line))
-        return _unreadable_request(line, exc) or exc
-    return SessionMessage(message)
-
-
-async def _parse_long_line(line: str) -> SessionMessage | Exception | _Unreadable:
-    """A line of a megabyte or more, parsed in bounded pieces (`big_json.py`): the event loop, which serves every
-    other tab, runs between them. Anything that way cannot read goes through `_parse_line`, as before."""
-    try:
-        value = await loads_in_pieces(line)  # never with a lone surrogate, which pydantic's parser refuses
-    except (ValueError, RecursionError):
-        return _parse_line(line)
-    try:
-        return SessionMessage(jsonrpc_message_adapter.validate_python(value, by_name=False))
-    except ValueError:
-        return _parse_line(line)
-
-
-def _parse_big(line: str) -> JSONRPCMessage | None:
-    """A big line, parsed with the standard library and then validated: pydantic's own JSON parser holds about three
-    more copies of a long string while it reads it (over one 10 MB image line: +39 MB while parsing, +19 MB with
-    orjson, +10 MB this way, the string itself; bench/README.md), and is slower at it. None where the two could
-    differ (the caller then parses it as before): what the standard library accepts and pydantic refuses (a lone
-    UTF-16 surrogate, an integer past the interpreter's digit limit), or a line that is not a valid message
-    (pydantic's own error then names it)."""
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if has_lone_surrogate(value):
-        return None
-    try:
-        return jsonrpc_message_adapter.validate_python(value, by_name=False)
-    except ValueError:
-        return None
-
-
-def _unreadable_request(line: str, exc: ValueError) -> _Unreadable | None:
-    try:
-        raw = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(raw, dict) or not isinstance(raw.get("method"), str):
-        return None
-    request_id = raw.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
-        return None  # a notification, or an id no answer could carry
-    method: str = raw["method"]
-    if "params" in raw and not isinstance(raw["params"], dict):
-        error = ErrorData(
-            code=INVALID_PARAMS,
-            message=f"Invalid request parameters: {method} params must be an "
-            f"object, not {type(raw['params']).__name__}",
-        )
-    else:
-        error = ErrorData(code=INVALID_REQUEST, message=f"Invalid request: {method} is not a valid JSON-RPC request")
-    return _Unreadable(method, JSONRPCError(jsonrpc="2.0", id=request_id, error=error), exc)
 
 
 async def _drain(stdout: ByteReceiveStream) -> None:

@@ -11,7 +11,8 @@ import anyio.abc
 
 from webhost.call_record import Recorder
 from webhost.catalogue import Catalogue
-from webhost.chat.runner import Chat, ChatDeps
+from webhost.chat.deps import ChatDeps
+from webhost.chat.runner import Chat
 from webhost.people import Person
 from webhost.redact import Redactor
 from webhost.tasks import TaskBook

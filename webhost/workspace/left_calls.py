@@ -140,6 +140,12 @@ class LeftCalls:
         call = self._running.get((tab, call_id))
         return call is not None and call.left and call.cancel()
 
+    def cancel_on(self, server: str) -> None:
+        """Every call on `server` ends, left or not (the person lost it, or it left the configuration)."""
+        for call in list(self._running.values()):
+            if call.server == server:
+                call.cancel()
+
     def cancel_all(self) -> None:
         """The workspace closes: every left call ends."""
         for call in list(self._running.values()):

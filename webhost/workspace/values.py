@@ -37,6 +37,10 @@ class InputValues:
         self._seen: set[str] = set()  # every value given in this workspace's life (masked even once forgotten)
         self.redactor = Redactor()
 
+    def follow(self, config: Config, person: Person) -> None:
+        """A reloaded configuration (its inputs and entries), or the person with their groups as they are now."""
+        self._config, self._person = config, person
+
     async def load(self) -> None:
         """The first read, when the workspace opens."""
         try:

@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
+from webhost.access_policy import may_use_server
 from webhost.apps.prefetch import AppPrefetch
 from webhost.calls import CallHook, current_tab
 from webhost.catalogue import Catalogue
@@ -58,7 +59,8 @@ class Workspace:
         self.person = person
         self.deps = deps
         self.options = options
-        self.catalogue = Catalogue()
+        # Asked at each answer, not now: the rules and the person's groups as they are then (webhost.access).
+        self.catalogue = Catalogue(lambda: self.deps.config.options.access, lambda: self.person.groups)
         self.app_prefetch = AppPrefetch()  # app resources read ahead of apps/open (webhost/apps/prefetch.py)
         self.tabs: dict[str, Tab] = {}
         self._leave_app_of: dict[str, Callable[[str, str], None]] = {}
@@ -74,20 +76,18 @@ class Workspace:
             max_total_timeout=options.max_total_timeout,
         )
         self.origin = origin or "http://127.0.0.1:8700"  # the page's origin of the first tab
-        oauth = (
+        self._settings = settings
+        self._oauth = (
             OAuthBinding(deps.oauth, person.id, lambda: (self.deps.public_origin or self.origin) + CALLBACK_PATH)
             if deps.oauth is not None
             else None
         )
-        self.connections: Mapping[str, Connection] = {
-            name: Connection(
-                expand_for(cfg, person),
-                self,
-                replace(settings, protocol=options.policy(name).protocol),
-                transport_factory=deps.transport_factory,
-                oauth=oauth,
-            )
-            for name, cfg in deps.config.servers.items()
+        # One dict, shared by the tabs, the chat, the tasks and the takeover: `follow` changes it in place.
+        self.connections: dict[str, Connection] = {
+            name: self._connection(name)
+            for name in deps.config.servers
+            # A server the person may not use gets no connection: absent from everything built on these.
+            if may_use_server(options.access, person.groups, name)
         }
         self._activity = ActivityEntries()
         self._own_secrets: dict[str, tuple[ServerConfig, Redactor]] = {}
@@ -135,6 +135,65 @@ class Workspace:
             if not deps.config.servers[connection.name].input_ids:
                 connection.start(task_group)
         task_group.start_soon(self._load_inputs)
+
+    def _connection(self, name: str) -> Connection:
+        cfg = self.deps.config.servers[name]
+        return Connection(
+            expand_for(cfg, self.person),
+            self,
+            replace(self._settings, protocol=self.options.policy(name).protocol),
+            transport_factory=self.deps.transport_factory,
+            oauth=self._oauth,
+        )
+
+    # -- groups and configuration that change under a live workspace (webhost/app/follow.py) ---
+
+    async def follow(self, person: Person, deps: HostDeps) -> tuple[list[str], list[str]]:
+        """The person's groups changed (a session refresh) or the configuration was reloaded: connections to the
+        servers they may no longer use are closed (their calls there cancelled first), those they now may use
+        are opened, and a changed entry is restarted. A stored OAuth token of a dropped server stays in the vault,
+        unusable with no connection, until access returns. The tabs are told (`servers/changed`, and `chat/models`
+        with what `chat/info` now answers when the chat's models changed for them); what runs on keeps the rules
+        it started under, what starts next reads the new ones. Returns (gained, lost) names."""
+        old_servers, old_models = self.deps.config.servers, self.chat.info()
+        self.person, self.deps, self.options = person, deps, deps.config.options
+        self.chat.deps.person = self.chat.person = person
+        self.chat.deps.options = self.chat.options = self.options
+        self.values.follow(deps.config, person)
+        wanted = [n for n in deps.config.servers if may_use_server(self.options.access, person.groups, n)]
+        lost = [n for n in self.connections if n not in wanted]
+        changed = [n for n in self.connections if n in wanted and deps.config.servers[n] != old_servers.get(n)]
+        gained = [n for n in wanted if n not in self.connections]
+        for name in lost + changed:
+            await self.drop(name)
+        for name in gained + changed:
+            connection = self._connection(name)
+            self.connections[name] = connection
+            self._start(connection)
+        # Keep the configuration's order, which the page shows.
+        ordered = {n: self.connections[n] for n in wanted if n in self.connections}
+        self.connections.clear()
+        self.connections.update(ordered)
+        if lost or gained or changed:
+            self._tell_all("servers/changed", {"servers": list(self.connections)})
+        models = self.chat.info()
+        if models != old_models:  # a model gained or lost, or its entry (label, key) changed by a reload
+            self._tell_all("chat/models", models)
+        return gained, lost
+
+    async def drop(self, name: str) -> None:
+        """Close this person's connection to `name`: every call of theirs on it is cancelled (in each tab, left
+        by a gone tab, in the chat), what it asked is released, and its process stops."""
+        connection = self.connections.pop(name, None)
+        if connection is None:
+            return
+        self.left_calls.cancel_on(name)
+        for tab in list(self.tabs.values()):
+            tab.calls.cancel_on(name)
+        self.routes.chat_calls.cancel_on(name)
+        self._forget(connection)
+        with anyio.CancelScope(shield=True):
+            await connection.stop()
 
     # -- tabs -----------------------------------------------------------------------------------
 
@@ -232,9 +291,6 @@ class Workspace:
             if connection.status == "disconnected" and self.deps.config.servers[connection.name].input_ids:
                 self._start(connection)
 
-    def missing_inputs(self, server: str) -> list[str]:
-        return self.values.missing(server)
-
     def _start(self, connection: Connection) -> None:
         """Connect with the person's values filled in, or wait (`needs-input`) for the ones not given yet."""
         if self.closed:
@@ -277,7 +333,7 @@ class Workspace:
             return
         for connection in self.connections.values():
             if connection.status == "connected":
-                self._task_group.start_soon(connection.roots_changed)
+                self._task_group.start_soon(connection.client.roots_changed)
         self._tell_all("roots/changed", {"roots": self.roots.view(admin=self.person.is_admin)})
 
     # -- servers --------------------------------------------------------------------------------
@@ -368,8 +424,9 @@ class Workspace:
             self.tasks.progressed(name, params)  # a task's (a call's own are routed by the SDK to the call)
         elif method == "notifications/elicitation/complete":
             elicitation_id = str(params.get("elicitationId"))
-            for tab in list(self.tabs.values()):
-                if tab.requests.url_step_completed(name, elicitation_id):
+            # A tab's call, or the model's (the chat's requests): whichever is at that step.
+            for requests in [*(tab.requests for tab in self.tabs.values()), self.routes.chat]:
+                if requests.url_step_completed(name, elicitation_id):
                     break
         if method != "notifications/progress":  # progress is shown on the call itself
             self.activity(name, direction="in", kind="notification", method=method, summary=summary, data=params)

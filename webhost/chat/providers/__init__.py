@@ -5,6 +5,10 @@
 line; it never raises for a bad baseUrl itself (`stream` does, so the line lands in the
 conversation). `wire_body(request)` is the exact JSON body `stream` sends, without the key (which
 travels in a header). The official SDKs do the HTTP and SSE; no framework owns the loop.
+
+Each wire's module, and its SDK with it, is imported when a model of that wire is first used: the two SDKs cost
+about 2.7 s of CPU to import, which a webhost with no model (or with models of one wire) should not pay at start-up
+(tests/unit/test_startup_imports.py).
 """
 
 from __future__ import annotations
@@ -12,13 +16,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
-from webhost.chat.providers.anthropic_stream import AnthropicProvider
 from webhost.chat.providers.endpoint import DEFAULT_BASE_URL, Api, ModelEndpoint, base_url_problem
 from webhost.chat.providers.errors import ErrorKind, ProviderError
 from webhost.chat.providers.events import StreamEvent
 from webhost.chat.providers.messages import ChatRequest
 from webhost.chat.providers.observed import ObservedProvider
-from webhost.chat.providers.openai_stream import OpenAIProvider
 
 
 class Provider(Protocol):
@@ -33,19 +35,21 @@ def open_provider(endpoint: ModelEndpoint, *, timeout: float = 120.0) -> Provide
     """The adapter for `endpoint.api`; `timeout`: seconds to connect, and between two pieces of the stream."""
     inner: Provider
     if endpoint.api == "anthropic":
+        from webhost.chat.providers.anthropic_stream import AnthropicProvider  # with its SDK, on first use
+
         inner = AnthropicProvider(endpoint, timeout=timeout)
     else:
+        from webhost.chat.providers.openai_stream import OpenAIProvider  # with its SDK, on first use
+
         inner = OpenAIProvider(endpoint, timeout=timeout)
     return ObservedProvider(inner, endpoint)  # counted, timed and traced (webhost/observability)
 
 
 __all__ = [
     "DEFAULT_BASE_URL",
-    "AnthropicProvider",
     "Api",
     "ErrorKind",
     "ModelEndpoint",
-    "OpenAIProvider",
     "Provider",
     "ProviderError",
     "base_url_problem",

@@ -19,18 +19,8 @@ How each part is placed:
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from anthropic.types import (
-    AssistantMessageParam,
-    ContentBlockParam,
-    ImageBlockParam,
-    MessageParam,
-    TextBlockParam,
-    ToolParam,
-    ToolResultBlockParam,
-    UserMessageParam,
-)
 from jiter import from_json
 
 from webhost.chat.providers.messages import (
@@ -41,6 +31,16 @@ from webhost.chat.providers.messages import (
     UserMessage,
     usable,
 )
+
+if TYPE_CHECKING:  # the SDK's types, for annotations only: the SDK itself loads with the wire (anthropic_stream.py)
+    from anthropic.types import (
+        ContentBlockParam,
+        ImageBlockParam,
+        MessageParam,
+        TextBlockParam,
+        ToolParam,
+        ToolResultBlockParam,
+    )
 
 ImageType = Literal["image/jpeg", "image/png", "image/gif", "image/webp"]
 
@@ -76,9 +76,9 @@ def anthropic_messages(request: ChatRequest) -> list[MessageParam]:
     messages: list[MessageParam] = []
     for role, blocks in turns:
         if role == "user":
-            messages.append(UserMessageParam(role="user", content=blocks))
+            messages.append({"role": "user", "content": blocks})
         else:
-            messages.append(AssistantMessageParam(role="assistant", content=blocks))
+            messages.append({"role": "assistant", "content": blocks})
     return messages
 
 

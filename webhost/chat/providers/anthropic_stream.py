@@ -49,9 +49,16 @@ from webhost.chat.providers.events import (
     Usage,
 )
 from webhost.chat.providers.messages import ChatRequest
-from webhost.chat.providers.sdk_errors import SDK_ERRORS, connect_timeout, not_a_stream, provider_error
+from webhost.chat.providers.sdk_errors import SdkErrors, connect_timeout, not_a_stream, provider_error
 from webhost.chat.providers.tool_calls import normalised
 
+ERRORS = SdkErrors(
+    status=anthropic.APIStatusError,
+    timeout=anthropic.APITimeoutError,
+    connection=anthropic.APIConnectionError,
+    api=anthropic.APIError,
+    base=anthropic.AnthropicError,
+)
 STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end",
     "stop_sequence": "end",
@@ -189,8 +196,8 @@ class AnthropicProvider:
                 tools=tools if tools else anthropic.omit,
                 stream=True,
             )
-        except SDK_ERRORS as exc:
-            raise provider_error(exc, self._where, streaming=False, timeout=self._timeout) from None
+        except ERRORS.handled as exc:
+            raise provider_error(exc, self._where, streaming=False, timeout=self._timeout, errors=ERRORS) from None
         translator = EventTranslator()
         content_type = events.response.headers.get("content-type", "")
         try:
@@ -199,9 +206,9 @@ class AnthropicProvider:
             async for event in events:
                 for out in translator.event(event):
                     yield out
-        except SDK_ERRORS as exc:
+        except ERRORS.handled as exc:
             if not translator.finished:
-                raise provider_error(exc, self._where, streaming=True, timeout=self._timeout) from None
+                raise provider_error(exc, self._where, streaming=True, timeout=self._timeout, errors=ERRORS) from None
         finally:
             await events.close()
         if not translator.finished:

@@ -17,15 +17,7 @@ How each part is placed:
 
 from __future__ import annotations
 
-from typing import Any
-
-from openai.types.chat import (
-    ChatCompletionContentPartImageParam,
-    ChatCompletionContentPartParam,
-    ChatCompletionFunctionToolParam,
-    ChatCompletionMessageFunctionToolCallParam,
-    ChatCompletionMessageParam,
-)
+from typing import TYPE_CHECKING, Any
 
 from webhost.chat.providers.messages import (
     AssistantMessage,
@@ -39,6 +31,15 @@ from webhost.chat.providers.messages import (
     texts,
     usable,
 )
+
+if TYPE_CHECKING:  # the SDK's types, for annotations only: the SDK itself loads with the wire (openai_stream.py)
+    from openai.types.chat import (
+        ChatCompletionContentPartImageParam,
+        ChatCompletionContentPartParam,
+        ChatCompletionFunctionToolParam,
+        ChatCompletionMessageFunctionToolCallParam,
+        ChatCompletionMessageParam,
+    )
 
 STREAM_OPTIONS = {"include_usage": True}
 

@@ -30,9 +30,16 @@ from webhost.chat.providers.errors import ProviderError
 from webhost.chat.providers.events import Stop, StopReason, StreamEvent, TextDelta, Usage
 from webhost.chat.providers.messages import ChatRequest
 from webhost.chat.providers.openai_body import openai_body
-from webhost.chat.providers.sdk_errors import SDK_ERRORS, connect_timeout, not_a_stream, provider_error
+from webhost.chat.providers.sdk_errors import SdkErrors, connect_timeout, not_a_stream, provider_error
 from webhost.chat.providers.tool_calls import ToolCallAccumulator
 
+ERRORS = SdkErrors(
+    status=openai.APIStatusError,
+    timeout=openai.APITimeoutError,
+    connection=openai.APIConnectionError,
+    api=openai.APIError,
+    base=openai.OpenAIError,
+)
 FINISH_REASONS: dict[str, StopReason] = {
     "stop": "end",
     "tool_calls": "tool_calls",
@@ -126,8 +133,8 @@ class OpenAIProvider:
                 stream=True,
                 stream_cls=openai.AsyncStream[ChatCompletionChunk],
             )
-        except SDK_ERRORS as exc:
-            raise provider_error(exc, self._where, streaming=False, timeout=self._timeout) from None
+        except ERRORS.handled as exc:
+            raise provider_error(exc, self._where, streaming=False, timeout=self._timeout, errors=ERRORS) from None
         translator = ChunkTranslator()
         content_type = chunks.response.headers.get("content-type", "")
         try:
@@ -136,9 +143,9 @@ class OpenAIProvider:
             async for chunk in chunks:
                 for event in translator.chunk(chunk):
                     yield event
-        except SDK_ERRORS as exc:
+        except ERRORS.handled as exc:
             if not translator.finished:  # after the finish only the usage report can be lost: the answer is whole
-                raise provider_error(exc, self._where, streaming=True, timeout=self._timeout) from None
+                raise provider_error(exc, self._where, streaming=True, timeout=self._timeout, errors=ERRORS) from None
         finally:
             await chunks.close()
         if not translator.finished:

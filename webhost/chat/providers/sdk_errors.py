@@ -12,27 +12,36 @@ import json
 import re
 import socket
 import ssl
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx2
-import openai
 
 from webhost.chat.providers.endpoint import Where
 from webhost.chat.providers.errors import ErrorKind, ProviderError, retry_after_of, wait_phrase
 
-STATUS_ERRORS = (openai.APIStatusError, anthropic.APIStatusError)
-TIMEOUTS = (openai.APITimeoutError, anthropic.APITimeoutError, httpx2.TimeoutException)
-CONNECTION_ERRORS = (openai.APIConnectionError, anthropic.APIConnectionError, httpx2.TransportError)
-API_ERRORS = (openai.APIError, anthropic.APIError)
-# Everything `provider_error` turns into a line; anything else is a bug and keeps its traceback.
-# (A `data:` line that is not JSON fails in the SDKs' stream decoding as a JSONDecodeError.)
-SDK_ERRORS: tuple[type[Exception], ...] = (
-    openai.OpenAIError,
-    anthropic.AnthropicError,
-    httpx2.HTTPError,
-    json.JSONDecodeError,
-)
+if TYPE_CHECKING:  # each SDK is imported by its own wire's module, when a model of that wire is first used
+    import anthropic
+    import openai
+
+
+@dataclass(frozen=True)
+class SdkErrors:
+    """One wire's SDK exception classes (`openai` and `anthropic` have parallel ones), handed in by that wire's
+    module so that this one imports neither SDK (about 2.7 s of CPU at start-up, with no model configured)."""
+
+    status: type[openai.APIStatusError] | type[anthropic.APIStatusError]
+    timeout: type[openai.APITimeoutError] | type[anthropic.APITimeoutError]
+    connection: type[openai.APIConnectionError] | type[anthropic.APIConnectionError]
+    api: type[openai.APIError] | type[anthropic.APIError]
+    base: type[openai.OpenAIError] | type[anthropic.AnthropicError]
+
+    @property
+    def handled(self) -> tuple[type[Exception], ...]:
+        """Everything `provider_error` turns into a line; anything else is a bug and keeps its traceback.
+        (A `data:` line that is not JSON fails in the SDKs' stream decoding as a JSONDecodeError.)"""
+        return (self.base, httpx2.HTTPError, json.JSONDecodeError)
+
 
 # The `error.type` an Anthropic stream's `event: error` carries, for a failure after the answer began.
 STREAM_ERROR_KINDS: dict[str, ErrorKind] = {
@@ -48,12 +57,15 @@ MAX_DETAIL = 240
 CONNECT_TIMEOUT = 15.0
 
 
-def provider_error(exc: Exception, where: Where, *, streaming: bool, timeout: float) -> ProviderError:
-    """`exc` as one line; `streaming`: the answer had begun (the response's headers had arrived)."""
+def provider_error(
+    exc: Exception, where: Where, *, streaming: bool, timeout: float, errors: SdkErrors
+) -> ProviderError:
+    """`exc` as one line; `streaming`: the answer had begun (the response's headers had arrived); `errors`: the
+    wire's SDK classes."""
     url = where.url
-    if isinstance(exc, STATUS_ERRORS):
+    if isinstance(exc, errors.status):
         return _status_error(exc.status_code, dict(exc.response.headers), exc.body, exc.message, where)
-    if isinstance(exc, TIMEOUTS):
+    if isinstance(exc, (errors.timeout, httpx2.TimeoutException)):
         if _caused_by(exc, httpx2.ConnectTimeout):
             return ProviderError(
                 f"Cannot reach the model endpoint at {url}: no connection within {connect_timeout(timeout):g} s.",
@@ -62,17 +74,18 @@ def provider_error(exc: Exception, where: Where, *, streaming: bool, timeout: fl
         if streaming:
             return ProviderError(f"The model's answer from {url} stopped: no data for {timeout:g} s.", "interrupted")
         return ProviderError(f"The model endpoint at {url} did not answer within {timeout:g} s.", "unreachable")
-    if isinstance(exc, CONNECTION_ERRORS):
+    if isinstance(exc, (errors.connection, httpx2.TransportError)):
         if streaming:
             return ProviderError(f"The model's answer from {url} was cut off mid-stream ({_cut(exc)}).", "interrupted")
-        return ProviderError(f"Cannot reach the model endpoint at {url}: {where.redact(_cause(exc))}.", "unreachable")
+        cause = where.redact(_cause(exc, errors))
+        return ProviderError(f"Cannot reach the model endpoint at {url}: {cause}.", "unreachable")
     if isinstance(exc, json.JSONDecodeError):
         return ProviderError(
             f"The model endpoint at {url} sent a stream webhost cannot read (a data line that is not JSON): "
             f"check the baseUrl of model {where.endpoint.id!r}.",
             "other",
         )
-    if isinstance(exc, API_ERRORS):  # an error object inside an OpenAI-style stream, or an unreadable answer
+    if isinstance(exc, errors.api):  # an error object inside an OpenAI-style stream, or an unreadable answer
         detail = _detail(getattr(exc, "body", None), exc.message, where)
         what = "reported an error mid-answer" if streaming else "gave an answer webhost cannot read"
         return ProviderError(f"The model endpoint at {url} {what}: {detail}", "server" if streaming else "other")
@@ -155,7 +168,7 @@ def _detail(body: object, fallback: str, where: Where) -> str:
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
-def _cause(exc: BaseException) -> str:
+def _cause(exc: BaseException, errors: SdkErrors) -> str:
     """What went wrong under an SDK's "Connection error.": refused, unknown host, TLS, or the transport's words."""
     seen: BaseException | None = exc
     words = ""
@@ -173,7 +186,7 @@ def _cause(exc: BaseException) -> str:
             return "connection refused"
         if re.search(r"Name or service not known|nodename nor servname|Temporary failure in name resolution", text):
             return "unknown host"
-        if text and not words and not isinstance(seen, API_ERRORS):
+        if text and not words and not isinstance(seen, errors.api):
             words = text
         seen = seen.__cause__ or seen.__context__
     return _one_line(words) or "the connection failed"
@@ -202,4 +215,4 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-__all__ = ["CONNECT_TIMEOUT", "SDK_ERRORS", "connect_timeout", "not_a_stream", "provider_error"]
+__all__ = ["CONNECT_TIMEOUT", "SdkErrors", "connect_timeout", "not_a_stream", "provider_error"]

@@ -54,6 +54,8 @@ function main() {
   });
   /** @type {ServerList} */
   let servers;
+  // Read before the workspace tidies the address: an address that names a view wins over the landing view.
+  const addressed = new URLSearchParams(location.hash.slice(1)).has("kind");
   const chat = new ChatView({
     rpc,
     apps,
@@ -71,8 +73,10 @@ function main() {
     cards: () => [...servers.cards.values()],
     onActive: (server, kind, key) => {
       servers?.setActive(server, kind, key);
-      for (const [id, k] of [["open-chat", "chat"], ["open-apps", "apps"], ["open-audit", "audit"], ["open-sessions", "sessions"], ["open-roots", "roots"], ["open-tasks", "tasks"]]) {
-        if (kind === k) byId(id).setAttribute("aria-current", "page");
+      // The chat takes the page; every other view is the workbench (servers, activity log), as it always was.
+      document.body.dataset.view = kind === "chat" ? "chat" : "workbench";
+      for (const [id, k] of [["open-workbench", "workbench"], ["open-chat", "chat"], ["open-apps", "apps"], ["open-audit", "audit"], ["open-sessions", "sessions"], ["open-admin", "admin"], ["open-roots", "roots"], ["open-tasks", "tasks"]]) {
+        if (kind === k || (k === "workbench" && kind !== "chat")) byId(id).setAttribute("aria-current", "page");
         else byId(id).removeAttribute("aria-current");
       }
     },
@@ -90,8 +94,12 @@ function main() {
   byId("inbox-slot").replaceWith(inbox.el);
   byId("log-slot").replaceWith(log.el);
   wireHeader(inbox, workspace);
+  wireAddress(workspace, addressed);
 
   rpc.on("servers/status", (p) => servers.updateStatus(p.server));
+  // The person's servers changed (their groups at a session refresh, or `webhost reload`): list them anew,
+  // which drops the cards of the servers gone.
+  rpc.on("servers/changed", () => servers.refresh());
   // Entries come coalesced, in order ({entries: [...]}, webhost/outbox.py); {entry} is still read.
   rpc.on("activity", (p) => { for (const entry of p.entries ?? [p.entry]) log.add(entry); });
   rpc.on("progress", (p) => calls.get(String(p.callId))?.progress(p));
@@ -122,6 +130,7 @@ function main() {
         document.documentElement.dataset.sessionId = String(info?.sessionId ?? "");
         if (info?.limits && typeof info.limits === "object") limits = { ...limits, ...info.limits };
         byId("open-sessions").hidden = info?.user?.role !== "admin"; // the live sessions are an admin's view
+        byId("open-admin").hidden = info?.user?.role !== "admin"; // so is the admin view (and its method)
         showUser(byId("signed-in"), info?.user);
       }).catch(() => { /* shown by the banner if the socket is gone */ });
     }
@@ -132,12 +141,40 @@ function main() {
   return { rpc, apps, chat, limits: () => limits };
 }
 
+/**
+ * The landing view, and the address followed in an open tab (`#kind=chat&key=ID` typed or linked).
+ * @param {Workspace} workspace @param {boolean} addressed the page was loaded with a view in its address
+ */
+function wireAddress(workspace, addressed) {
+  // With a model configured (the shell says so: index.html), people land in the chat; the workbench is a click away.
+  if (!addressed && document.body.dataset.landing === "chat") queueMicrotask(() => workspace.open("chat", "", ""));
+  // The workspace keeps the address with replaceState (no event): a hashchange is the person's or a link's.
+  addEventListener("hashchange", () => {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const kind = params.get("kind");
+    if (kind === "chat") workspace.open("chat", "", params.get("key") ?? "");
+    else if (kind === "workbench" && document.body.dataset.view === "chat") workspace.showWelcome();
+    else if (kind && ["apps", "audit", "sessions", "roots", "tasks"].includes(kind)) workspace.open(/** @type {any} */ (kind), "");
+  });
+}
+
 /** @param {Inbox} inbox @param {Workspace} workspace */
 function wireHeader(inbox, workspace) {
   byId("open-chat").addEventListener("click", () => workspace.open("chat", "", workspace.chatConversation()));
+  byId("open-workbench").addEventListener("click", () => {
+    if (document.body.dataset.view === "chat") workspace.showWelcome();  // in the workbench already: it stays as it is
+  });
+  // In the chat the activity log is hidden until asked for (layout.css); the workbench always shows it.
+  const activity = byId("toggle-activity");
+  activity.addEventListener("click", () => {
+    const open = document.body.dataset.activity !== "open";
+    document.body.dataset.activity = open ? "open" : "closed";
+    activity.setAttribute("aria-pressed", String(open));
+  });
   byId("open-apps").addEventListener("click", () => workspace.open("apps", ""));
   byId("open-audit").addEventListener("click", () => workspace.open("audit", ""));
   byId("open-sessions").addEventListener("click", () => workspace.open("sessions", ""));
+  byId("open-admin").addEventListener("click", () => workspace.open("admin", ""));
   // The sticky header's height, for scroll-padding (layout.css): what the page scrolls to stops below it.
   const topbar = /** @type {HTMLElement} */ (document.querySelector(".topbar"));
   new ResizeObserver(() => {

@@ -163,6 +163,8 @@ export class AppBridge extends EventTarget {
   get trace() { return this.#diagnostics.trace; }
   /** The cspCompat flags that would allow what the App's CSP blocked, in the order first seen. */
   get compatFlags() { return [...this.#diagnostics.compatFlags]; }
+  /** Whether the App logged an error (notifications/message at level error or worse). */
+  get reportedError() { return this.#diagnostics.reportedError; }
 
   // -- loading ---------------------------------------------------------------------------------
 

@@ -28,12 +28,27 @@ export function compatFlagFor(blocked, directive) {
 }
 
 /**
- * What the person is told about the flags an App would need: who can allow them and where.
- * @param {string} server @param {string[]} flags
+ * Whether the blocked code may be why the App is in trouble: it failed to start or logged an error. The ext-apps
+ * SDK bundles a feature probe that tries `eval` in every App, and most Apps work without it (16 of the 20
+ * official examples), so a block alone is information, not a warning.
+ * @param {{compatFlags: string[], status: string, reportedError: boolean}} bridge
  */
-export function compatHint(server, flags) {
+export function compatTrouble(bridge) {
+  return bridge.compatFlags.length > 0 && (bridge.status === "error" || bridge.reportedError);
+}
+
+/**
+ * What the person is told about the flags an App would need: who can allow them and where; worded as a warning
+ * only when the App is in trouble (compatTrouble).
+ * @param {string} server @param {string[]} flags @param {boolean} trouble
+ */
+export function compatHint(server, flags, trouble) {
   const list = flags.map((f) => JSON.stringify(f)).join(", ");
-  return `The content security policy blocked code this app runs (${flags.join(", ")}); the app may not work `
-    + `without it. Only an administrator can allow it, for the apps of ${server}: "cspCompat": [${list}] under `
+  const what = trouble
+    ? `This app failed or reported an error, and the content security policy blocked code it runs `
+      + `(${flags.join(", ")}): that may be why.`
+    : `The content security policy blocked code this app tried (${flags.join(", ")}). Many apps only probe `
+      + `for it and work without it.`;
+  return `${what} Only an administrator can allow it, for the apps of ${server}: "cspCompat": [${list}] under `
     + `"webhost": {"servers": {"${server}": …}} in the configuration (docs/security.md, "Apps: CSP").`;
 }

@@ -11,6 +11,7 @@ const TRACE_SIZE = 300;
 const LOG_SIZE = 100;
 const LOGS_TO_BACKEND_PER_SECOND = 20;
 const PROBLEM_COALESCE_MS = 250;
+const ERROR_LEVELS = new Set(["error", "critical", "alert", "emergency"]);
 
 /**
  * @typedef {object} DiagnosticsOptions
@@ -30,6 +31,8 @@ export class Diagnostics {
   trace = [];
   /** The cspCompat flags that would allow what the App's CSP blocked (only an administrator can set them). @type {Set<string>} */
   compatFlags = new Set();
+  /** The App logged at level error or worse (RFC 5424 names, as MCP's logging uses): it says it is in trouble. */
+  reportedError = false;
   #opts;
   #logRate = new RateWindow(LOGS_TO_BACKEND_PER_SECOND);
   #reporter;
@@ -62,6 +65,7 @@ export class Diagnostics {
     const level = typeof params.level === "string" ? params.level.slice(0, 20) : "info";
     const logger = typeof params.logger === "string" ? params.logger.slice(0, 100) : undefined;
     const text = short(params.data, 2000);
+    if (ERROR_LEVELS.has(level)) this.reportedError = true;
     this.logs.push({ ts: Date.now(), level, logger, text });
     if (this.logs.length > LOG_SIZE) this.logs.splice(0, this.logs.length - LOG_SIZE);
     this.#opts.events.dispatchEvent(new Event("log"));

@@ -14,7 +14,7 @@ import { APP_MAX_MESSAGES, APP_MESSAGES_MAX_BYTES } from "../constants.js";
 import { h } from "../html.js";
 import { describeError } from "../rpc.js";
 import { AppBridge } from "./bridge.js";
-import { compatHint } from "./csp-compat.js";
+import { compatHint, compatTrouble } from "./csp-compat.js";
 import { descriptorProblem } from "./frame.js";
 import { Stage } from "./stage.js";
 import { renderInfo } from "./info-view.js";
@@ -95,7 +95,8 @@ export class AppPanel {
   /** The frame's server status (`servers/status`), applied to every frame this panel builds. */
   #serverStatus = { status: "connected", error: /** @type {string | null} */ (null) };
   #serverNote = h("p", { class: "inline-error", hidden: true, dataset: { appServerDown: "" } });
-  /** Who can allow what the App's CSP blocked (an administrator, with cspCompat): shown while the frame lives. */
+  /** Who can allow what the App's CSP blocked (an administrator, with cspCompat): shown while the frame lives, as
+   * information, and as a warning once the App failed or logged an error (csp-compat.js, compatTrouble). */
   #cspHint = h("p", { class: "wh-note wh-note-info wh-csp-hint", hidden: true, dataset: { appCspHint: "" } });
 
   /** @param {PanelOptions} opts */
@@ -189,7 +190,10 @@ export class AppPanel {
       this.notice(`Saved ${d.name} (${d.size} bytes) from the app.`);
     });
     bridge.setServerStatus(this.#serverStatus.status, this.#serverStatus.error);
-    bridge.addEventListener("log", () => this.#refreshView(this.#infoEl));
+    bridge.addEventListener("log", () => {
+      this.#refreshView(this.#infoEl);
+      this.#showCompatHint(bridge);
+    });
     bridge.addEventListener("problem", () => {
       this.#refreshView(this.#infoEl);
       this.#showCompatHint(bridge);
@@ -334,6 +338,7 @@ export class AppPanel {
     if (b.phase === "closing") this.#setStatus("closing", "");
     else if (b.phase !== "closed") {
       this.#setStatus(b.status, b.statusMessage);
+      this.#showCompatHint(b);  // an App that failed to start after a block gets the hint now
       if (down && b.status === "ready") {
         this.#statusPill.textContent = this.#serverStatus.status === "error" ? "Server error" : "Server disconnected";
         this.#statusPill.className = "status-pill wh-app-status error";
@@ -446,9 +451,12 @@ export class AppPanel {
   #showCompatHint(bridge) {
     if (this.bridge !== bridge) return;
     const flags = bridge.compatFlags;
+    const trouble = compatTrouble(bridge);
     this.#cspHint.hidden = !flags.length;
     this.#cspHint.dataset.cspCompat = flags.join(" ");
-    this.#cspHint.textContent = flags.length ? compatHint(this.server, flags) : "";
+    this.#cspHint.dataset.cspSeverity = trouble ? "warning" : "info";
+    this.#cspHint.className = `wh-note wh-note-${trouble ? "warning" : "info"} wh-csp-hint`;
+    this.#cspHint.textContent = flags.length ? compatHint(this.server, flags, trouble) : "";
   }
 
   /**

@@ -11,10 +11,13 @@ import { matchParking } from "../park.js";
 import { describeError } from "../rpc.js";
 import { ConversationList } from "./conversation-list.js";
 import { ContextChips } from "./context-chips.js";
+import { ComposerAttachments } from "./composer-attachments.js";
+import { ComposerMcp } from "./composer-mcp.js";
 import { MessageView } from "./message-view.js";
 import { showRequests } from "./request-dialog.js";
 import { keyForm, setupNote } from "./chat-setup.js";
 import { usagePanel } from "./usage-panel.js";
+import { ToolPicker } from "./tool-picker.js";
 
 /**
  * @typedef {object} ChatContext
@@ -43,6 +46,8 @@ export class ChatView {
   #empty = h("div", { class: "chat-empty" }, h("p", { class: "muted", text: "Ask something. The model can call the tools of your connected servers; their apps open here." }));
   /** Requests for the person about this conversation that are not about one tool call (an app's message). */
   pending = h("div", { class: "chat-pending" });
+  /** @type {ComposerAttachments} */ #attach;
+  /** `@` and `/` in the composer. @type {ComposerMcp} */ #mcp;
   #notice = h("p", { class: "chat-notice", role: "status", hidden: true });
   #setup = h("div", { class: "chat-setup-slot" });
   #input = h("textarea", { rows: 3, placeholder: "Message the model… (Enter sends, Shift+Enter for a new line)",
@@ -51,11 +56,25 @@ export class ChatView {
   #stop = h("button", { type: "button", class: "ghost", text: "Stop", dataset: { action: "stop" }, disabled: true });
   #model = h("select", { name: "model", "aria-label": "Model" });
   #title = h("h2", { class: "chat-title", text: "New conversation" });
+  /** On a phone the conversation list is a drawer (chat.css); this opens and closes it. */
+  #drawerToggle = h("button", { type: "button", class: "small ghost chat-drawer-toggle", text: "Conversations",
+    "aria-expanded": "false", "aria-controls": "chat-conversations", dataset: { action: "toggle-conversations" } });
   #running = false;
+  /** What the model may use in this conversation ([data-testid="chat-tools"]). */
+  #tools;
   /** Whether the person reads the end of the conversation (kept from their scrolling: reading the geometry at
    * each streamed event would force a layout of the whole page before the text can be drawn). */
   #atEnd = true;
   #scrollQueued = false;
+  #followedTop = 0;
+  /** When the person last used a scrolling input (wheel, touch, keys), and whether a pointer is held (a scrollbar
+   * drag): a scroll up without one is the page's own doing (a frame focusing inside an app scrolls it into view). */
+  #intentAt = -Infinity;
+  #pointerHeld = false;
+  // A message that grows after its last text (an app that sizes itself, an image that loads) is followed too.
+  #grown = new ResizeObserver(() => this.#scrollToEnd(false));
+  // So is the log's own box getting shorter (the composer or a notice below it growing).
+  #boxed = new ResizeObserver(() => this.#scrollToEnd(false));
   /** An open in flight: events for it are in the snapshot it will bring, so they wait for it. */
   #opening = /** @type {string | null} */ (null);
   #loaded = false;
@@ -68,28 +87,46 @@ export class ChatView {
   /** @param {ChatContext} ctx */
   constructor(ctx) {
     this.#ctx = ctx;
-    // What scrolls is the workspace (or, on a phone, the document): its scroll events, caught on the way down.
+    // What scrolls is the log itself (chat.css; else the workspace or the document): scroll events, caught on the way down.
     document.addEventListener("scroll", (ev) => {
       if (!this.visible) return;
       const box = ev.target === document ? document.scrollingElement : ev.target;
       if (!(box instanceof Element) || !box.contains(this.#log)) return;
-      this.#atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+      // Stop following only when the person moved up: a scroll event that arrives after the log grew again (a slow
+      // frame, an app sizing itself) is far from the end without anyone having scrolled away.
+      if (box.scrollHeight - box.scrollTop - box.clientHeight < 80) this.#atEnd = true;
+      else if (box.scrollTop < this.#followedTop - 1 && this.#personScrolls()) this.#atEnd = false;
+      this.#followedTop = box.scrollTop;
     }, { capture: true, passive: true });
+    const intent = () => { this.#intentAt = performance.now(); };
+    for (const type of ["wheel", "touchmove", "keydown"]) document.addEventListener(type, intent, { capture: true, passive: true });
+    document.addEventListener("pointerdown", () => { this.#pointerHeld = true; }, { capture: true, passive: true });
+    for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, () => { this.#pointerHeld = false; }, { capture: true, passive: true });
     this.#list = new ConversationList({
       request: (method, params) => ctx.rpc.request(method, params),
       say: (text) => this.#say(text),
-      open: (id) => this.show(id),
+      open: (id) => { this.#setDrawer(false); this.show(id); },
       rename: async (id, title) => { await this.#call("chat/rename", { conversationId: id, title }); },
       remove: async (id) => {
         await this.#call("chat/delete", { conversationId: id });
         if (id === this.conversationId) this.show(null);
       },
     });
+    this.#tools = new ToolPicker(ctx.rpc, () => this.conversationId);
     this.#chips = new ContextChips((instance) => {
       if (this.conversationId) void this.#call("chat/context/remove", { conversationId: this.conversationId, instance });
     });
+    this.#attach = new ComposerAttachments((method, params) => this.#ctx.rpc.request(method, params), (text) => this.#say(text));
+    // Before the composer's keydown below: while `@` or `/` lists items, Enter and the arrows are the list's.
+    this.#mcp = new ComposerMcp({
+      input: /** @type {HTMLTextAreaElement} */ (this.#input),
+      rpc: ctx.rpc,
+      attach: (kept) => this.#attach.add(kept),
+      say: (text) => this.#say(text),
+      runPrompt: (server, name, args) => this.#runPrompt(server, name, args),
+    });
     const composer = h("form", { class: "chat-composer", "aria-label": "Message the model" }, this.#editNote,
-      this.#input, h("div", { class: "chat-composer-actions" }, this.#model, h("span", { class: "spacer" }), this.#stop, this.#send));
+      this.#attach.el, this.#mcp.search.el, this.#input, h("div", { class: "chat-composer-actions" }, this.#model, h("span", { class: "spacer" }), this.#stop, this.#send));
     composer.addEventListener("submit", (ev) => { ev.preventDefault(); void this.#sendMessage(); });
     this.#input.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
@@ -101,17 +138,25 @@ export class ChatView {
     this.#stop.addEventListener("click", () => this.stop());
     this.#model.addEventListener("change", () => this.#drawSetup());
     const main = h("section", { class: "chat-main" },
-      h("header", { class: "chat-head" }, this.#title),
-      this.#setup, this.#chips.el, this.#log, this.pending, this.#notice, composer);
+      h("header", { class: "chat-head" }, this.#drawerToggle, this.#title, h("span", { class: "spacer" }), this.#tools.el),
+      this.#setup, this.#chips.el, this.#log, this.pending, this.#notice, this.#mcp.panel, composer);
+    this.#boxed.observe(this.#log);
     this.#list.el.append(usagePanel(ctx.rpc));
+    this.#list.el.id = "chat-conversations";
+    this.#drawerToggle.addEventListener("click", () => this.#setDrawer(this.el.dataset.drawer !== "open"));
     this.el = h("div", { class: "view chat-view", dataset: { testid: "chat" } }, this.#list.el, main);
     this.el.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape" && this.#running && !ev.defaultPrevented) {
+      if (ev.key === "Escape" && this.el.dataset.drawer === "open" && !ev.defaultPrevented) {
+        ev.preventDefault();
+        this.#setDrawer(false);
+        this.#drawerToggle.focus();
+      } else if (ev.key === "Escape" && this.#running && !ev.defaultPrevented) {
         ev.preventDefault();
         this.stop();
       }
     });
     ctx.rpc.on("chat/event", (p) => this.#onEvent(p));
+    ctx.rpc.on("chat/models", (p) => this.#modelsChanged(p));
     ctx.rpc.onState((state) => {
       // A new socket is a new backend session: everything is fetched again (events may have been missed).
       if (state === "open" && this.#loaded) void this.#reload(this.#wanted ?? this.conversationId);
@@ -127,6 +172,13 @@ export class ChatView {
       return;
     }
     if (id !== this.conversationId) void this.#open(id);
+  }
+
+  /** Open or close the conversation drawer (a phone's; wider screens always show the list). @param {boolean} open */
+  #setDrawer(open) {
+    this.el.dataset.drawer = open ? "open" : "closed";
+    this.#drawerToggle.setAttribute("aria-expanded", String(open));
+    if (open) /** @type {HTMLElement | null} */ (this.#list.el.querySelector("[aria-current], button"))?.focus();
   }
 
   /** Requests for the person may belong elsewhere now (the chat shown or not, another conversation). */
@@ -165,7 +217,11 @@ export class ChatView {
   async #refreshList() {
     try {
       const listed = await this.#ctx.rpc.request("chat/list", {});
-      this.#list.set(Array.isArray(listed?.conversations) ? listed.conversations : []);
+      const conversations = Array.isArray(listed?.conversations) ? listed.conversations : [];
+      this.#list.set(conversations);
+      // The open one's title may have changed (written by the model after the first answer, or renamed elsewhere).
+      const open = conversations.find((/** @type {any} */ c) => c.id === this.conversationId);
+      if (open && this.#opening !== open.id) this.#title.textContent = String(open.title);
     } catch (err) {
       this.#say(describeError(err));
     }
@@ -182,6 +238,8 @@ export class ChatView {
     this.#list.setActive(id);
     this.#title.textContent = "New conversation";
     this.placementChanged();
+    if (id === null) this.#tools.reset();
+    void this.#tools.load();
     if (id === null) {
       this.#running = false;
       this.#drawModels();
@@ -213,6 +271,7 @@ export class ChatView {
     this.#messages.clear();
     this.#chips.set([]);
     this.#say("");
+    this.#grown.disconnect();
     this.#log.replaceChildren(this.#empty);
     await Promise.all(old.map((view) => this.#ctx.apps.release(view.el, "the conversation was closed in this tab")));
   }
@@ -283,6 +342,7 @@ export class ChatView {
     this.#empty.remove();
     if (after) after.after(view.el);
     else this.#log.append(view.el);
+    this.#grown.observe(view.el);
     matchParking(view.el);
   }
 
@@ -327,29 +387,52 @@ export class ChatView {
 
   async #sendMessage() {
     const text = this.#input.value.trim();
-    if (!text || this.#running || this.#send.disabled) return;
+    if ((!text && !this.#attach.count) || this.#running || this.#send.disabled) return;
     this.#send.disabled = true;
     this.#say("");
     const fresh = this.conversationId === null;
+    // Cleared now, not when the backend answers: what the person types meanwhile is theirs, and is kept.
+    const typed = this.#input.value;
+    this.#input.value = "";
     try {
       const editing = this.#editing && this.conversationId ? { conversationId: this.conversationId, messageId: this.#editing } : null;
       const sent = editing
         ? await this.#ctx.rpc.request("chat/edit", { ...editing, text, model: this.#model.value || undefined })
         : await this.#ctx.rpc.request("chat/send", {
           conversationId: this.conversationId ?? undefined, text, model: this.#model.value || undefined,
+          tools: fresh ? this.#tools.draft ?? undefined : undefined,
+          attachments: this.#attach.count ? this.#attach.list() : undefined,
         });
+      if (!editing) this.#attach.clear();
       this.#edit(null);
-      this.#input.value = "";
       if (fresh) {
         await this.#open(String(sent.conversationId));
         void this.#refreshList();
       }
     } catch (err) {
       this.#say(describeError(err));
+      this.#input.value = this.#input.value ? `${typed}\n${this.#input.value}` : typed;  // not sent: nothing lost
     } finally {
       this.#updateControls();
     }
-    this.#input.focus();
+    // Back to the composer unless something took focus while the send was answered (an approval that
+    // arrived meanwhile keeps it: Enter allows).
+    const active = document.activeElement;
+    if (!active || active === document.body || active === this.#send || active === this.#input) this.#input.focus();
+  }
+
+  /** Run an MCP prompt into the conversation (`/`); a refusal is thrown to the arguments form.
+   * @param {string} server @param {string} name @param {Record<string, unknown>} args */
+  async #runPrompt(server, name, args) {
+    const fresh = this.conversationId === null;
+    const sent = await this.#ctx.rpc.request("chat/prompt/run", {
+      server, name, arguments: args, conversationId: this.conversationId ?? undefined, model: this.#model.value || undefined,
+      tools: fresh ? this.#tools.draft ?? undefined : undefined,
+    });
+    if (fresh) {
+      await this.#open(String(sent.conversationId));
+      void this.#refreshList();
+    }
   }
 
   /** @param {string} method @param {Record<string, unknown>} params */
@@ -364,11 +447,28 @@ export class ChatView {
 
   #drawModels() {
     const models = Array.isArray(this.#info?.models) ? this.#info.models : [];
-    const chosen = this.#model.value || this.#info?.defaultModel || "";
+    const ids = models.map((/** @type {any} */ m) => String(m.id));
+    // The choice made stays while it is offered; one no longer offered falls back to the default, never kept.
+    const chosen = [this.#model.value, this.#info?.defaultModel].find((id) => id && ids.includes(id)) ?? ids[0] ?? "";
     this.#model.replaceChildren(...models.map((/** @type {any} */ m) =>
       h("option", { value: String(m.id), text: `${m.label ?? m.id}` })));
     this.#selectModel(chosen);
     this.#drawSetup();
+  }
+
+  /** The person's models changed under the open page (their groups, or `webhost reload`): the choice follows,
+   * and a chosen model taken away is said, not silently swapped. @param {any} info what `chat/info` answers now */
+  #modelsChanged(info) {
+    if (!this.#info || !info || typeof info !== "object") return; // not drawn yet: its `chat/info` reads them
+    const before = this.#model.value;
+    const label = this.#model.selectedOptions[0]?.textContent ?? before;
+    this.#info = info;
+    this.#drawModels();
+    if (!before || this.#model.value === before) return;
+    const now = this.#model.selectedOptions[0]?.textContent;
+    this.#say(now
+      ? `The model ${label} is no longer available to you; the chat now uses ${now}.`
+      : `The model ${label} is no longer available to you, and no other model is.`);
   }
 
   /** @param {string} id */
@@ -405,11 +505,17 @@ export class ChatView {
     this.#notice.textContent = text;
   }
 
-  /** The element that scrolls the conversation: the workspace, or the document where it does not scroll. */
+  /** The element that scrolls the conversation: its own log (chat.css), else the workspace or the document. */
   #scroller() {
+    if (getComputedStyle(this.#log).overflowY !== "visible") return this.#log;
     const workspace = this.#log.closest(".workspace");
     if (workspace && getComputedStyle(workspace).overflowY !== "visible") return workspace;
     return document.scrollingElement ?? document.documentElement;
+  }
+
+  /** Whether a scroll now comes from the person (an input of theirs in the last moment, or a held pointer). */
+  #personScrolls() {
+    return this.#pointerHeld || performance.now() - this.#intentAt < 1500;
   }
 
   /** Follow the newest text when the person is reading the end. @param {boolean} always */
@@ -422,6 +528,7 @@ export class ChatView {
       if (!this.#atEnd || !this.visible) return;
       const box = this.#scroller();
       box.scrollTop = box.scrollHeight;
+      this.#followedTop = box.scrollTop;
     });
   }
 }

@@ -9,6 +9,7 @@
 import { h } from "../html.js";
 import { StreamingMarkdown } from "./stream-markdown.js";
 import { ToolCallCard } from "./tool-call-card.js";
+import { sentAttachments } from "./composer-attachments.js";
 
 /**
  * @typedef {object} MessageHost
@@ -45,6 +46,12 @@ export class MessageView {
     this.message = message;
     const role = message.role === "assistant" ? "assistant" : "user";
     this.el = h("article", { class: `chat-message role-${role}`, dataset: { chatMessage: "", role, messageId: String(message.id) } });
+    const prompt = message.fromPrompt;
+    if (prompt?.server) {  // one of the messages of an MCP prompt run with `/` (composer-mcp.js)
+      this.el.dataset.fromPrompt = String(prompt.server);
+      this.el.append(h("p", { class: "chat-from-app" }, "From the prompt ", h("strong", { text: String(prompt.name ?? "") }),
+        ` (${prompt.server})`));
+    }
     if (role === "user") {
       const from = message.fromApp;
       if (from?.server) {
@@ -52,7 +59,7 @@ export class MessageView {
         this.el.append(h("p", { class: "chat-from-app" }, "Sent by the app ", h("strong", { text: String(from.name ?? from.server) }),
           ` (${from.server})`));
       }
-      this.el.append(h("div", { class: "chat-user-text", text: String(message.text ?? "") }), this.#actions);
+      this.el.append(sentAttachments(message.attachments), h("div", { class: "chat-user-text", text: String(message.text ?? "") }), this.#actions);
       this.el.dataset.status = "done";
       this.setBranch(message.branch ?? null);
       return;

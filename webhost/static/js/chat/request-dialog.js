@@ -30,8 +30,12 @@ export async function showRequests(rpc, conversationId, messageId) {
     }
     body.replaceChildren(...requests.map((/** @type {any} */ r) => {
       const sent = typeof r.sentAt === "number" ? new Date(r.sentAt * 1000).toLocaleTimeString() : "";
+      // A request fitted to the model's context (chat/prompt.py) says so in its system prompt: said here too.
+      const fitted = /the (\d+) oldest turns of this conversation \((\d+) messages\) were left out/.exec(JSON.stringify(r.body));
       return h("details", { class: "chat-request", open: requests.length === 1 },
         h("summary", { text: `Step ${r.step}${sent ? ` · sent ${sent}` : ""}` }),
+        fitted ? h("p", { class: "chat-request-fitted", dataset: { leftOut: fitted[2] },
+          text: `${fitted[1]} oldest turns (${fitted[2]} messages) were left out of this request to fit the model's context.` }) : null,
         Object.assign(jsonPre(r.body), { tabIndex: 0 }));
     }));
   } catch (err) {

@@ -5,6 +5,8 @@
 // [data-action="allow-all"] beside Allow / Deny (which still decide one request, the oldest).
 // A link (kind "open-link") opens within the person's click on Allow, the only moment a browser lets a page
 // open a tab; the backend is told whether it opened (`opened`), and so the app and its panel.
+// A new card takes keyboard focus (unless the person is writing in a field): Enter allows, Escape denies, and
+// the decision is announced to screen readers in a live region that outlives the card.
 
 import { h } from "../html.js";
 import { jsonPre } from "./json-highlight.js";
@@ -42,6 +44,25 @@ function shownDetail(req) {
     : jsonPre(req.detail, "approval-detail");
 }
 
+/** The page's one live region for decisions (a card's own status leaves with the card). @type {HTMLElement | null} */
+let announcer = null;
+
+/** @param {string} text */
+function announce(text) {
+  if (!announcer || !announcer.isConnected) {
+    announcer = h("p", { class: "visually-hidden", "aria-live": "assertive", dataset: { testid: "approval-announcer" } });
+    document.body.append(announcer);
+  }
+  announcer.textContent = text;
+}
+
+/** Whether the person is writing (focus in a field with text): a new approval then waits for them to Tab to it. */
+function writing() {
+  const active = document.activeElement;
+  if (active instanceof HTMLTextAreaElement) return active.value.trim() !== "";
+  return active instanceof HTMLInputElement && !["checkbox", "radio", "button", "submit"].includes(active.type) && active.value !== "";
+}
+
 export class ApprovalCard {
   /** The ids still waiting on this card, oldest first. @type {string[]} */
   #ids = [];
@@ -55,6 +76,7 @@ export class ApprovalCard {
   /** The link an "open-link" request asks to open (checked again here), or null. @type {URL | null} */
   #link = null;
   #kind;
+  #asker = "";
   el;
 
   /** @param {any} req @param {import("../rpc.js").RpcClient} rpc */
@@ -64,7 +86,9 @@ export class ApprovalCard {
     this.#kind = kind;
     if (kind === "open-link") this.#link = openableUrl(req.detail?.url);
     const detail = shownDetail(req);
-    this.el = h("div", { class: "card approval", role: "group", "aria-label": "Approval request",
+    this.#asker = String(req.server ?? "webhost");
+    const label = `Approval request from ${this.#asker}${req.summary ? `: ${req.summary}` : ""}. Enter allows, Escape denies.`;
+    this.el = h("div", { class: "card approval", role: "group", "aria-label": label, tabIndex: -1,
       dataset: { approval: "", kind, id: String(req.id), approvalServer: String(req.server ?? "") } },
     h("header", { class: "card-head" },
       h("span", { class: "badge warning", text: "Approval" }),
@@ -78,7 +102,28 @@ export class ApprovalCard {
     this.#allow.addEventListener("click", () => this.#decide("allow", false));
     this.#deny.addEventListener("click", () => this.#decide("deny", false));
     this.#allowAll.addEventListener("click", () => this.#decide("allow", true));
+    this.el.addEventListener("keydown", (ev) => this.#key(ev));
     this.add(req);
+    // Placed by its owner (the inbox or the chat) in this task: take focus once it is in the page and shown.
+    requestAnimationFrame(() => this.#claimFocus());
+  }
+
+  #claimFocus() {
+    if (!this.el.isConnected || !this.el.getClientRects().length || writing() || this.el.classList.contains("answered")) return;
+    this.el.focus({ preventScroll: true });
+    this.el.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Enter allows (on the card itself, not on its other controls: Deny and the checkbox keep their own keys). @param {KeyboardEvent} ev */
+  #key(ev) {
+    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey || this.#allow.disabled) return;
+    if (ev.key === "Escape") {
+      ev.preventDefault();  // before the chat's Escape (stop the answer): this decides the request only
+      void this.#decide("deny", false);
+    } else if (ev.key === "Enter" && ev.target === this.el) {
+      ev.preventDefault();
+      void this.#decide("allow", false);
+    }
   }
 
   /** How many requests this card still holds. */
@@ -133,6 +178,7 @@ export class ApprovalCard {
       this.#status.textContent = describeError(/** @type {PromiseRejectedResult} */ (failed).reason);
     } else {
       this.#status.textContent = this.#ids.length ? `${word} ${ids.length}; ${this.#ids.length} still waiting.` : `${word}.`;
+      announce(`${word}: ${this.#asker}'s request.`);
     }
     if (this.#ids.length) {
       for (const b of buttons) b.disabled = false;

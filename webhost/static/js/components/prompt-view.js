@@ -3,10 +3,9 @@
 
 import { h, replaceChildren } from "../html.js";
 import { describeError } from "../rpc.js";
-import { createArgsForm } from "./args-form.js";
+import { promptArgsForm } from "./prompt-args-form.js";
 import { contentBlock, jsonDetails } from "./content-view.js";
 import { copyButton, resultText } from "./copy.js";
-import { attachCompletion, otherValues } from "./completion.js";
 import { metaEditor } from "./meta-editor.js";
 import { prettyJson } from "../html.js";
 
@@ -23,15 +22,6 @@ import { prettyJson } from "../html.js";
  *   values: () => Record<string, unknown> | null}}
  */
 export function promptView(server, prompt, ctx) {
-  const args = Array.isArray(prompt.arguments) ? prompt.arguments : [];
-  /** @type {Record<string, any>} */
-  const schema = {
-    type: "object",
-    properties: Object.fromEntries(args.map((/** @type {any} */ a) => [String(a.name), {
-      type: "string", title: a.title ?? a.name, description: a.description,
-    }])),
-    required: args.filter((/** @type {any} */ a) => a.required).map((/** @type {any} */ a) => String(a.name)),
-  };
   const out = h("div", { class: "prompt-output", dataset: { testid: "prompt-result" } });
   const meta = metaEditor("prompts/get");
   const run = async (/** @type {Record<string, unknown>} */ values) => {
@@ -61,21 +51,13 @@ export function promptView(server, prompt, ctx) {
         form.setBusy(false);
       }
   };
-  const form = createArgsForm(schema, {
+  const form = promptArgsForm(server, prompt, {
+    rpc: ctx.rpc,
+    completions: ctx.completions,
     submitLabel: "Get prompt",
     submitAttrs: { "data-testid": "get-prompt" },
-    emptyText: "This prompt takes no arguments.",
     onSubmit: (values) => { void run(values); },
   });
-  if (ctx.completions) {
-    for (const a of args) {
-      const name = String(a.name);
-      const input = /** @type {HTMLInputElement | null} */ (form.el.querySelector(`input[name="${CSS.escape(name)}"]`));
-      if (input) attachCompletion(input, (value) => ctx.rpc.request("completion/complete", {
-        server, ref: { type: "ref/prompt", name: prompt.name }, argument: { name, value },
-        context: { arguments: otherValues(form.el, name) } }));
-    }
-  }
   const el = h("article", { class: "view prompt-view" },
     h("header", { class: "view-head" },
       h("div", { class: "view-title-row" },

@@ -4,7 +4,7 @@
 // person edits their own. Saving tells the person's servers (notifications/roots/list_changed where the era
 // has it).
 //
-// Its selectors: [data-testid="roots-view"]; [data-roots="effective" | "configured" | "shared" | "mine"] per
+// Its selectors: [data-testid="roots-view"]; [data-roots-deprecated] says roots are deprecated (SEP-2577); [data-roots="effective" | "configured" | "shared" | "mine"] per
 // list, each root a [data-root-uri] row; an editable list has one [data-root-row] per root (input[name="uri"],
 // input[name="name"], [data-roots-action="remove"]), [data-roots-action="add"] and [data-roots-action="save"],
 // and its result in [data-testid="roots-status"].
@@ -28,7 +28,10 @@ export class RootsView {
     this.el = h("article", { class: "view roots-view", dataset: { testid: "roots-view" } },
       h("header", { class: "view-head" },
         h("h2", { class: "view-title", text: "Roots" }),
-        h("p", { class: "view-sub muted", text: "The folders (file:// URIs) webhost gives servers that ask for roots: the configuration's, the ones an admin gives everyone, and your own." })),
+        h("p", { class: "view-sub muted", text: "The folders (file:// URIs) webhost gives servers that ask for roots: the configuration's, the ones an admin gives everyone, and your own." }),
+        // Kept working for the servers that ask; said plainly so nobody builds on it (SEP-2577, removal 2027 at the earliest).
+        h("p", { class: "wh-note wh-note-info", dataset: { rootsDeprecated: "" },
+          text: "Deprecated: MCP 2026-07-28 deprecates roots (SEP-2577). Servers that still ask for them get these; new servers should take folders as tool arguments instead." })),
       this.#status,
       this.#body);
     void this.refresh();

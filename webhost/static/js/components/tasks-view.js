@@ -45,12 +45,25 @@ export class TasksView {
     }
   }
 
-  /** A task moved (tasks/changed): its row is drawn again, a new one goes on top. @param {any} task */
+  /**
+   * A task moved (tasks/changed): a new one goes on top; a known one has its head, message and progress
+   * drawn again in place, so its buttons (and what Result showed) stay put while it reports.
+   * @param {any} task
+   */
   update(task) {
     const old = this.#rows.get(String(task.id));
     const row = this.#row(task);
-    if (old) old.replaceWith(row);
-    else this.#list.prepend(row);
+    if (!old) this.#list.prepend(row);
+    else if (old.dataset.status === row.dataset.status) {
+      for (const part of ["task-message", "task-progress"]) {
+        const was = old.querySelector(`[data-testid="${part}"]`);
+        const now = row.querySelector(`[data-testid="${part}"]`);
+        if (was && now) was.replaceWith(now);
+        else if (now) old.querySelector(".task-output")?.before(now);
+        else was?.remove();
+      }
+      this.#rows.set(String(task.id), old);
+    } else old.replaceWith(row);
     this.#count();
   }
 

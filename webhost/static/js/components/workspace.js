@@ -19,6 +19,7 @@ import { ServerDetails } from "./server-details.js";
 import { AuditView } from "./audit-view.js";
 import { AppsView } from "./apps-view.js";
 import { SessionsView } from "./sessions-view.js";
+import { AdminView } from "./admin-view.js";
 import { RootsView } from "./roots-view.js";
 import { TasksView } from "./tasks-view.js";
 
@@ -34,13 +35,13 @@ import { TasksView } from "./tasks-view.js";
  * @property {import("../chat/chat-view.js").ChatView} chat the chat, kept in the page (parked when not shown)
  */
 
-/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions" | "chat" | "roots" | "tasks"} ViewKind */
+/** @typedef {"tool" | "resource" | "template" | "prompt" | "server" | "audit" | "apps" | "sessions" | "chat" | "roots" | "tasks" | "admin"} ViewKind */
 
 // The open item is kept in the address (`#kind=tool&server=S&key=NAME`), so a reload (or a link) opens it
 // again once its server has listed it; the form's values go to sessionStorage (this tab only, never the URL).
-const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions", "chat", "roots", "tasks"];
+const KINDS = ["tool", "resource", "template", "prompt", "server", "audit", "apps", "sessions", "chat", "roots", "tasks", "admin"];
 /** Views that stand for the whole page, not one server's item. */
-const PAGE_VIEWS = ["audit", "apps", "sessions", "chat", "roots", "tasks"];
+const PAGE_VIEWS = ["audit", "apps", "sessions", "chat", "roots", "tasks", "admin"];
 const FORM_KEY = "webhost:form:";
 
 /** @returns {{kind: ViewKind, server: string, key: string} | null} */
@@ -53,7 +54,13 @@ function openFromUrl() {
 
 /** @param {{kind: string, server: string, key: string} | null} open */
 function keepInUrl(open) {
-  const hash = open ? `#${new URLSearchParams({ kind: open.kind, server: open.server, key: open.key })}` : "";
+  let hash = open ? `#${new URLSearchParams({ kind: open.kind, server: open.server, key: open.key })}` : "";
+  // Chat-first (a model is configured: index.html's data-landing): the bare address is the chat's new
+  // conversation, the landing view, so the workbench's welcome is the one that needs a name (main.js reads it).
+  if (document.body.dataset.landing === "chat") {
+    if (open?.kind === "chat" && !open.key) hash = "";
+    else if (!open) hash = "#kind=workbench";
+  }
   if (location.hash !== hash) history.replaceState(history.state, "", `${location.pathname}${location.search}${hash}`);
 }
 
@@ -179,6 +186,9 @@ export class Workspace {
       el = ctx.chat.el;
     } else if (kind === "sessions") {
       view = new SessionsView(ctx.rpc);
+      el = view.el;
+    } else if (kind === "admin") {
+      view = new AdminView(ctx.rpc);
       el = view.el;
     } else if (kind === "roots") {
       view = new RootsView(ctx.rpc);
