@@ -19,6 +19,15 @@ import { keyForm, setupNote } from "./chat-setup.js";
 import { usagePanel } from "./usage-panel.js";
 import { ToolPicker } from "./tool-picker.js";
 
+const SCROLLING_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
+
+/** Whether a key press scrolls the page (a scrolling key, not typed into a field). @param {KeyboardEvent} ev */
+function scrollingKey(ev) {
+  const target = ev.target;
+  if (target instanceof HTMLElement && (target.isContentEditable || target.matches("input, textarea, select"))) return false;
+  return SCROLLING_KEYS.has(ev.key);
+}
+
 /**
  * @typedef {object} ChatContext
  * @property {import("../rpc.js").RpcClient} rpc
@@ -99,7 +108,10 @@ export class ChatView {
       this.#followedTop = box.scrollTop;
     }, { capture: true, passive: true });
     const intent = () => { this.#intentAt = performance.now(); };
-    for (const type of ["wheel", "touchmove", "keydown"]) document.addEventListener(type, intent, { capture: true, passive: true });
+    for (const type of ["wheel", "touchmove"]) document.addEventListener(type, intent, { capture: true, passive: true });
+    // Only keys that scroll, outside a field: Enter in the composer sends, and must not read as "the person
+    // scrolled away" when the answer's app then scrolls itself into view.
+    document.addEventListener("keydown", (ev) => { if (scrollingKey(ev)) intent(); }, { capture: true, passive: true });
     document.addEventListener("pointerdown", () => { this.#pointerHeld = true; }, { capture: true, passive: true });
     for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, () => { this.#pointerHeld = false; }, { capture: true, passive: true });
     this.#list = new ConversationList({

@@ -77,6 +77,8 @@ export class ApprovalCard {
   #link = null;
   #kind;
   #asker = "";
+  /** Sees the card get a size: it is shown, and may take focus. */
+  #shown = new ResizeObserver(() => this.#claimFocus());
   el;
 
   /** @param {any} req @param {import("../rpc.js").RpcClient} rpc */
@@ -104,12 +106,16 @@ export class ApprovalCard {
     this.#allowAll.addEventListener("click", () => this.#decide("allow", true));
     this.el.addEventListener("keydown", (ev) => this.#key(ev));
     this.add(req);
-    // Placed by its owner (the inbox or the chat) in this task: take focus once it is in the page and shown.
-    requestAnimationFrame(() => this.#claimFocus());
+    // Placed by its owner (the inbox or the chat): take focus once it is in the page and shown, which may be a
+    // moment later (a chat call's card is drawn after the request arrives; the card waits hidden until then).
+    this.#shown.observe(this.el);
   }
 
   #claimFocus() {
-    if (!this.el.isConnected || !this.el.getClientRects().length || writing() || this.el.classList.contains("answered")) return;
+    if (this.el.classList.contains("answered")) return this.#shown.disconnect();
+    if (!this.el.isConnected || !this.el.getClientRects().length) return;  // not shown yet: wait for it
+    this.#shown.disconnect();  // once: after this, focus is the person's
+    if (writing()) return;
     this.el.focus({ preventScroll: true });
     this.el.scrollIntoView({ block: "nearest" });
   }

@@ -76,7 +76,11 @@ export class Inbox {
     for (const [key, card] of this.#cards) {
       if (card.dataset.mode === "app" || isParked(card)) continue;
       const home = this.#homeOf(key);
-      if (card.parentElement !== home) home.append(card);
+      if (card.parentElement === home) continue;
+      // Moving an element drops the focus inside it: an approval that took focus keeps it where it goes.
+      const held = card.contains(document.activeElement) ? /** @type {HTMLElement} */ (document.activeElement) : null;
+      home.append(card);
+      held?.focus({ preventScroll: true });
     }
     this.#changed();
   }
