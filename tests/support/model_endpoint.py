@@ -193,11 +193,14 @@ async def _hold(request: Request, seconds: float) -> bool:
 
 
 async def _play(steps: list[Step], scripts: Scripts) -> AsyncIterator[bytes]:
+    began = asyncio.get_running_loop().time()
     for step in steps:
         if isinstance(step, bytes):
             yield step
         elif isinstance(step, float):
             await asyncio.sleep(step)
+        elif step[0] == "at":
+            await asyncio.sleep(max(0.0, began + step[1] - asyncio.get_running_loop().time()))
         elif step[0] == "gate":
             await scripts.gate(step[1]).wait()  # the test opens it (POST /_release) once it saw what it waits for
         elif step[1] == "abrupt":

@@ -17,6 +17,9 @@ a fallback) and that is not used up (`times`). A rule's `events`, in order:
 - `{"raw": "data: not json\n\n"}`: these characters as they are, in the body;
 - `{"pause": 0.01}`: wait between chunks (streaming realism); as the first event, before answering at
   all (a server that does not answer, for timeouts);
+- `{"at": 0.25}`: wait until that many seconds after the answer's body began: a steady pace (`i / rate`
+  for the i-th token) that a timer's granularity cannot slow, as a run of short pauses would (each
+  pause is rounded up to the event loop's millisecond);
 - `{"gate": "NAME"}`: hold the rest of the answer until the test opens that gate (`POST /_release`,
   `ModelEndpointServer.release`): a test waits for what the host shows mid-stream, then lets it go on.
 """
@@ -118,7 +121,7 @@ def _texts(content: object) -> list[str]:
 
 # A rendered answer is a sequence of steps: bytes to send, a pause, or the end of the body.
 Cut = Literal["abrupt", "clean"]
-Step = bytes | float | tuple[Literal["cut"], Cut] | tuple[Literal["gate"], str]
+Step = bytes | float | tuple[Literal["cut"], Cut] | tuple[Literal["gate"], str] | tuple[Literal["at"], float]
 
 
 @dataclass
@@ -168,6 +171,8 @@ def steps_before(event: dict[str, Any]) -> Iterator[Step]:
     """The pause or cut an event is, if it is one."""
     if "pause" in event:
         yield float(event["pause"])
+    if "at" in event:
+        yield ("at", float(event["at"]))
     if "cut" in event:
         yield ("cut", "clean" if event["cut"] == "clean" else "abrupt")
     if "gate" in event:

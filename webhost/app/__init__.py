@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import anyio.to_thread
 from anyio.abc import TaskGroup
 from fastapi import FastAPI
 from starlette.types import ASGIApp
@@ -32,6 +33,7 @@ from webhost.app.routes import (
 from webhost.app.secret import SecretProblem, deployment_secret, load_secret
 from webhost.app.server import HostApp, Server
 from webhost.app.state import HostState
+from webhost.chat.providers import import_wires
 from webhost.config import Config
 from webhost.observability.tracing import instrument_app
 from webhost.redact import Redactor
@@ -64,9 +66,16 @@ def create_app(
         people=SessionRefreshes(parts.storage) if access.oidc is not None else None,
     )
 
+    apis = [model.api for model in config.options.chat.models]
+
+    async def warm_wires() -> None:  # abandoned, not awaited, if webhost stops before the import is done
+        await anyio.to_thread.run_sync(import_wires, apis, abandon_on_cancel=True)
+
     def background(task_group: TaskGroup) -> None:
         if follow.refresher is not None:  # oidc mode: the people in use are refreshed as their sessions fall due
             task_group.start_soon(follow.run, refresh_tick(follow.refresher.seconds), name="group-refresh")
+        if apis:  # after start-up, off its path: a configured model's first answer does not wait the SDK import
+            task_group.start_soon(warm_wires, name="import-model-wires")
 
     app = FastAPI(
         title="webhost",

@@ -4,6 +4,7 @@ conversation, and the body the endpoint received being exactly `wire_body`."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -27,6 +28,23 @@ async def test_text_streams_in_the_pieces_the_model_sent(wire: Wire) -> None:
     wire.answer({"text": "Hel"}, {"pause": 0.01}, {"text": "lo"}, {"text": " there"})
     events = without_usage(well_ordered(await wire.run()))
     assert events == [TextDelta("Hel"), TextDelta("lo"), TextDelta(" there"), Stop("end")]
+
+
+async def test_a_text_at_a_time_of_the_answer_waits_for_it(wire: Wire) -> None:
+    # `at` (bench/chat.py's steady pace) holds a piece until that long after the answer began: never earlier.
+    wire.answer({"text": "now"}, {"at": 0.3}, {"text": " later"})
+    provider = open_provider(wire.endpoint())
+    try:
+        sent = time.monotonic()
+        arrived = {
+            event.text: time.monotonic() - sent
+            async for event in provider.stream(wire.request())
+            if isinstance(event, TextDelta)
+        }
+    finally:
+        await provider.aclose()
+    assert list(arrived) == ["now", " later"]
+    assert arrived[" later"] >= 0.3
 
 
 async def test_a_tool_call_streams_its_argument_fragments(wire: Wire) -> None:
