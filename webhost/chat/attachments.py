@@ -229,19 +229,3 @@ def _prepare(name: str, data: bytes, text_chars: int) -> Prepared:
 
 def megabytes(size: int) -> str:
     return f"{size / 1_000_000:.1f} MB"
-
-
-def without_image_data(body: Any) -> Any:
-    """A request body as "What the model saw" keeps it: each image's base64 replaced by its length (the
-    image is the attachment's or the tool result's, kept there; a copy per request would weigh megabytes)."""
-    if isinstance(body, list):
-        return [without_image_data(item) for item in body]
-    if not isinstance(body, dict):
-        return body
-    if body.get("type") == "base64" and isinstance(body.get("data"), str):  # anthropic's image source
-        return {**body, "data": f"[{len(body['data'])} base64 characters]"}
-    url = body.get("url")
-    if isinstance(url, str) and url.startswith("data:") and "," in url:  # openai's image_url
-        head, data = url.split(",", 1)
-        return {**body, "url": f"{head},[{len(data)} base64 characters]"}
-    return {key: without_image_data(value) for key, value in body.items()}

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import orjson
 
+from webhost.chat.wire_images import image_count, without_image_data
 from webhost.config import WebhostOptions
 from webhost.errors import PolicyRefused
 from webhost.people import Person
@@ -24,6 +25,10 @@ from webhost.storage.budgets import BudgetStore, Hold, Refused, Usage
 from webhost.storage.db import Storage
 
 CHARS_PER_TOKEN = 4  # a rough, generous count of a request's input tokens from its JSON (no tokenizer per model)
+# What an image is held at: providers bill an image by its pixels, not its base64 (Anthropic scales down an image
+# of more than about 1,600 tokens; OpenAI's high detail costs at most about 1,100), so a 3 MB photo is not the
+# million tokens of its base64 that no daily budget could hold.
+IMAGE_TOKENS = 1_600
 
 
 class BudgetRefused(PolicyRefused):
@@ -43,8 +48,8 @@ class StepUsage:
 
 
 def estimate(body: dict[str, Any]) -> int:
-    """The input tokens of a request, estimated from the size of its wire body."""
-    return len(orjson.dumps(body)) // CHARS_PER_TOKEN + 1
+    """The input tokens of a request, estimated from the size of its wire body, each image at `IMAGE_TOKENS`."""
+    return len(orjson.dumps(without_image_data(body))) // CHARS_PER_TOKEN + 1 + IMAGE_TOKENS * image_count(body)
 
 
 def refusal_line(budget: int) -> str:

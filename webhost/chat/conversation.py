@@ -20,7 +20,7 @@ import anyio.abc
 
 from webhost.approvals import ApprovalBroker
 from webhost.chat.app_context import AppContext
-from webhost.chat.attachments import attachments_of, without_image_data
+from webhost.chat.attachments import attachments_of
 from webhost.chat.branches import Branches
 from webhost.chat.budget import PersonBudget
 from webhost.chat.content import stored_result
@@ -29,6 +29,7 @@ from webhost.chat.tool_choice import SETTINGS_KEY, ToolChoice
 from webhost.chat.toolset import ToolSet
 from webhost.chat.transcript import Message, ToolCall
 from webhost.chat.turn import ProgressFn, Turn
+from webhost.chat.wire_images import without_image_data
 from webhost.config import WebhostOptions
 from webhost.errors import InvalidParams
 from webhost.people import Person

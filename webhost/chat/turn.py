@@ -205,7 +205,7 @@ class Turn:
         by_index: dict[int, tuple[ToolCall, OfferedTool | None, PartialArguments | None]] = {}
         before = dict(self.message.usage)
         try:
-            await self._read(step, request, tools, by_index)
+            await self._read(step, request, body, tools, by_index)
         except BaseExceptionGroup as group:  # the flushers' group wraps what the stream raised: one error, as raised
             raise _sole(group) from None
         finally:  # what the provider reported is what this step costs, whatever ended it
@@ -218,12 +218,13 @@ class Turn:
         self,
         step: int,
         request: ChatRequest,
+        body: dict[str, Any],
         tools: ToolSet,
         by_index: dict[int, tuple[ToolCall, OfferedTool | None, PartialArguments | None]],
     ) -> None:
         async with anyio.create_task_group() as flushers:
             flushers.start_soon(self._keep_text_saved)
-            async for event in self.provider.stream(request):
+            async for event in self.provider.stream(request, body):
                 if isinstance(event, TextDelta):
                     if event.text:
                         self.message.add_text(event.text, step)

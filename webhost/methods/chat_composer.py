@@ -20,7 +20,7 @@ from .chat import ID_LENGTH
 async def items(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:
     """`{kind: "resources" | "prompts"}`: what `@` or `/` offers, from every connected server."""
     kind = params.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:  # a list or an object is not hashable: not a lookup
         raise InvalidParams('params.kind must be "resources" or "prompts"')
     return {"items": await composer_items(session.connections, session.catalogue, str(kind))}
 

@@ -18,10 +18,11 @@ from PIL import Image
 from tests.support.inprocess import AsgiWsClient, in_process_host, sdk_server
 from tests.support.model_endpoint import ModelEndpointServer, running_model_endpoint
 from webhost.chat.attachment_files import IMAGE_BYTES, LONG_EDGE, AttachmentRefused, prepare
-from webhost.chat.attachments import attachment_blocks, without_image_data
+from webhost.chat.attachments import attachment_blocks
 from webhost.chat.providers.anthropic_body import anthropic_body
 from webhost.chat.providers.messages import ChatRequest, UserMessage
 from webhost.chat.providers.openai_body import openai_body
+from webhost.chat.wire_images import without_image_data
 from webhost.people import Person
 from webhost.storage.attachments import StoredAttachment, chat_attachments
 from webhost.storage.conversations import ChatSeal, ConversationStore

@@ -63,6 +63,10 @@ async def test_a_mentioned_resource_is_read_through_the_connection_and_given_to_
     ) as host:
         async with host.tab() as tab:
             await tab.wait_connected("composer")
+            bad_kinds: list[object] = [[], {}, "tools"]  # a list or an object was looked up as a key: an internal error
+            for bad in bad_kinds:
+                with pytest.raises(Exception, match=r'params.kind must be "resources" or "prompts"'):
+                    await tab.request("chat/composer/items", {"kind": bad})
             listed = (await tab.request("chat/composer/items", {"kind": "resources"}))["items"]
             by_uri = {item.get("uri") or item.get("uriTemplate"): item for item in listed}
             assert by_uri["notes://handbook"]["title"] == "Team handbook"

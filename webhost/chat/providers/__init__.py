@@ -25,7 +25,8 @@ from webhost.chat.providers.observed import ObservedProvider
 
 
 class Provider(Protocol):
-    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
+    # `body`: `wire_body(request)` when the caller built it already (an image's base64 is not copied again).
+    def stream(self, request: ChatRequest, body: dict[str, Any] | None = None) -> AsyncIterator[StreamEvent]: ...
 
     def wire_body(self, request: ChatRequest) -> dict[str, Any]: ...
 

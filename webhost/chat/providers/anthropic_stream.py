@@ -183,7 +183,8 @@ class AnthropicProvider:
     def wire_body(self, request: ChatRequest) -> dict[str, Any]:
         return anthropic_body(request)
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ChatRequest, body: dict[str, Any] | None = None) -> AsyncIterator[StreamEvent]:
+        del body  # the SDK's call is built from the request's parts, which hold an image's base64 without a copy
         if self._client is None:
             raise ProviderError(self._problem or "bad baseUrl", "bad-url")
         tools = anthropic_tools(request)

@@ -28,13 +28,13 @@ class ObservedProvider:
     def wire_body(self, request: ChatRequest) -> dict[str, Any]:
         return self.inner.wire_body(request)
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ChatRequest, body: dict[str, Any] | None = None) -> AsyncIterator[StreamEvent]:
         model = self.endpoint.id
         span = tracing.model_span(model, self.endpoint.api, request.model)
         started = time.perf_counter()
         outcome, error = "stopped", None
         try:
-            async for event in self.inner.stream(request):
+            async for event in self.inner.stream(request, body):
                 if isinstance(event, Usage):
                     metrics.model_tokens_used(model, event.input_tokens, event.output_tokens)
                 elif isinstance(event, Stop):

@@ -121,13 +121,13 @@ class OpenAIProvider:
     def wire_body(self, request: ChatRequest) -> dict[str, Any]:
         return openai_body(request, official=self._official)
 
-    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+    async def stream(self, request: ChatRequest, body: dict[str, Any] | None = None) -> AsyncIterator[StreamEvent]:
         if self._client is None:
             raise ProviderError(self._problem or "bad baseUrl", "bad-url")
         try:
             chunks = await self._client.post(
                 "/chat/completions",
-                body=openai_body(request, official=self._official),
+                body=body if body is not None else openai_body(request, official=self._official),
                 cast_to=ChatCompletion,
                 options={"security": {"bearer_auth": True}},  # as `create` asks: the key as a bearer token
                 stream=True,
