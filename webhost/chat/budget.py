@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import orjson
 
-from webhost.chat.wire_images import image_count, without_image_data
+from webhost.chat.wire_images import masked_and_counted
 from webhost.config import WebhostOptions
 from webhost.errors import PolicyRefused
 from webhost.people import Person
@@ -49,7 +49,8 @@ class StepUsage:
 
 def estimate(body: dict[str, Any]) -> int:
     """The input tokens of a request, estimated from the size of its wire body, each image at `IMAGE_TOKENS`."""
-    return len(orjson.dumps(without_image_data(body))) // CHARS_PER_TOKEN + 1 + IMAGE_TOKENS * image_count(body)
+    masked, images = masked_and_counted(body)
+    return len(orjson.dumps(masked)) // CHARS_PER_TOKEN + 1 + IMAGE_TOKENS * images
 
 
 def refusal_line(budget: int) -> str:

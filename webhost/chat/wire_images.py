@@ -20,21 +20,24 @@ def _image_data(node: dict[str, Any]) -> tuple[str, str] | None:
 def without_image_data(body: Any) -> Any:
     """A request body as "What the model saw" keeps it: each image's base64 replaced by its length (the
     image is the attachment's or the tool result's, kept there; a copy per request would weigh megabytes)."""
+    return _masked(body, [])
+
+
+def masked_and_counted(body: Any) -> tuple[Any, int]:
+    """`without_image_data(body)` and how many images it left out, in one walk."""
+    lengths: list[int] = []
+    return _masked(body, lengths), len(lengths)
+
+
+def _masked(body: Any, lengths: list[int]) -> Any:
     if isinstance(body, list):
-        return [without_image_data(item) for item in body]
+        return [_masked(item, lengths) for item in body]
     if not isinstance(body, dict):
         return body
     found = _image_data(body)
-    if found is not None:
-        head, data = found
-        placeholder = f"[{len(data)} base64 characters]"
-        return {**body, "data": placeholder} if not head else {**body, "url": head + placeholder}
-    return {key: without_image_data(value) for key, value in body.items()}
-
-
-def image_count(body: Any) -> int:
-    if isinstance(body, list):
-        return sum(image_count(item) for item in body)
-    if not isinstance(body, dict):
-        return 0
-    return 1 if _image_data(body) is not None else sum(image_count(value) for value in body.values())
+    if found is None:
+        return {key: _masked(value, lengths) for key, value in body.items()}
+    head, data = found
+    lengths.append(len(data))
+    placeholder = f"[{len(data)} base64 characters]"
+    return {**body, "data": placeholder} if not head else {**body, "url": head + placeholder}
