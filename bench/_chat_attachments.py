@@ -4,12 +4,15 @@ vision, against its resident memory just before (the same run's baseline: the pe
 /proc/PID/clear_refs, after a small image was sent once so Pillow's import is not counted). Goal: the rise
 is at most 2x the file's size. The PNG is noise (it does not compress: 5 MB of file are about 5 MB of
 pixels); a smaller file of many more pixels decodes larger (webhost refuses images over 50 megapixels).
+The peak is also read when the attachment shows in the composer (the attach alone: chunks, decode, scaling,
+sealing), without resetting it, so the rise is split into the attach and what sending it added.
 """
 
 from __future__ import annotations
 
 import io
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image
@@ -33,11 +36,12 @@ def status_kb(pid: int, key: str) -> int:
     raise RuntimeError(f"no {key} for {pid}")
 
 
-def send_with(page: Page, path: Path, text: str) -> None:
+def send_with(page: Page, path: Path, text: str, attached: Callable[[], object] = lambda: None) -> None:
     chat = page.locator('[data-testid="chat"]')
     answers = chat.locator('[data-chat-message][data-role="assistant"]').count()
     chat.locator('input[type="file"][data-testid="chat-attach"]').set_input_files(path)
     chat.locator(".chat-composer [data-attachment]").wait_for()
+    attached()
     chat.locator('textarea[data-testid="chat-input"]').fill(text)
     chat.locator('textarea[data-testid="chat-input"]').press("Enter")
     page.wait_for_function(
@@ -57,8 +61,10 @@ def image_memory(page: Page, pid: int, directory: Path) -> None:
     size = noise_png(big)
     Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM := VmRSS now
     before = status_kb(pid, "VmRSS")
-    send_with(page, big, "what is in it?")
+    marks: list[int] = []
+    send_with(page, big, "what is in it?", lambda: marks.append(status_kb(pid, "VmHWM")))
     peak = status_kb(pid, "VmHWM")
-    rise = (peak - before) * 1024
+    rise, attach = (peak - before) * 1024, (marks[0] - before) * 1024
     print(f"   file {size / 1e6:.2f} MB   RSS before {before / 1024:.1f} MiB   peak {peak / 1024:.1f} MiB")
     print(f"   rise {rise / 1e6:.2f} MB = {rise / size:.2f}x the file (goal <= 2x)")
+    print(f"   of which the attach alone {attach / 1e6:.2f} MB = {attach / size:.2f}x; the send added the rest")

@@ -27,6 +27,7 @@ from webhost.journal import CallJournal
 from webhost.redact import Redactor
 from webhost.roots import HostRoots
 from webhost.settings import Settings
+from webhost.storage import upload_spool
 from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
 from webhost.storage.history import CallHistory
@@ -95,8 +96,11 @@ def build_parts(
         ),
         public_origin=next((o for o in settings.public_origins), None),
         history=history,
-        # Each person's conversations with the model (contract §8), sealed under their own sub-key.
-        conversations=ConversationStore(storage, ChatSeal(derive_key(secret, "chat/v1"))),
+        # Each person's conversations with the model (contract §8), sealed under their own sub-key; the files
+        # people attach are spooled, sealed, in the data folder while they come.
+        conversations=ConversationStore(
+            storage, ChatSeal(derive_key(secret, "chat/v1")), temp_dir=settings.data_dir / upload_spool.FOLDER
+        ),
     )
     return Parts(storage, audit, journal, history, SeenPeople(storage, clock=clock), redactor, deps, host_origins)
 

@@ -6,14 +6,23 @@ is kept as it came when both wires take it as it is; else it is scaled down with
 caps of Anthropic's Messages API (the stricter of the two wires: at most 5 MB of base64 per image, and
 images with a long edge over 1568 px are scaled down by the API anyway, costing time for nothing), as a
 JPEG (a PNG when it has transparency). Runs in a worker thread: decoding a large image takes a while.
+
+A file sent in chunks comes spooled (storage/upload_spool.py): an image to scale is decoded from there through a
+file object, so its bytes and its pixels are never in memory side by side (issue 28); a file kept as it is, or
+read as text, is read whole once.
 """
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, BinaryIO, Protocol, cast
 
 from webhost.errors import InvalidParams
+from webhost.malloc import give_back
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 LONG_EDGE = 1568  # px: Anthropic's documented size past which it scales an image down itself
 IMAGE_BYTES = 3_750_000  # bytes whose base64 is Anthropic's documented 5 MB per image
@@ -25,6 +34,17 @@ class AttachmentRefused(InvalidParams):
     """A file that cannot be attached: its message is one line for the composer."""
 
 
+class Spooled(Protocol):
+    """A file as it came, kept outside one bytes object (storage/upload_spool.py's `UploadSpool`)."""
+
+    @property
+    def size(self) -> int: ...
+
+    def reader(self) -> BinaryIO: ...
+
+    def read(self) -> bytes: ...
+
+
 @dataclass(frozen=True)
 class Prepared:
     kind: str  # "image" or "text"
@@ -32,10 +52,12 @@ class Prepared:
     content: bytes  # an image's bytes, or UTF-8 text
 
 
-def prepare(name: str, data: bytes, *, text_chars: int) -> Prepared:
+def prepare(name: str, data: bytes | Spooled, *, text_chars: int) -> Prepared:
     """The file as it is kept and given to the model, or `AttachmentRefused` saying why not."""
-    if _is_image(data):
+    if _is_image(_head(data)):
         return _image(name, data)
+    if not isinstance(data, bytes):
+        data = data.read()
     if data.startswith(b"%PDF-"):
         return Prepared("text", "application/pdf", _checked_text(name, pdf_text(name, data), text_chars).encode())
     try:
@@ -55,6 +77,13 @@ def _checked_text(name: str, text: str, limit: int) -> str:
     return text
 
 
+def _head(data: bytes | Spooled) -> bytes:
+    if isinstance(data, bytes):
+        return data[:12]
+    with data.reader() as file:
+        return file.read(12)
+
+
 def _is_image(data: bytes) -> bool:
     return (
         data.startswith(b"\x89PNG\r\n\x1a\n")
@@ -64,44 +93,85 @@ def _is_image(data: bytes) -> bool:
     )
 
 
-def _image(name: str, data: bytes) -> Prepared:
+def _image(name: str, data: bytes | Spooled) -> Prepared:
     from PIL import Image, UnidentifiedImageError  # imported on the first image: most processes never need it
 
+    size = len(data) if isinstance(data, bytes) else data.size
     try:
-        image = Image.open(io.BytesIO(data))  # reads the header only
-        width, height = image.size
-        if width * height > MAX_PIXELS:
-            raise AttachmentRefused(f"{name} is {width}x{height} pixels; an image may have at most 50 megapixels")
-        kind = IMAGE_TYPES.get(image.format or "")
-        if kind is not None and max(width, height) <= LONG_EDGE and len(data) <= IMAGE_BYTES:
-            return Prepared("image", kind, data)  # both wires take it as it is: not decoded at all
-        return _scaled(image)
+        # Opened from the bytes or the spool: only the header is read here, and only a block at a time later.
+        with io.BytesIO(data) if isinstance(data, bytes) else data.reader() as file, Image.open(file) as image:
+            width, height = image.size
+            if width * height > MAX_PIXELS:
+                raise AttachmentRefused(f"{name} is {width}x{height} pixels; an image may have at most 50 megapixels")
+            kind = IMAGE_TYPES.get(image.format or "")
+            if kind is not None and max(width, height) <= LONG_EDGE and size <= IMAGE_BYTES:
+                # Both wires take it as it is: not decoded at all.
+                return Prepared("image", kind, data if isinstance(data, bytes) else data.read())
+            give_back()  # what the chunks' frames left free goes back before the pixels take their place
+            scaled = _scaled(image)  # the decoded pixels are freed (closed) before it returns
+        give_back()  # this worker thread's arena would keep the pixels' pages resident
+        return scaled
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
         raise AttachmentRefused(f"{name} could not be read as an image ({exc})") from None
 
 
-def _scaled(image: object) -> Prepared:
-    from PIL import Image
-
-    assert isinstance(image, Image.Image)
+def _scaled(image: Image) -> Prepared:
     image.draft("RGB", (LONG_EDGE, LONG_EDGE))  # a JPEG is decoded at a reduced scale, not whole
     image.thumbnail((LONG_EDGE, LONG_EDGE))  # decodes, then scales in place, keeping the proportions
+    # Decoded here if thumbnail() did not (already small enough): else save() copies the whole image first, taking
+    # it for read-only (an image opened from a file object without a name, saved to one, is "saved over itself").
+    image.load()
     alpha = image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info)
-    out = io.BytesIO()
     if alpha:
-        image.convert("RGBA").save(out, "PNG", optimize=True)
-        if out.tell() <= IMAGE_BYTES:
-            return Prepared("image", "image/png", out.getvalue())
-    rgb = image if image.mode == "RGB" else image.convert("RGB")  # convert() copies even to its own mode
+        rgba = image if image.mode == "RGBA" else image.convert("RGBA")  # convert() copies even to its own mode
+        out = _saved(rgba, "PNG", optimize=True)
+        if rgba is not image:
+            rgba.close()
+        if out.size <= IMAGE_BYTES:
+            image.close()
+            return Prepared("image", "image/png", out.joined())
+        del out  # before the JPEG is encoded
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    if rgb is not image:
+        image.close()  # one decoded copy at a time
     for quality in (85, 70, 50, 30):
-        out = io.BytesIO()
-        rgb.save(out, "JPEG", quality=quality)
-        if out.tell() <= IMAGE_BYTES:
-            return Prepared("image", "image/jpeg", out.getvalue())
+        out = _saved(rgb, "JPEG", quality=quality)
+        if out.size <= IMAGE_BYTES:
+            rgb.close()
+            return Prepared("image", "image/jpeg", out.joined())
+        del out  # before the next try is encoded
     rgb.thumbnail((LONG_EDGE // 2, LONG_EDGE // 2))  # noise at 1568 px can pass the cap even at quality 30
-    out = io.BytesIO()
-    rgb.save(out, "JPEG", quality=50)
-    return Prepared("image", "image/jpeg", out.getvalue())
+    out = _saved(rgb, "JPEG", quality=50)
+    rgb.close()
+    return Prepared("image", "image/jpeg", out.joined())
+
+
+class _Pieces:
+    """What Pillow encodes, kept as the pieces it writes (64 KiB each): no buffer grows by copies of itself while
+    the decoded image is held, and they are joined once the image is freed."""
+
+    def __init__(self) -> None:
+        self.pieces: list[bytes] = []
+        self.size = 0
+
+    def write(self, data: bytes) -> int:
+        self.pieces.append(bytes(data))  # the object itself: Pillow hands over bytes
+        self.size += len(data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def joined(self) -> bytes:
+        data = b"".join(self.pieces)
+        self.pieces.clear()
+        return data
+
+
+def _saved(image: Image, format: str, **options: object) -> _Pieces:
+    out = _Pieces()
+    image.save(cast(BinaryIO, out), format, **options)  # write() and flush() are all Pillow's encoders use
+    return out
 
 
 def pdf_text(name: str, data: bytes) -> str:

@@ -2,10 +2,12 @@
 chunks, prepared (attachment_files.py), kept sealed (webhost/storage/attachments.py), then named by the
 message they are sent with and given to the model as blocks of that message.
 
-The composer sends a file as `chat/attach` (its name and size) and `chat/attach/chunk`s of base64: the
-file is held once, as bytes, while it comes (never as one JSON string of the whole file). A message refers
-to its attachments by id, with their name, kind and type (`Message.attachments`); their content is read
-from the store when a turn starts (`blocks`).
+The composer sends a file as `chat/attach` (its name and size) and `chat/attach/chunk`s of base64: each chunk
+goes to the disk as it comes, sealed under a key that lives only in memory (storage/upload_spool.py), in a file
+freed when the upload ends, however it ends (kept, refused, removed, or its tab gone: `drop_uploads`); an image
+that must be scaled is decoded from there, so the file's bytes are never whole in memory beside its pixels
+(issue 28). A message refers to its attachments by id, with their name, kind and type (`Message.attachments`);
+their content is read from the store when a turn starts (`blocks`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import base64
 import binascii
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
@@ -30,6 +32,7 @@ from webhost.errors import InvalidParams
 from webhost.people import Person
 from webhost.storage.attachments import AttachmentStore, StoredAttachment
 from webhost.storage.conversations import ConversationStore
+from webhost.storage.upload_spool import UploadSpool
 
 MAX_UPLOADS = 8  # files coming at once per person
 MAX_PER_MESSAGE = 10
@@ -42,7 +45,8 @@ MAX_SOURCE = 2048  # characters of a resource's URI (or server name) a message k
 class Upload:
     name: str
     size: int  # as announced: the chunks may not pass it
-    data: bytearray = field(default_factory=bytearray)
+    spool: UploadSpool  # what came so far, sealed on disk
+    tab: str | None = None  # the tab sending it: gone, the upload goes too
 
 
 class Attachments:
@@ -56,7 +60,7 @@ class Attachments:
         self._options = options
         self._uploads: dict[str, Upload] = {}
 
-    def start(self, name: str, size: int) -> str:
+    def start(self, name: str, size: int, *, tab: str | None = None) -> str:
         options = self._options()
         name = " ".join(name.split())[:MAX_NAME] or "file"
         if size > options.max_attachment_bytes:
@@ -64,8 +68,12 @@ class Attachments:
             raise AttachmentRefused(f"{name} is {megabytes(size)}; a file may be at most {limit}")
         if len(self._uploads) >= MAX_UPLOADS:
             raise AttachmentRefused(f"{MAX_UPLOADS} files are already being attached: wait for them first")
+        try:
+            spool = UploadSpool(self._store().temp_dir)
+        except OSError as exc:
+            raise _not_kept(name, exc) from None
         upload_id = new_id("a-")
-        self._uploads[upload_id] = Upload(name, size)
+        self._uploads[upload_id] = Upload(name, size, spool, tab)
         return upload_id
 
     async def chunk(self, upload_id: str, data: str, last: bool) -> dict[str, Any] | None:
@@ -74,23 +82,37 @@ class Attachments:
         if upload is None:
             raise InvalidParams("no such upload", {"id": upload_id})
         try:
-            upload.data += base64.b64decode(data, validate=True)
+            piece = binascii.a2b_base64(data, strict_mode=True)
         except (binascii.Error, ValueError):
-            self._uploads.pop(upload_id, None)
+            self._drop(upload_id)
             raise InvalidParams("params.data must be base64") from None
-        if len(upload.data) > upload.size:
-            self._uploads.pop(upload_id, None)
+        if upload.spool.size + len(piece) > upload.size:
+            self._drop(upload_id)
             raise AttachmentRefused(f"{upload.name} is larger than announced")
+        try:
+            upload.spool.write(piece)
+            del piece
+            if last:
+                upload.spool.finish()
+        except OSError as exc:
+            self._drop(upload_id)
+            raise _not_kept(upload.name, exc) from None
         if not last:
             return None
         del self._uploads[upload_id]
-        return await self._keep(upload_id, upload)
+        with upload.spool:  # closed (the file freed) whatever happens from here
+            return await self._keep(upload_id, upload)
 
     async def _keep(self, upload_id: str, upload: Upload) -> dict[str, Any]:
         options = self._options()
-        data, upload.data = bytes(upload.data), bytearray()  # one copy of the file from here on
-        prepared = await anyio.to_thread.run_sync(_prepare, upload.name, data, options.max_attachment_text_chars)
-        del data
+        try:
+            # From the spool: a worker thread reads it, nothing else touches it (the upload is no longer listed).
+            prepared = await anyio.to_thread.run_sync(
+                _prepare, upload.name, upload.spool, options.max_attachment_text_chars
+            )
+        except OSError as exc:
+            raise _not_kept(upload.name, exc) from None
+        upload.spool.close()  # before the content is sealed: the disk is not held for the database's write
         stored = StoredAttachment(upload_id, None, prepared.kind, prepared.mime_type, len(prepared.content))
         bound = options.attachment_bytes_per_person
         if not await self._store().add(self._person, stored, prepared.content, time.time(), bound=bound):
@@ -101,8 +123,19 @@ class Attachments:
         return {"id": upload_id, "name": upload.name, "kind": prepared.kind, "mimeType": prepared.mime_type}
 
     async def remove(self, attachment_id: str) -> None:
-        if self._uploads.pop(attachment_id, None) is None:
+        if not self._drop(attachment_id):
             await self._store().remove_draft(self._person, attachment_id)
+
+    def drop_uploads(self, tab: str | None = None) -> None:
+        """The uploads that will get no more chunks: those of a tab that went, or all (None)."""
+        for upload_id in [key for key, upload in self._uploads.items() if tab is None or upload.tab == tab]:
+            self._drop(upload_id)
+
+    def _drop(self, upload_id: str) -> bool:
+        upload = self._uploads.pop(upload_id, None)
+        if upload is not None:
+            upload.spool.close()
+        return upload is not None
 
     async def for_message(self, given: Sequence[dict[str, Any]], model: ChatModel) -> list[dict[str, Any]]:
         """The references a message keeps of its attachments (the person's drafts, named as the page named
@@ -183,6 +216,13 @@ def attachments_of(chat: ChatParts) -> Attachments:
     return found
 
 
+def drop_uploads(chat: ChatParts, tab: str | None = None) -> None:
+    """A tab went (or, None, the whole chat): the files it was sending are dropped, their spools freed."""
+    found = _BESIDE.get(chat)
+    if found is not None:
+        found.drop_uploads(tab)
+
+
 async def send_with_attachments(
     chat: PersonChat,
     conversation_id: str | None,
@@ -223,8 +263,13 @@ def is_image(kind: str, mime_type: str) -> bool:
     return kind == "image" or (kind == "resource" and mime_type.startswith("image/"))
 
 
-def _prepare(name: str, data: bytes, text_chars: int) -> Prepared:
-    return prepare(name, data, text_chars=text_chars)
+def _prepare(name: str, spool: UploadSpool, text_chars: int) -> Prepared:
+    return prepare(name, spool, text_chars=text_chars)
+
+
+def _not_kept(name: str, exc: OSError) -> AttachmentRefused:
+    """The disk refused the spool (full, or the data folder not writable): said as the one line of a refusal."""
+    return AttachmentRefused(f"webhost could not keep {name} while it came ({exc.strerror or exc})")
 
 
 def megabytes(size: int) -> str:

@@ -66,7 +66,7 @@ async def attach(session: BrowserSession, params: dict[str, Any]) -> dict[str, A
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise InvalidParams("params.size must be a non-negative integer")
     name = _params.string(params, "name", max_length=1000)
-    return {"id": attachments_of(session.workspace.chat).start(name, size)}
+    return {"id": attachments_of(session.workspace.chat).start(name, size, tab=session.id)}
 
 
 async def attach_chunk(session: BrowserSession, params: dict[str, Any]) -> dict[str, Any]:

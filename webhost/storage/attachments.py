@@ -4,12 +4,14 @@ A row is made when the person attaches a file (a draft: no conversation yet) and
 when the message is sent; it goes with the conversation. Its content (an image's bytes, a text's UTF-8)
 is sealed with the chat's key (`BytesSeal`), bound to the person and the attachment, so the database
 alone reads none of it; its name lives only in the sealed message that refers to it. In the clear: its
-kind, type and size, which the per-person bound (`used`) sums.
+kind, type and size, which the per-person bound (`used`) sums. A file on its way in is spooled, sealed, in
+`temp_dir` (storage/upload_spool.py) until it is prepared and kept here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -44,9 +46,10 @@ class StoredAttachment:
 
 
 class AttachmentStore:
-    def __init__(self, storage: Storage, seal: ChatSeal) -> None:
+    def __init__(self, storage: Storage, seal: ChatSeal, *, temp_dir: Path | None = None) -> None:
         self.storage = storage
         self.seal = BytesSeal(seal)
+        self.temp_dir = temp_dir  # where uploads are spooled (None: the system's temporary folder)
 
     async def add(
         self, person_id: str, attachment: StoredAttachment, content: bytes, now: float, *, bound: int

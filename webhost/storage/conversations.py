@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -125,10 +126,10 @@ def _stored_message(row: sa.RowMapping, body: dict[str, Any]) -> StoredMessage:
 
 
 class ConversationStore:
-    def __init__(self, storage: Storage, seal: ChatSeal) -> None:
+    def __init__(self, storage: Storage, seal: ChatSeal, *, temp_dir: Path | None = None) -> None:
         self.storage = storage
         self.seal = seal
-        self.attachments = AttachmentStore(storage, seal)
+        self.attachments = AttachmentStore(storage, seal, temp_dir=temp_dir)
 
     # -- conversations ----------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from webhost.access_policy import may_use_server
 from webhost.apps.prefetch import AppPrefetch
 from webhost.calls import CallHook, current_tab
 from webhost.catalogue import Catalogue
+from webhost.chat.attachments import drop_uploads
 from webhost.config import ServerConfig
 from webhost.elicitation.requests import InputRequests
 from webhost.errors import RequestRefused
@@ -228,6 +229,7 @@ class Workspace:
         self.tabs.pop(tab.id, None)
         self._leave_app_of.pop(tab.id, None)
         self.routes.release_tab(tab.id)
+        drop_uploads(self.chat, tab.id)  # the files it was sending: their spools freed
         if not self.tabs:
             self._task_group.start_soon(self._close_when_idle, on_idle)
 
@@ -247,6 +249,7 @@ class Workspace:
         self.left_calls.cancel_all()
         self.roots.close()
         self.inputs.release(outcome="released")
+        drop_uploads(self.chat)
         with anyio.CancelScope(shield=True):
             await self.chat.close(shutting_down=shutting_down)
             async with anyio.create_task_group() as tg:
