@@ -248,11 +248,17 @@ def test_an_approval_takes_focus_enter_allows_escape_denies_and_both_are_announc
 def test_an_approval_does_not_take_focus_from_someone_writing(
     page: Page, host: Webhost, endpoint: ModelEndpointServer
 ) -> None:
-    lookup_twice(endpoint)
+    # The call waits at a gate until the person has started writing: a card shown to an empty composer takes focus.
+    call = [{"gate": "written"}, {"tool": {"id": "l1", "name": "board__lookup", "args": ['{"q": "first"}']}}]
+    endpoint.script(
+        "e2e-layout",
+        [{"match": "look it up", "times": 1, "events": call}, {"events": [{"text": "Done."}]}],
+    )
     chat = landed(page, host)
     send(chat, "look it up")
     box = chat.locator('textarea[data-testid="chat-input"]')
     box.type("a next question")
+    endpoint.release("written")
     card = chat.locator('[data-chat-tool-call][data-tool="lookup"]').first
     expect(card).to_have_attribute("data-status", "approval", timeout=ANSWER_MS)
     expect(card.locator("[data-approval]")).to_be_visible()

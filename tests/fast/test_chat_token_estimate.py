@@ -25,7 +25,8 @@ from webhost.chat.providers.messages import (
 from webhost.chat.providers.openai_body import openai_body
 from webhost.demo.model_choice import SMALL_MODEL_ID
 
-pytestmark = pytest.mark.slow_model
+# The model's start and four requests, each bounded on its own (the start in running_small_model, a request at 120 s).
+pytestmark = [pytest.mark.slow_model, pytest.mark.timeout(600)]
 
 PROSE = (
     "The platform team keeps a board of the week's work. Each card has an owner, a state and a short note; "

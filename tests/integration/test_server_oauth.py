@@ -14,6 +14,7 @@ import anyio
 import httpx
 import pytest
 
+from tests.support.clocks import MovedClock
 from tests.support.inprocess import AsgiWsClient, InProcessHost, in_process_host
 from tests.support.oauth_as import AuthServer, approve, run_auth_server, run_protected_server
 from webhost.people import Person
@@ -22,6 +23,9 @@ pytestmark = pytest.mark.anyio
 
 ADA = Person(id="ada", name="Ada Lovelace", role="member")
 BOB = Person(id="bob", name="Bob Builder", role="member")
+# Seconds the test authorization server's tokens live: longer than any test, so a token runs out only on
+# webhost's clock, which a test moves past it (`MovedClock`), never on the server's.
+TTL = 900
 
 
 @pytest.fixture(scope="module")
@@ -37,9 +41,11 @@ def protected(auth_server: AuthServer, tmp_path_factory: pytest.TempPathFactory)
 
 
 @asynccontextmanager
-async def host_with(tmp_path: Path, url: str, **entry: Any) -> AsyncIterator[InProcessHost]:
+async def host_with(
+    tmp_path: Path, url: str, clock: MovedClock | None = None, **entry: Any
+) -> AsyncIterator[InProcessHost]:
     async with in_process_host(
-        tmp_path, {}, entries={"secure": {"type": "http", "url": url, **entry}}, people=True
+        tmp_path, {}, entries={"secure": {"type": "http", "url": url, **entry}}, people=True, clock=clock
     ) as h:
         yield h
 
@@ -117,15 +123,16 @@ async def test_an_expired_token_is_refreshed_once_while_three_calls_run_at_once(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     with (
-        run_auth_server("--ttl", "7") as short,
+        run_auth_server("--ttl", str(TTL)) as short,
         run_protected_server(short.issuer, tmp_path_factory.mktemp("short")) as url,
     ):
-        async with host_with(tmp_path, url) as host, host.tab(person=ADA) as tab:
+        clock = MovedClock()
+        async with host_with(tmp_path, url, clock) as host, host.tab(person=ADA) as tab:
             await status_of(tab, "auth-required")
             await sign_in(host, tab, "ada", ADA)
             await status_of(tab, "connected")
             assert short.refreshes() == 0
-            await anyio.sleep(4)  # a 7 s token is refreshed after half its life
+            clock.move(TTL)  # past webhost's expiry (a little before the token's end), never the server's
             ids = [
                 tab.start_request(
                     "tools/call", {"server": "secure", "name": "slow", "arguments": {"seconds": 0.2}, "callId": f"c{i}"}
@@ -143,15 +150,16 @@ async def test_a_refused_refresh_token_leads_back_to_sign_in(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     with (
-        run_auth_server("--ttl", "6") as short,
+        run_auth_server("--ttl", str(TTL)) as short,
         run_protected_server(short.issuer, tmp_path_factory.mktemp("refused")) as url,
     ):
-        async with host_with(tmp_path, url) as host, host.tab(person=ADA) as tab:
+        clock = MovedClock()
+        async with host_with(tmp_path, url, clock) as host, host.tab(person=ADA) as tab:
             await status_of(tab, "auth-required")
             await sign_in(host, tab, "ada", ADA)
             await status_of(tab, "connected")
             short.refuse_refresh()
-            await anyio.sleep(3.5)  # a 6 s token is refreshed after half its life
+            clock.move(TTL)
             call = tab.start_request(
                 "tools/call", {"server": "secure", "name": "echo", "arguments": {"text": "hi"}, "callId": "e"}
             )
@@ -307,11 +315,12 @@ async def test_two_replicas_on_one_database_share_a_rotated_refresh_token_withou
     asks Ada to sign in again. A third replica started afterwards connects with the stored tokens too."""
     entry: dict[str, dict[str, Any]] = {"secure": {"type": "http"}}
     with (
-        run_auth_server("--ttl", "6") as short,
+        run_auth_server("--ttl", str(TTL)) as short,
         run_protected_server(short.issuer, tmp_path_factory.mktemp("rotating")) as url,
     ):
         entry["secure"]["url"] = url
-        people: dict[str, Any] = {"entries": entry, "people": True, "database_url": database_url}
+        clock = MovedClock()  # both replicas' (as their machines' clocks agree)
+        people: dict[str, Any] = {"entries": entry, "people": True, "database_url": database_url, "clock": clock}
         async with in_process_host(tmp_path, {}, **people) as a, a.tab(person=ADA) as on_a:
             await status_of(on_a, "auth-required")
             await sign_in(a, on_a, "ada", ADA)
@@ -319,7 +328,7 @@ async def test_two_replicas_on_one_database_share_a_rotated_refresh_token_withou
             async with in_process_host(tmp_path, {}, **people) as b, b.tab(person=ADA) as on_b:
                 assert (await status_of(on_b, "connected"))["signIn"]["signedIn"] is True
                 assert (await whoami(on_b))["subject"] == "ada"  # B holds the first tokens now
-                await anyio.sleep(3.5)  # a 6 s token is refreshed after half its life
+                clock.move(TTL)  # both copies of the first token are past webhost's expiry now
                 assert (await whoami(on_a))["subject"] == "ada"
                 assert short.refreshes() == 1  # A refreshed, and stored the rotated token first
                 assert (await whoami(on_b))["subject"] == "ada"  # B's copy ran out: it took A's

@@ -93,6 +93,7 @@ def build_parts(
             # Enterprise-managed authorization (SEP-990): the person's ID token, from their web session.
             id_tokens=IdTokens(storage, IdTokenSeal(derive_key(secret, "id-token/v1"))).newest,
             auth=config.options.auth if config.options.auth.mode == "oidc" else None,
+            clock=clock,  # token expiry on the app's clock (a test moves it instead of sleeping)
         ),
         public_origin=next((o for o in settings.public_origins), None),
         history=history,
