@@ -78,6 +78,22 @@ def test_a_file_becomes_an_image_a_text_or_is_refused_with_one_line() -> None:
         prepare("broken.pdf", b"%PDF-1.4 nothing", text_chars=100)
 
 
+def test_a_transparent_image_to_scale_stays_a_png_with_its_transparency() -> None:
+    rgba = Image.new("RGBA", (2000, 300), (10, 200, 10, 0))
+    rgba.paste((200, 10, 10, 255), (0, 0, 1000, 300))  # half clear, half opaque red
+    palette = rgba.convert("P")  # a palette image whose transparency is in its info
+    palette.info["transparency"] = palette.getpixel((1500, 150))
+    for image in (rgba, palette):
+        out = io.BytesIO()
+        image.save(out, "PNG")
+        kept = prepare("logo.png", out.getvalue(), text_chars=100)
+        assert (kept.kind, kept.mime_type) == ("image", "image/png")
+        with Image.open(io.BytesIO(kept.content)) as scaled:
+            assert max(scaled.size) == LONG_EDGE and scaled.mode == "RGBA"
+            alpha = scaled.getchannel("A")
+            assert (alpha.getpixel((10, 10)), alpha.getpixel((LONG_EDGE - 10, 10))) == (255, 0)
+
+
 def test_an_attached_image_is_an_image_block_on_both_wires_and_kept_out_of_the_recorded_request() -> None:
     ref = {"id": "a-1", "name": "dot.png", "kind": "image", "mimeType": "image/png"}
     blocks = attachment_blocks(ref, png(4, 4), vision=True)
