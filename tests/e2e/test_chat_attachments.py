@@ -11,7 +11,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.test_chat_page import ANSWER_MS, SERVERS, open_chat
-from tests.fast.chat.test_attachments import pdf, png
+from tests.fast.chat.test_attachments import pdf
+from tests.support.images import png
 from tests.support.model_endpoint import ModelEndpointServer, running_model_endpoint
 from tests.support.process import Webhost, run_webhost
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, _imaging
 
+from tests.support.images import png
 from tests.support.inprocess import in_process_host, sdk_server
 from tests.support.open_files import open_in
 from webhost.chat.attachment_files import IMAGE_BYTES, LONG_EDGE, AttachmentRefused, prepare
@@ -102,42 +103,37 @@ async def test_the_spool_goes_when_the_upload_is_refused_removed_or_its_tab_clos
     assert open_in(temp) == []
 
 
-def noise_png(width: int, height: int) -> bytes:
-    out = io.BytesIO()
-    Image.frombytes("RGB", (width, height), os.urandom(width * height * 3)).save(out, "PNG", compress_level=1)
-    return out.getvalue()
-
-
 async def test_an_image_sent_in_chunks_is_scaled_as_from_its_whole_bytes(
     tmp_path: Path, store: ConversationStore
 ) -> None:
-    png = noise_png(2000, 1000)  # over the long edge: decoded, scaled, a JPEG
-    kept = await sent(attachments(store), "noise.png", png)
+    noise = png(2000, 1000, noise=True)  # over the long edge: decoded, scaled, a JPEG
+    kept = await sent(attachments(store), "noise.png", noise)
     content = await store.attachments.content("ada", str(kept["id"]))
     assert (kept["kind"], kept["mimeType"]) == ("image", "image/jpeg") and content is not None
-    assert content == prepare("noise.png", png, text_chars=10).content
-    with Image.open(io.BytesIO(png)) as whole:  # what the code before the spool did with it
+    assert content == prepare("noise.png", noise, text_chars=10).content
+    with Image.open(io.BytesIO(noise)) as whole:  # what the code before the spool did with it
         whole.thumbnail((LONG_EDGE, LONG_EDGE))
         out = io.BytesIO()
         whole.save(out, "JPEG", quality=85)
     assert content == out.getvalue()
-    small = noise_png(40, 30)  # taken as it is, byte for byte
+    small = png(40, 30, noise=True)  # taken as it is, byte for byte
     kept = await sent(attachments(store), "dot.png", small)
     assert await store.attachments.content("ada", str(kept["id"])) == small
     assert open_in(tmp_path / "temp") == []
 
 
 def test_an_image_that_needs_no_resizing_is_decoded_once_and_freed_before_it_is_kept(tmp_path: Path) -> None:
-    png = noise_png(1200, 1200)  # within the long edge, over IMAGE_BYTES: decoded, then a JPEG at the same size
+    # Within the long edge, over IMAGE_BYTES: decoded, then a JPEG at the same size.
+    noise = png(1200, 1200, noise=True)
     with UploadSpool(tmp_path) as spool:
-        spool.write(png)
+        spool.write(noise)
         spool.finish()
         _imaging.reset_stats()
         prepared = prepare("noise.png", spool, text_chars=10)
     stats = _imaging.get_stats()
     # Pillow's save() copied the whole image first when it had not been decoded yet (issue 28).
     assert stats["new_count"] == 1 and stats["freed_blocks"] == stats["allocated_blocks"] == 1
-    assert prepared.mime_type == "image/jpeg" and len(prepared.content) <= IMAGE_BYTES < len(png)
+    assert prepared.mime_type == "image/jpeg" and len(prepared.content) <= IMAGE_BYTES < len(noise)
 
 
 async def test_a_tab_closed_in_the_middle_of_an_upload_lets_its_spool_go(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 import sqlalchemy as sa
 from PIL import Image
 
+from tests.support.images import png
 from tests.support.inprocess import AsgiWsClient, in_process_host, sdk_server
 from tests.support.model_endpoint import ModelEndpointServer, running_model_endpoint
 from webhost.chat.attachment_files import IMAGE_BYTES, LONG_EDGE, AttachmentRefused, prepare
@@ -29,14 +29,6 @@ from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
 
 pytestmark = pytest.mark.anyio
-
-
-def png(width: int, height: int, *, noise: bool = False) -> bytes:
-    image = Image.frombytes("RGB", (width, height), os.urandom(width * height * 3)) if noise else None
-    image = image or Image.new("RGB", (width, height), (200, 30, 30))
-    out = io.BytesIO()
-    image.save(out, "PNG")
-    return out.getvalue()
 
 
 def pdf(text: str) -> bytes:
