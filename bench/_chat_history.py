@@ -27,7 +27,9 @@ from playwright.sync_api import Page
 from webhost.app.secret import load_secret
 from webhost.apps.origins import derive_key
 from webhost.people import TOKEN_PERSON_ID
-from webhost.storage.conversations import ChatSeal, ConversationStore, chat_conversations, chat_messages
+from webhost.storage.chat_tables import chat_conversations, chat_messages
+from webhost.storage.conversation_titles import sealed_title
+from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
 
 WORDS = "the plan for a trip with notes on trains hotels budgets maps weather food and people to meet".split()
@@ -119,7 +121,8 @@ async def _seed(data_dir: Path, conversations: dict[str, int], marker_every: int
                 )
                 parent = message_id
             last[conversation] = str(parent)
-            values = {"id": conversation, "person_id": person, "title": f"Trip {n}", "model_id": "x", "created_at": now}
+            values = {"id": conversation, "person_id": person, "model_id": "x", "created_at": now}
+            values |= sealed_title(store.seal, person, conversation, f"Trip {n}")
             values["updated_at"] = now - n  # the list's order: the first one written is the newest
 
             async def work(db: Any, rows: list[dict[str, Any]] = rows, values: dict[str, Any] = values) -> None:

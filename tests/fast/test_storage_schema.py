@@ -14,7 +14,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 # Every store's tables join the shared metadata on import.
-from webhost.storage import audit, budgets, conversations, history, live_calls, oauth_tokens, roots, turn_leases
+from webhost.storage import audit, budgets, chat_tables, history, live_calls, oauth_tokens, roots, turn_leases
 from webhost.storage.db import MIGRATIONS, Storage, metadata
 
 pytestmark = pytest.mark.anyio
@@ -25,17 +25,21 @@ STORES = {
     "0005": {live_calls.replicas.name, live_calls.live_calls.name},
     "0006": {history.call_history.name},
     "0007": {
-        conversations.chat_conversations.name,
-        conversations.chat_messages.name,
-        conversations.chat_requests.name,
-        conversations.chat_contexts.name,
-        conversations.chat_usage.name,
+        chat_tables.chat_conversations.name,
+        chat_tables.chat_messages.name,
+        chat_tables.chat_requests.name,
+        chat_tables.chat_contexts.name,
+        chat_tables.chat_usage.name,
     },
     "0009": {roots.roots.name},
     "0012": {budgets.chat_budget_days.name, budgets.chat_budget_holds.name, turn_leases.chat_turn_leases.name},
 }
 # Revisions that add a column rather than a table: (table, column).
-COLUMNS = {"0008": ("web_sessions", "sealed_id_token"), "0010": ("chat_messages", "parent_id")}
+COLUMNS = {
+    "0008": ("web_sessions", "sealed_id_token"),
+    "0010": ("chat_messages", "parent_id"),
+    "0014": ("chat_conversations", "sealed_title"),
+}
 
 
 def differences(connection: sa.Connection) -> list[Any]:

@@ -22,6 +22,7 @@ from tests.support.postgres import USER, Postgres
 from webhost.apps.origins import derive_key, secret_from_text
 from webhost.auth.signin import IdTokenSeal
 from webhost.storage.audit import AuditReader
+from webhost.storage.chat_tables import chat_conversations
 from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import SignIn, Storage
 from webhost.storage.history import CallHistory
@@ -172,6 +173,12 @@ async def _conversation(storage: Storage, content: dict[str, Any], secret: bytes
         chat["model"],
         chat["settings"],
     )
+    # The release wrote the title in the clear; HEAD's start seals it (migration 0014), and it reads the same.
+    assert await store.seal_clear_titles() == 1
+    sealed = await store.get(person, conversation_id)
+    assert sealed is not None and sealed.title == chat["title"]
+    async with storage.read() as db:
+        assert (await db.execute(sa.select(chat_conversations.c.title))).scalars().all() == [""]
     messages = await store.messages(person, conversation_id)
     assert [message.body for message in messages] == chat["messages"]
     for request in chat["requests"]:

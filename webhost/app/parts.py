@@ -126,6 +126,8 @@ def lifespan(
     @asynccontextmanager
     async def running(app: Any) -> AsyncIterator[None]:
         await parts.storage.start()  # applies the migrations
+        if parts.deps.conversations is not None:
+            await parts.deps.conversations.seal_clear_titles()  # titles a previous version wrote (migration 0014)
         async with anyio.create_task_group() as task_group:  # where the workspaces' connections live
             host.task_group = task_group
             await parts.journal.start(task_group)

@@ -4,9 +4,9 @@ Every query names the person: nobody reads anyone else's conversations, admins i
 body (its text, tool calls with arguments and bounded results), the exact requests sent to the model
 and the apps' model contexts are sealed with AES-GCM under a key derived from the deployment secret
 (`derive_key(secret, "chat/v1")`), bound to the person and the conversation, so the database alone
-reads none of it; the columns in the clear are what listing and ordering need (ids, times, a title,
-statuses). An assistant message being streamed carries the replica streaming it: one whose replica is
-gone is marked interrupted (`interrupt_orphans`) and can be retried. Tokens used are kept per person,
+reads none of it, nor the title (storage/conversation_titles.py); the columns in the clear are what
+listing and ordering need (ids, times, statuses, the model's id). An assistant message being streamed
+carries the replica streaming it. Tokens used are kept per person,
 day, model and conversation, without text, for budgets and the admins' totals.
 """
 
@@ -22,72 +22,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from webhost.storage.attachments import AttachmentStore, chat_attachments
 from webhost.storage.chat_seal import ChatSeal as ChatSeal  # where the stores are built import it from here
-from webhost.storage.db import Storage, metadata
-from webhost.storage.portable import fit, upsert
+from webhost.storage.chat_tables import chat_contexts, chat_conversations, chat_messages, chat_requests
+from webhost.storage.chat_tables import chat_usage as chat_usage  # budgets and the admins' totals import it from here
+from webhost.storage.conversation_titles import opened_title, replace_title_if, seal_clear_titles, sealed_title
+from webhost.storage.db import Storage
+from webhost.storage.portable import upsert
 
 MAX_MESSAGES = 1000  # the newest a conversation is read with
 KEEP_REQUESTS = 40  # the newest requests kept per conversation (each holds the whole conversation then)
-
-chat_conversations = sa.Table(
-    "chat_conversations",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("person_id", sa.String(255), nullable=False),
-    sa.Column("title", sa.Text, nullable=False),
-    sa.Column("model_id", sa.String(64), nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("updated_at", sa.Float, nullable=False),
-    sa.Column("sealed_settings", sa.LargeBinary),
-    sa.Column("leaf_id", sa.String(64)),  # the last message of the branch shown (None: the newest message's)
-    sa.Index("chat_conversations_person", "person_id", "updated_at"),
-)
-chat_messages = sa.Table(
-    "chat_messages",
-    metadata,
-    sa.Column("id", sa.String(64), primary_key=True),
-    sa.Column("conversation_id", sa.String(64), nullable=False),
-    sa.Column("person_id", sa.String(255), nullable=False),
-    sa.Column("seq", sa.Integer, nullable=False),
-    sa.Column("role", sa.String(16), nullable=False),
-    sa.Column("status", sa.String(16), nullable=False),
-    sa.Column("replica_id", sa.String(64)),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("updated_at", sa.Float, nullable=False),
-    sa.Column("sealed", sa.LargeBinary, nullable=False),
-    sa.Column("parent_id", sa.String(64)),  # the message before this one in its branch (None: the first)
-    sa.Index("chat_messages_conversation", "conversation_id", "seq"),
-)
-chat_requests = sa.Table(
-    "chat_requests",
-    metadata,
-    sa.Column("message_id", sa.String(64), primary_key=True),
-    sa.Column("step", sa.Integer, primary_key=True),
-    sa.Column("conversation_id", sa.String(64), nullable=False),
-    sa.Column("person_id", sa.String(255), nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("sealed", sa.LargeBinary, nullable=False),
-    sa.Index("chat_requests_conversation", "conversation_id", "created_at"),
-)
-chat_contexts = sa.Table(
-    "chat_contexts",
-    metadata,
-    sa.Column("conversation_id", sa.String(64), primary_key=True),
-    sa.Column("instance", sa.String(64), primary_key=True),
-    sa.Column("person_id", sa.String(255), nullable=False),
-    sa.Column("updated_at", sa.Float, nullable=False),
-    sa.Column("sealed", sa.LargeBinary, nullable=False),
-)
-chat_usage = sa.Table(
-    "chat_usage",
-    metadata,
-    sa.Column("person_id", sa.String(255), primary_key=True),
-    sa.Column("day", sa.String(10), primary_key=True),
-    sa.Column("model_id", sa.String(64), primary_key=True),
-    sa.Column("conversation_id", sa.String(64), primary_key=True),
-    sa.Column("input_tokens", sa.BigInteger, nullable=False),
-    sa.Column("output_tokens", sa.BigInteger, nullable=False),
-    sa.Index("chat_usage_day", "day"),
-)
 
 
 @dataclass(frozen=True)
@@ -139,7 +81,7 @@ class ConversationStore:
                 chat_conversations.insert().values(
                     id=conversation_id,
                     person_id=person_id,
-                    title=fit(title, 200),
+                    **sealed_title(self.seal, person_id, conversation_id, title),
                     model_id=model_id,
                     created_at=now,
                     updated_at=now,
@@ -172,7 +114,7 @@ class ConversationStore:
         settings = self.seal.open(person_id, row["id"], "settings", bytes(sealed)) if sealed is not None else None
         return Conversation(
             id=row["id"],
-            title=row["title"],
+            title=opened_title(self.seal, person_id, row["id"], row["title"], row["sealed_title"]),
             model_id=row["model_id"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
@@ -197,7 +139,7 @@ class ConversationStore:
         while the title is still that one (a title the model wrote never replaces the person's rename)."""
         values: dict[str, Any] = {}
         if title is not None:
-            values["title"] = fit(title, 200)
+            values |= sealed_title(self.seal, person_id, conversation_id, title)
         if model_id is not None:
             values["model_id"] = model_id
         if settings is not None:
@@ -210,9 +152,9 @@ class ConversationStore:
             return True
 
         async def work(db: AsyncConnection) -> bool:
-            where = [chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id]
             if title_was is not None:
-                where.append(chat_conversations.c.title == fit(title_was, 200))
+                return await replace_title_if(db, self.seal, person_id, conversation_id, title_was, values)
+            where = [chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id]
             done = await db.execute(chat_conversations.update().where(*where).values(**values))
             return bool(done.rowcount == 1)
 
@@ -294,12 +236,20 @@ class ConversationStore:
 
     async def activity(self, person_id: str) -> dict[str, tuple[str, float]]:
         """Each of the person's conversations: its title and its last activity (what search keeps fresh by)."""
-        query = sa.select(chat_conversations.c.id, chat_conversations.c.title, chat_conversations.c.updated_at).where(
-            chat_conversations.c.person_id == person_id
+        columns = chat_conversations.c
+        query = sa.select(columns.id, columns.title, columns.sealed_title, columns.updated_at).where(
+            columns.person_id == person_id
         )
         async with self.storage.read() as db:
             rows = (await db.execute(query)).all()
-        return {row.id: (row.title, row.updated_at) for row in rows}
+        return {
+            row.id: (opened_title(self.seal, person_id, row.id, row.title, row.sealed_title), row.updated_at)
+            for row in rows
+        }
+
+    async def seal_clear_titles(self) -> int:
+        """Seal the titles a previous version wrote in the clear (at start); how many."""
+        return await seal_clear_titles(self.storage, self.seal)
 
     async def bodies(self, person_id: str, conversation_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
         """The messages of these conversations of the person's, opened, every branch, in the order written."""

@@ -21,7 +21,8 @@ from tests.support.model_endpoint import ModelEndpointServer, running_model_endp
 from webhost.chat.search import ConversationSearch
 from webhost.chat.titles import first_line_title
 from webhost.people import Person
-from webhost.storage.conversations import ChatSeal, ConversationStore, chat_conversations, chat_messages
+from webhost.storage.chat_tables import chat_conversations, chat_messages
+from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import MIGRATIONS, Storage
 
 pytestmark = pytest.mark.anyio
