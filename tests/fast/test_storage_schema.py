@@ -14,7 +14,17 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 # Every store's tables join the shared metadata on import.
-from webhost.storage import audit, budgets, chat_tables, history, live_calls, oauth_tokens, roots, turn_leases
+from webhost.storage import (
+    attachments,
+    audit,
+    budgets,
+    chat_tables,
+    history,
+    live_calls,
+    oauth_tokens,
+    roots,
+    turn_leases,
+)
 from webhost.storage.db import MIGRATIONS, Storage, metadata
 
 pytestmark = pytest.mark.anyio
@@ -33,6 +43,7 @@ STORES = {
     },
     "0009": {roots.roots.name},
     "0012": {budgets.chat_budget_days.name, budgets.chat_budget_holds.name, turn_leases.chat_turn_leases.name},
+    "0015": {attachments.chat_attachment_content.name},
 }
 # Revisions that add a column rather than a table: (table, column).
 COLUMNS = {

@@ -331,8 +331,11 @@ def start_webhost(
         )
 
 
-def wait_healthy(proc: subprocess.Popen[bytes], port: int, log_path: Path, *, last: bool) -> bool:
-    """True once /healthz answers; False when webhost lost its port to another process (try again)."""
+def wait_healthy(proc: subprocess.Popen[bytes], port: int, log_path: Path, token: str, *, last: bool) -> bool:
+    """True once this webhost answers on the port; False when it lost its port to another process (try again).
+
+    With scenarios side by side, another scenario's webhost may have taken the port first and answer /healthz
+    while this one is failing to bind: a webhost is this one only if it takes this run's token."""
     import httpx
 
     deadline = time.monotonic() + 30
@@ -343,7 +346,10 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, log_path: Path, *, la
                 return False
             raise RuntimeError(f"webhost exited ({proc.returncode}): {text[-2000:]}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=0.5).status_code == 200:
+            mine = httpx.get(
+                f"http://127.0.0.1:{port}/api/servers", headers={"Authorization": f"Bearer {token}"}, timeout=0.5
+            )
+            if mine.status_code == 200:
                 return True
         except httpx.HTTPError:
             pass
@@ -426,7 +432,7 @@ def webhost_process(url: str, work: Path) -> Iterator[tuple[int, str, Path]]:
         for attempt in range(3):
             port, sandbox_port = free_port(), free_port()
             proc = start_webhost(port, sandbox_port, work, config, log_path, token)
-            if wait_healthy(proc, port, log_path, last=attempt == 2):
+            if wait_healthy(proc, port, log_path, token, last=attempt == 2):
                 break
         yield port, token, log_path
     finally:

@@ -12,7 +12,6 @@ their content is read from the store when a turn starts (`blocks`).
 
 from __future__ import annotations
 
-import base64
 import binascii
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,12 +22,14 @@ from weakref import WeakKeyDictionary
 import anyio
 
 from webhost.chat.attachment_files import AttachmentRefused, Prepared, prepare
-from webhost.chat.providers.messages import Block, ImageBlock, TextBlock
+from webhost.chat.providers.messages import Block, TextBlock
+from webhost.chat.providers.streamed_images import streamed_image
 from webhost.chat.tool_choice import ToolChoice
 from webhost.chat.transcript import Message, new_id
 from webhost.config import WebhostOptions
 from webhost.config.chat import ChatModel, ChatOptions
 from webhost.errors import InvalidParams
+from webhost.malloc import give_back
 from webhost.people import Person
 from webhost.storage.attachments import AttachmentStore, StoredAttachment
 from webhost.storage.conversations import ConversationStore
@@ -38,6 +39,7 @@ MAX_UPLOADS = 8  # files coming at once per person
 MAX_PER_MESSAGE = 10
 CHUNK_CHARS = 1024 * 1024  # base64 characters of one chunk (the page sends 512 KiB of file per chunk)
 MAX_NAME = 255
+GIVE_BACK_AFTER = 1024 * 1024  # bytes of a file after whose attach the freed memory is given back (11-15 ms)
 MAX_SOURCE = 2048  # characters of a resource's URI (or server name) a message keeps
 
 
@@ -115,12 +117,18 @@ class Attachments:
         upload.spool.close()  # before the content is sealed: the disk is not held for the database's write
         stored = StoredAttachment(upload_id, None, prepared.kind, prepared.mime_type, len(prepared.content))
         bound = options.attachment_bytes_per_person
-        if not await self._store().add(self._person, stored, prepared.content, time.time(), bound=bound):
+        kept = await self._store().add(self._person, stored, prepared.content, time.time(), bound=bound)
+        del prepared
+        if upload.size >= GIVE_BACK_AFTER:
+            # What the file's frames, decode and seal freed goes back to the kernel now, in the worker threads'
+            # arenas too, so that sending it (or anything next) starts from the memory before it (malloc.py).
+            await anyio.to_thread.run_sync(give_back)
+        if not kept:
             raise AttachmentRefused(
                 f"{upload.name} does not fit: your attachments may take {megabytes(bound)} in all "
                 "(deleting conversations frees their attachments)"
             )
-        return {"id": upload_id, "name": upload.name, "kind": prepared.kind, "mimeType": prepared.mime_type}
+        return {"id": upload_id, "name": upload.name, "kind": stored.kind, "mimeType": stored.mime_type}
 
     async def remove(self, attachment_id: str) -> None:
         if not self._drop(attachment_id):
@@ -252,7 +260,7 @@ def attachment_blocks(ref: dict[str, Any], content: bytes | None, *, vision: boo
             return (TextBlock(f"[an image, {name}, which this model cannot be given]"),)
         return (
             TextBlock(f"[attached {what or 'image'}: {name}]" if what else f"[attached image {name}]"),
-            ImageBlock(base64.b64encode(content).decode(), str(ref["mimeType"])),
+            streamed_image(content, str(ref["mimeType"])),  # its base64 is written as the request is sent
         )
     head = f"[attached {what}: {name}]" if what else f"[attached file {name}]"
     return (TextBlock(f"{head}\n{content.decode('utf-8', 'replace')}"),)

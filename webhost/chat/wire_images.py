@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from webhost.chat.providers.streamed_images import placeholder_length
+
 
 def _image_data(node: dict[str, Any]) -> tuple[str, str] | None:
     """An image's (prefix, base64) if this object is one: anthropic's base64 source or openai's `data:` URL."""
@@ -38,6 +40,7 @@ def _masked(body: Any, lengths: list[int]) -> Any:
     if found is None:
         return {key: _masked(value, lengths) for key, value in body.items()}
     head, data = found
-    lengths.append(len(data))
-    placeholder = f"[{len(data)} base64 characters]"
+    length = placeholder_length(data)  # an attached image's, written as the request is sent
+    lengths.append(len(data) if length is None else length)
+    placeholder = f"[{lengths[-1]} base64 characters]"
     return {**body, "data": placeholder} if not head else {**body, "url": head + placeholder}

@@ -31,8 +31,16 @@ chat_attachments = sa.Table(
     sa.Column("mime_type", sa.String(200), nullable=False),
     sa.Column("size", sa.BigInteger, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("sealed", sa.LargeBinary, nullable=False),
+    sa.Column("sealed", sa.LargeBinary),  # empty: the content is in chat_attachment_content (migration 0015)
     sa.Index("chat_attachments_person", "person_id", "conversation_id"),
+)
+# The content, apart from the row that an attachment's send updates: SQLite rewrites a whole row on an update.
+chat_attachment_content = sa.Table(
+    "chat_attachment_content",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("person_id", sa.String(255), nullable=False),
+    sa.Column("sealed", sa.LargeBinary, nullable=False),
 )
 
 
@@ -69,9 +77,10 @@ class AttachmentStore:
                     mime_type=attachment.mime_type,
                     size=attachment.size,
                     created_at=now,
-                    sealed=sealed,
                 )
             )
+            content = {"id": attachment.id, "person_id": person_id, "sealed": sealed}
+            await db.execute(chat_attachment_content.insert().values(**content))
             return True
 
         return await self.storage.write(work)
@@ -93,8 +102,8 @@ class AttachmentStore:
         return [_stored(row) for row in rows]
 
     async def content(self, person_id: str, attachment_id: str) -> bytes | None:
-        query = sa.select(chat_attachments.c.sealed).where(
-            chat_attachments.c.person_id == person_id, chat_attachments.c.id == attachment_id
+        query = sa.select(chat_attachment_content.c.sealed).where(
+            chat_attachment_content.c.person_id == person_id, chat_attachment_content.c.id == attachment_id
         )
         async with self.storage.read() as db:
             sealed = (await db.execute(query)).scalar()
@@ -126,9 +135,23 @@ class AttachmentStore:
                     chat_attachments.c.conversation_id.is_(None),
                 )
             )
-            return bool(done.rowcount == 1)
+            if done.rowcount != 1:
+                return False
+            await db.execute(chat_attachment_content.delete().where(chat_attachment_content.c.id == attachment_id))
+            return True
 
         return await self.storage.write(work)
+
+
+async def delete_conversation_attachments(db: AsyncConnection, person_id: str, conversation_id: str) -> None:
+    """The attachments of a conversation being deleted, with their content (inside its transaction)."""
+    mine = (chat_attachments.c.person_id == person_id, chat_attachments.c.conversation_id == conversation_id)
+    await db.execute(
+        chat_attachment_content.delete().where(
+            chat_attachment_content.c.id.in_(sa.select(chat_attachments.c.id).where(*mine))
+        )
+    )
+    await db.execute(chat_attachments.delete().where(*mine))
 
 
 def _columns() -> tuple[sa.Column[object], ...]:

@@ -20,7 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from webhost.storage.attachments import AttachmentStore, chat_attachments
+from webhost.storage.attachments import AttachmentStore, delete_conversation_attachments
 from webhost.storage.chat_seal import ChatSeal as ChatSeal  # where the stores are built import it from here
 from webhost.storage.chat_tables import chat_contexts, chat_conversations, chat_messages, chat_requests
 from webhost.storage.chat_tables import chat_usage as chat_usage  # budgets and the admins' totals import it from here
@@ -169,10 +169,11 @@ class ConversationStore:
                     chat_conversations.c.person_id == person_id, chat_conversations.c.id == conversation_id
                 )
             )
-            for table in (chat_messages, chat_requests, chat_contexts, chat_attachments):
+            for table in (chat_messages, chat_requests, chat_contexts):
                 await db.execute(
                     table.delete().where(table.c.person_id == person_id, table.c.conversation_id == conversation_id)
                 )
+            await delete_conversation_attachments(db, person_id, conversation_id)
             return bool(done.rowcount == 1)
 
         return await self.storage.write(work)

@@ -28,7 +28,8 @@ class Envelope:
         """The plaintext, or None for another version, another secret, or a value tampered with or moved."""
         if not sealed or sealed[:1] != VERSION:
             return None
+        view = memoryview(sealed)  # the ciphertext read where it is: no copy of a large value (an attachment)
         try:
-            return self._aead.decrypt(sealed[1 : 1 + NONCE_BYTES], sealed[1 + NONCE_BYTES :], bound)
+            return self._aead.decrypt(view[1 : 1 + NONCE_BYTES], view[1 + NONCE_BYTES :], bound)
         except InvalidTag:
             return None

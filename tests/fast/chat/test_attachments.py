@@ -20,11 +20,12 @@ from tests.support.model_endpoint import ModelEndpointServer, running_model_endp
 from webhost.chat.attachment_files import IMAGE_BYTES, LONG_EDGE, AttachmentRefused, prepare
 from webhost.chat.attachments import attachment_blocks
 from webhost.chat.providers.anthropic_body import anthropic_body
-from webhost.chat.providers.messages import ChatRequest, UserMessage
+from webhost.chat.providers.messages import ChatRequest, ImageBlock, UserMessage
 from webhost.chat.providers.openai_body import openai_body
+from webhost.chat.providers.streamed_images import placeholder_length
 from webhost.chat.wire_images import without_image_data
 from webhost.people import Person
-from webhost.storage.attachments import StoredAttachment, chat_attachments
+from webhost.storage.attachments import StoredAttachment, chat_attachment_content, chat_attachments
 from webhost.storage.conversations import ChatSeal, ConversationStore
 from webhost.storage.db import Storage
 
@@ -91,13 +92,23 @@ def test_an_attached_image_is_an_image_block_on_both_wires_and_kept_out_of_the_r
     blocks = attachment_blocks(ref, png(4, 4), vision=True)
     request = ChatRequest(model="m", system="", messages=(UserMessage(blocks),), tools=())
     data = base64.b64encode(png(4, 4)).decode()
+    # In the wire body, where the base64 goes, the placeholder the request's body replaces as it is sent (the
+    # bytes the endpoint receives: test_an_image_goes_to_a_model_with_vision_and_is_refused_for_one_without).
+    image = blocks[1]
+    assert isinstance(image, ImageBlock) and image.raw == png(4, 4) and placeholder_length(image.data) == len(data)
     [openai_message] = openai_body(request, official=False)["messages"]
-    assert openai_message["content"][1] == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{data}"}}
+    url = f"data:image/png;base64,{image.data}"
+    assert openai_message["content"][1] == {"type": "image_url", "image_url": {"url": url}}
     [anthropic_message] = anthropic_body(request)["messages"]
-    source = {"type": "base64", "media_type": "image/png", "data": data}
+    source = {"type": "base64", "media_type": "image/png", "data": image.data}
     assert anthropic_message["content"][1] == {"type": "image", "source": source}
     recorded = without_image_data(anthropic_body(request))
     assert recorded["messages"][0]["content"][1]["source"]["data"] == f"[{len(data)} base64 characters]"
+    recorded = without_image_data(openai_body(request, official=False))
+    assert (
+        recorded["messages"][0]["content"][1]["image_url"]["url"]
+        == f"data:image/png;base64,[{len(data)} base64 characters]"
+    )
     assert attachment_blocks(ref, png(4, 4), vision=False)[0].text.startswith("[an image, dot.png, which")  # type: ignore[union-attr]
 
 
@@ -115,15 +126,21 @@ async def test_attachments_are_sealed_bounded_per_person_and_go_with_their_conve
         )
         assert await box.used("ada") == len(secret) and await box.used("bob") == 0
         async with storage.read() as db:
-            sealed = (await db.execute(sa.select(chat_attachments.c.sealed))).scalar()
-        assert sealed is not None and b"garden" not in bytes(sealed)
+            [sealed] = (await db.execute(sa.select(chat_attachment_content.c.sealed))).scalars().all()
+            # The content is kept apart from the row a send updates (SQLite rewrites a whole row on an update).
+            assert (await db.execute(sa.select(chat_attachments.c.sealed))).scalars().all() == [None]
+        assert b"garden" not in bytes(sealed)
         assert await box.content("ada", "a-1") == secret and await box.content("bob", "a-1") is None
         assert await box.get("bob", ["a-1"]) == []
         await store.create("ada", "c-1", "Plans", "m", 1.0)
         assert await box.send("ada", "c-1", ["a-1"]) == 1
         assert not await box.remove_draft("ada", "a-1")  # sent: it goes with the conversation only
+        assert await box.add("ada", StoredAttachment("a-3", None, "text", "text/plain", 5), b"draft", 1.0, bound=100)
+        assert await box.remove_draft("ada", "a-3") and await box.content("ada", "a-3") is None
         await store.delete("ada", "c-1")
         assert await box.used("ada") == 0 and await box.content("ada", "a-1") is None
+        async with storage.read() as db:  # the content went with its conversation and with the removed draft
+            assert (await db.execute(sa.select(sa.func.count()).select_from(chat_attachment_content))).scalar() == 0
     finally:
         await storage.close()
 
@@ -146,14 +163,21 @@ async def attach(tab: AsgiWsClient, name: str, data: bytes, chunk: int = 4096) -
 async def test_an_image_goes_to_a_model_with_vision_and_is_refused_for_one_without(
     tmp_path: Path, endpoint: ModelEndpointServer
 ) -> None:
-    endpoint.script("eyes", [{"events": [{"text": "A red square."}]}])
+    for key in ("eyes", "eyes-a"):
+        endpoint.script(key, [{"events": [{"text": "A red square."}]}])
     base = {"api": "openai", "baseUrl": endpoint.openai_base_url, "apiKey": "k"}
-    models = [{"id": "eyes", "model": "eyes", "vision": True, **base}, {"id": "blind", "model": "blind", **base}]
+    anthropic = {"api": "anthropic", "baseUrl": endpoint.anthropic_base_url, "apiKey": "k"}
+    models = [
+        {"id": "eyes", "model": "eyes", "vision": True, **base},
+        {"id": "blind", "model": "blind", **base},
+        {"id": "eyes-a", "model": "eyes-a", "vision": True, **anthropic},
+    ]
+    red = png(64, 64, noise=True)
     async with in_process_host(
         tmp_path, {"basic": sdk_server("basic")}, webhost_options={"chat": {"models": models}}
     ) as host:
         async with host.tab(person=Person(id="ada", name="Ada", role="member")) as tab:
-            image = await attach(tab, "red.png", png(64, 64))
+            image = await attach(tab, "red.png", red)
             assert image["kind"] == "image" and image["mimeType"] == "image/png"
             with pytest.raises(Exception, match="blind does not take images: remove red.png"):
                 await tab.request("chat/send", {"text": "what is it?", "model": "blind", "attachments": [image]})
@@ -178,3 +202,20 @@ async def test_an_image_goes_to_a_model_with_vision_and_is_refused_for_one_witho
             assert opened["messages"][0]["attachments"] == [{**image}]
             with pytest.raises(Exception, match="no longer attached"):  # a sent attachment is not sent twice
                 await tab.request("chat/send", {"text": "again", "model": "eyes", "attachments": [image]})
+            # The endpoint received the image's base64 whole (written into the body as it was sent), on both wires.
+            [received] = [r for r in endpoint.requests("eyes") if "image" in str(r["body"]["messages"][-1])]
+            url = received["body"]["messages"][-1]["content"][1]["image_url"]["url"]
+            assert url.startswith("data:image/png;base64,") and base64.b64decode(url.split(",", 1)[1]) == red
+            again = await attach(tab, "red.png", red)
+            answered = await tab.request("chat/send", {"text": "and now?", "model": "eyes-a", "attachments": [again]})
+            await tab.wait_notification(
+                "chat/event",
+                lambda p: (
+                    p.get("type") == "message"
+                    and p["message"]["id"] == answered["answerId"]
+                    and p["message"]["status"] == "done"
+                ),
+            )
+            [received] = [r for r in endpoint.requests("eyes-a") if "image" in str(r["body"]["messages"][-1])]
+            source = received["body"]["messages"][-1]["content"][1]["source"]
+            assert source["media_type"] == "image/png" and base64.b64decode(source["data"]) == red

@@ -50,6 +50,7 @@ from webhost.chat.providers.events import (
 )
 from webhost.chat.providers.messages import ChatRequest
 from webhost.chat.providers.sdk_errors import SdkErrors, connect_timeout, not_a_stream, provider_error
+from webhost.chat.providers.streamed_images import client_hooks, images_sent
 from webhost.chat.providers.tool_calls import normalised
 
 ERRORS = SdkErrors(
@@ -178,6 +179,7 @@ class AnthropicProvider:
                 api_key=endpoint.api_key or "not-needed",
                 max_retries=0,  # the person decides to retry; a silent retry would hide a 429's wait
                 timeout=httpx2.Timeout(timeout, connect=connect_timeout(timeout)),
+                http_client=anthropic.DefaultAsyncHttpxClient(event_hooks=client_hooks()),  # images as they are sent
             )
 
     def wire_body(self, request: ChatRequest) -> dict[str, Any]:
@@ -189,14 +191,15 @@ class AnthropicProvider:
             raise ProviderError(self._problem or "bad baseUrl", "bad-url")
         tools = anthropic_tools(request)
         try:
-            events = await self._client.messages.create(
-                model=request.model,
-                max_tokens=request.max_tokens,
-                messages=anthropic_messages(request),
-                system=request.system if request.system else anthropic.omit,
-                tools=tools if tools else anthropic.omit,
-                stream=True,
-            )
+            with images_sent(request):
+                events = await self._client.messages.create(
+                    model=request.model,
+                    max_tokens=request.max_tokens,
+                    messages=anthropic_messages(request),
+                    system=request.system if request.system else anthropic.omit,
+                    tools=tools if tools else anthropic.omit,
+                    stream=True,
+                )
         except ERRORS.handled as exc:
             raise provider_error(exc, self._where, streaming=False, timeout=self._timeout, errors=ERRORS) from None
         translator = EventTranslator()

@@ -6,7 +6,7 @@ The turn loop builds a `ChatRequest` from the stored conversation; each wire mod
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -17,8 +17,10 @@ class TextBlock:
 
 @dataclass(frozen=True)
 class ImageBlock:
-    data: str  # base64, without a data: prefix
+    data: str  # base64, without a data: prefix; or the placeholder of an image written as it is sent (`raw`)
     mime_type: str
+    # An attached image's bytes, whose base64 is written into the request body as it is sent (streamed_images.py)
+    raw: bytes | None = field(default=None, repr=False, compare=False)
 
 
 Block = TextBlock | ImageBlock

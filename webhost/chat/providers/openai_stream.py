@@ -31,6 +31,7 @@ from webhost.chat.providers.events import Stop, StopReason, StreamEvent, TextDel
 from webhost.chat.providers.messages import ChatRequest
 from webhost.chat.providers.openai_body import openai_body
 from webhost.chat.providers.sdk_errors import SdkErrors, connect_timeout, not_a_stream, provider_error
+from webhost.chat.providers.streamed_images import client_hooks, images_sent
 from webhost.chat.providers.tool_calls import ToolCallAccumulator
 
 ERRORS = SdkErrors(
@@ -116,6 +117,7 @@ class OpenAIProvider:
                 api_key=endpoint.api_key or "not-needed",  # local servers want no key, the SDK wants one
                 max_retries=0,  # the person decides to retry; a silent retry would hide a 429's wait
                 timeout=httpx2.Timeout(timeout, connect=connect_timeout(timeout)),
+                http_client=openai.DefaultAsyncHttpxClient(event_hooks=client_hooks()),  # images as they are sent
             )
 
     def wire_body(self, request: ChatRequest) -> dict[str, Any]:
@@ -125,14 +127,15 @@ class OpenAIProvider:
         if self._client is None:
             raise ProviderError(self._problem or "bad baseUrl", "bad-url")
         try:
-            chunks = await self._client.post(
-                "/chat/completions",
-                body=body if body is not None else openai_body(request, official=self._official),
-                cast_to=ChatCompletion,
-                options={"security": {"bearer_auth": True}},  # as `create` asks: the key as a bearer token
-                stream=True,
-                stream_cls=openai.AsyncStream[ChatCompletionChunk],
-            )
+            with images_sent(request):
+                chunks = await self._client.post(
+                    "/chat/completions",
+                    body=body if body is not None else openai_body(request, official=self._official),
+                    cast_to=ChatCompletion,
+                    options={"security": {"bearer_auth": True}},  # as `create` asks: the key as a bearer token
+                    stream=True,
+                    stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                )
         except ERRORS.handled as exc:
             raise provider_error(exc, self._where, streaming=False, timeout=self._timeout, errors=ERRORS) from None
         translator = ChunkTranslator()
