@@ -271,7 +271,7 @@ async def _serve(settings: Settings, config: Config, *, log_level: str, log_form
     import uvicorn
 
     from sandbox_proxy.app import create_sandbox_app
-    from webhost import gctuning, malloc
+    from webhost import gctuning
     from webhost.app import SecretProblem, Server, create_app, deployment_secret
 
     # The database first: one a newer release migrated is refused before a first start makes the secret.
@@ -321,7 +321,6 @@ async def _serve(settings: Settings, config: Config, *, log_level: str, log_form
     ]
     hide_login_tokens()  # after uvicorn.Config, which (re)configures uvicorn's loggers
     gctuning.tune()  # everything imported and built: what start-up made lives as long as the process
-    malloc.pin_mmap_threshold()  # big blocks go back to the kernel when freed, whatever came before
     login = f"http://{_display_host(settings.host)}:{settings.port}/"
     where = f"{login}  (token from WEBHOST_TOKEN)" if settings.token_from_env else f"{login}?token={settings.token}"
     print(start_line(f"webhost {__version__} serving {len(config.servers)} server(s) from {config.source}", log_format))

@@ -6,45 +6,29 @@ in a worker thread) stay resident after they are freed, where the event loop's t
 `give_back()` (`malloc_trim(0)`) returns the free pages of every arena. It took up to 15 ms on webhost's heap
 (bench/chat.py row 8), so it follows work of that size, never each request. A no-op without glibc (musl, macOS).
 
-`webhost serve` also pins glibc's mmap threshold (`pin_mmap_threshold`, once at start). By default glibc raises it
-to the size of each large block freed (up to 32 MiB), so after one large piece of work (an image's pixels, a big
-result) every later block of up to that size is served from the arenas and stays resident once freed: sending a
-5 MB image after attaching it raised webhost's peak by 2.5x the file where the attach alone took 1.9x (bench/chat.py
-row 8). Pinned at glibc's own starting value (128 KiB), a block that large is mapped and unmapped as it is made
-and freed, whatever came before. An operator's `MALLOC_MMAP_THRESHOLD_` wins (glibc read it already).
+glibc's mmap threshold is left as it is: pinning it (`mallopt(M_MMAP_THRESHOLD, 128 KiB)`, tried at stop 36) made
+every later large buffer go back to the kernel and attaching and sending an image about 0.1x lighter, but relaying
+each 30 MB result 40-60 % slower (its buffers mapped and faulted in anew each time; bench/big_stall.py).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
-from typing import Any
-
-M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
-MMAP_THRESHOLD = 128 * 1024  # glibc's default starting value
 
 
 @functools.cache
-def _libc(name: str) -> Callable[..., int] | None:
-    import ctypes  # here: tests and tools that import webhost never call into the C library
+def _malloc_trim() -> Callable[[int], int] | None:
+    import ctypes  # here: most processes never give anything back
 
     try:
-        found: Any = getattr(ctypes.CDLL(None), name)  # the C library the interpreter runs on
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim  # the C library the interpreter runs on
     except (OSError, AttributeError):
         return None
-    return found  # type: ignore[no-any-return]
+    return trim
 
 
 def give_back() -> None:
-    trim = _libc("malloc_trim")
+    trim = _malloc_trim()
     if trim is not None:
         trim(0)
-
-
-def pin_mmap_threshold() -> bool:
-    """Blocks of 128 KiB and more mapped on their own, whatever was freed before; whether it was set."""
-    if "MALLOC_MMAP_THRESHOLD_" in os.environ:
-        return False
-    mallopt = _libc("mallopt")
-    return mallopt is not None and mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1
