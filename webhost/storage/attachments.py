@@ -3,9 +3,11 @@
 A row is made when the person attaches a file (a draft: no conversation yet) and given its conversation
 when the message is sent; it goes with the conversation. Its content (an image's bytes, a text's UTF-8)
 is sealed with the chat's key (`BytesSeal`), bound to the person and the attachment, so the database
-alone reads none of it; its name lives only in the sealed message that refers to it. In the clear: its
-kind, type and size, which the per-person bound (`used`) sums. A file on its way in is spooled, sealed, in
-`temp_dir` (storage/upload_spool.py) until it is prepared and kept here.
+alone reads none of it, and kept in a table of its own (`chat_attachment_content`: the update that gives a
+sent attachment its conversation would make SQLite rewrite the whole file with its row); its name lives only in
+the sealed message that refers to it. In the clear: its kind, type and size, which the per-person bound (`used`)
+sums. A file on its way in is spooled, sealed, in `temp_dir` (storage/upload_spool.py) until it is prepared and
+kept here.
 """
 
 from __future__ import annotations
@@ -137,7 +139,10 @@ class AttachmentStore:
             )
             if done.rowcount != 1:
                 return False
-            await db.execute(chat_attachment_content.delete().where(chat_attachment_content.c.id == attachment_id))
+            content = chat_attachment_content.c
+            await db.execute(
+                chat_attachment_content.delete().where(content.person_id == person_id, content.id == attachment_id)
+            )
             return True
 
         return await self.storage.write(work)
