@@ -160,6 +160,16 @@ async def attach(tab: AsgiWsClient, name: str, data: bytes, chunk: int = 4096) -
     return dict(answer["attachment"])
 
 
+async def answer_done(tab: AsgiWsClient, sent: dict[str, Any]) -> None:
+    """Until the answer to a `chat/send` is done."""
+    await tab.wait_notification(
+        "chat/event",
+        lambda p: (
+            p.get("type") == "message" and p["message"]["id"] == sent["answerId"] and p["message"]["status"] == "done"
+        ),
+    )
+
+
 async def test_an_image_goes_to_a_model_with_vision_and_is_refused_for_one_without(
     tmp_path: Path, endpoint: ModelEndpointServer
 ) -> None:
@@ -182,14 +192,7 @@ async def test_an_image_goes_to_a_model_with_vision_and_is_refused_for_one_witho
             with pytest.raises(Exception, match="blind does not take images: remove red.png"):
                 await tab.request("chat/send", {"text": "what is it?", "model": "blind", "attachments": [image]})
             sent = await tab.request("chat/send", {"text": "what is it?", "model": "eyes", "attachments": [image]})
-            await tab.wait_notification(
-                "chat/event",
-                lambda p: (
-                    p.get("type") == "message"
-                    and p["message"]["id"] == sent["answerId"]
-                    and p["message"]["status"] == "done"
-                ),
-            )
+            await answer_done(tab, sent)
             [request] = (
                 await tab.request(
                     "chat/requests", {"conversationId": sent["conversationId"], "messageId": sent["answerId"]}
@@ -208,14 +211,7 @@ async def test_an_image_goes_to_a_model_with_vision_and_is_refused_for_one_witho
             assert url.startswith("data:image/png;base64,") and base64.b64decode(url.split(",", 1)[1]) == red
             again = await attach(tab, "red.png", red)
             answered = await tab.request("chat/send", {"text": "and now?", "model": "eyes-a", "attachments": [again]})
-            await tab.wait_notification(
-                "chat/event",
-                lambda p: (
-                    p.get("type") == "message"
-                    and p["message"]["id"] == answered["answerId"]
-                    and p["message"]["status"] == "done"
-                ),
-            )
+            await answer_done(tab, answered)
             [received] = [r for r in endpoint.requests("eyes-a") if "image" in str(r["body"]["messages"][-1])]
             source = received["body"]["messages"][-1]["content"][1]["source"]
             assert source["media_type"] == "image/png" and base64.b64decode(source["data"]) == red
