@@ -33,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from webhost import jsontext
 from webhost.jsonsize import size_at_most
 from webhost.storage import spool
-from webhost.storage.bounded_json import shortened
+from webhost.storage.bounded_json import Cut, measured_cuts, shortened
 from webhost.storage.db import Storage, metadata
 from webhost.storage.portable import fitted
 from webhost.storage.transactions import DatabaseUnavailable
@@ -147,9 +147,14 @@ class CallHistory:
     async def record(self, entry: Finished) -> None:
         """Encode the entry, keep it in the spool and queue it: when this returns, a SIGKILL no longer loses it."""
         if size_at_most(entry.outcome, INLINE) and size_at_most(entry.arguments, INLINE):
-            row = self._row(entry)
+            arguments, result = _bounded_call(entry)
         else:
-            row = await anyio.to_thread.run_sync(self._row, entry)
+            arguments, result = await anyio.to_thread.run_sync(_bounded_call, entry)
+        # What was cut away is measured here, a piece at a time with the loop running between pieces: in the worker
+        # thread it held the interpreter's lock, and every tab's event loop with it (bounded_json.py).
+        arguments_bytes = arguments.length(await measured_cuts(arguments.cuts))
+        result_bytes = result.length(await measured_cuts(result.cuts))
+        row = _row(entry, arguments.text, arguments_bytes, result.text, result_bytes)
         size = len(row["arguments"]) + len(row["result"]) + 256
         if self._bytes + size > MAX_QUEUED_BYTES:
             self.dropped += 1
@@ -303,40 +308,6 @@ class CallHistory:
             if rows:
                 logger.warning("call history: stored %d entries a stopped webhost had not written yet", len(rows))
 
-    def _row(self, entry: Finished) -> dict[str, Any]:
-        arguments, arguments_bytes = self._bounded(entry.arguments, MAX_ARGUMENTS)
-        result, result_bytes = self._bounded(entry.outcome, MAX_RESULT)
-        row = {
-            "person_id": entry.person_id,
-            "started_at": entry.started_at,
-            "server": entry.server,
-            "kind": entry.kind,
-            "name": entry.name,
-            "arguments": arguments[:MAX_ARGUMENTS],
-            "arguments_truncated": arguments_bytes > MAX_ARGUMENTS,
-            "result": result[:MAX_RESULT],
-            "result_bytes": result_bytes,
-            "result_truncated": result_bytes > MAX_RESULT,
-            "status": entry.status,
-            "duration_ms": round(entry.duration_ms, 3),
-            "tab": entry.tab,
-            "call_id": entry.call_id,
-        }
-        # What a page or a server chose, made storable on both engines (the JSON columns are already ASCII-safe).
-        return fitted(call_history, row, ("server", "name", "status", "tab", "call_id"))
-
-    def _bounded(self, value: object, window: int) -> tuple[str, int]:
-        """The value as JSON text, and its length (the caller cuts it to `window`).
-
-        Long strings are cut to twice the window first (webhost/storage/bounded_json.py): the window's
-        text is the same, and a big result is not encoded whole once more."""
-        value, removed = shortened(value, 2 * window)
-        try:
-            text = jsontext.dumps(value)
-        except (ValueError, TypeError, RecursionError):
-            text = json.dumps({"unencodable": repr(value)[:MAX_RESULT]})
-        return text, len(text) + removed
-
     # -- reads, always of one person ---------------------------------------------------------------
 
     async def list(
@@ -379,6 +350,55 @@ class CallHistory:
 
 
 _INSERT = call_history.insert().returning(call_history.c.id, sort_by_parameter_order=True)
+
+
+@dataclass(frozen=True)
+class _Bounded:
+    """A value's JSON with its long strings cut (`text`), and what was cut away, not yet measured."""
+
+    text: str
+    cuts: list[Cut]
+
+    def length(self, cut: int) -> int:
+        """The whole value's JSON length, given the JSON length of what was cut."""
+        return len(self.text) + cut
+
+
+def _bounded(value: object, window: int) -> _Bounded:
+    """The value as JSON text (the caller cuts it to `window`), and what was cut away before encoding.
+
+    Long strings are cut to twice the window first (webhost/storage/bounded_json.py): the window's
+    text is the same, and a big result is not encoded whole once more."""
+    value, cuts = shortened(value, 2 * window)
+    try:
+        return _Bounded(jsontext.dumps(value), cuts)
+    except (ValueError, TypeError, RecursionError):
+        return _Bounded(json.dumps({"unencodable": repr(value)[:MAX_RESULT]}), [])
+
+
+def _bounded_call(entry: Finished) -> tuple[_Bounded, _Bounded]:
+    return _bounded(entry.arguments, MAX_ARGUMENTS), _bounded(entry.outcome, MAX_RESULT)
+
+
+def _row(entry: Finished, arguments: str, arguments_bytes: int, result: str, result_bytes: int) -> dict[str, Any]:
+    row = {
+        "person_id": entry.person_id,
+        "started_at": entry.started_at,
+        "server": entry.server,
+        "kind": entry.kind,
+        "name": entry.name,
+        "arguments": arguments[:MAX_ARGUMENTS],
+        "arguments_truncated": arguments_bytes > MAX_ARGUMENTS,
+        "result": result[:MAX_RESULT],
+        "result_bytes": result_bytes,
+        "result_truncated": result_bytes > MAX_RESULT,
+        "status": entry.status,
+        "duration_ms": round(entry.duration_ms, 3),
+        "tab": entry.tab,
+        "call_id": entry.call_id,
+    }
+    # What a page or a server chose, made storable on both engines (the JSON columns are already ASCII-safe).
+    return fitted(call_history, row, ("server", "name", "status", "tab", "call_id"))
 
 
 def _prune(person_id: str) -> sa.Delete:
