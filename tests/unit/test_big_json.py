@@ -9,6 +9,7 @@ import anyio
 import pytest
 
 from webhost.upstream import big_json
+from webhost.upstream.text_pieces import TextPieces
 
 pytestmark = pytest.mark.anyio
 
@@ -38,11 +39,18 @@ async def test_a_30_mb_result_is_parsed_in_pieces_with_the_event_loop_running_be
         done.set()
     assert value == json.loads(line)
     assert ticks >= len(line) // big_json.PIECE  # at least once a piece
+    # As it arrives from a server's stdout, in 64 KiB chunks never joined (text_pieces.py).
+    chunks = TextPieces([line[at : at + 65536] for at in range(0, len(line), 65536)])
+    assert await big_json.loads_in_pieces(chunks) == value
 
 
 @pytest.mark.parametrize("ascii_only", [True, False])
-async def test_any_cut_decodes_as_the_whole_does(monkeypatch: pytest.MonkeyPatch, ascii_only: bool) -> None:
-    """Escapes and surrogate pairs cut anywhere (small pieces make every kind of cut happen)."""
+@pytest.mark.parametrize("arrived_in_chunks", [False, True])
+async def test_any_cut_decodes_as_the_whole_does(
+    monkeypatch: pytest.MonkeyPatch, ascii_only: bool, arrived_in_chunks: bool
+) -> None:
+    """Escapes and surrogate pairs cut anywhere (small pieces make every kind of cut happen), in a line that is one
+    string or the chunks it arrived in (cut anywhere too)."""
     monkeypatch.setattr(big_json, "PIECE", 997)
     monkeypatch.setattr(big_json, "LONG", 300)
     alphabet = ["a", "é", '"', "\\", "\n", "\u2028", "😀", "\x01", "z", "/", "\t"]
@@ -51,7 +59,11 @@ async def test_any_cut_decodes_as_the_whole_does(monkeypatch: pytest.MonkeyPatch
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4000)))
         document = {"a": text, "b": [text[:200], {"c": text[::-1], text[:5]: 1}], "n": 1.5, "t": True}
         line = json.dumps(document, ensure_ascii=ascii_only)
-        assert await big_json.loads_in_pieces(line) == json.loads(line)
+        read: str | TextPieces = line
+        if arrived_in_chunks:
+            cuts = sorted(rng.sample(range(len(line) + 1), k=min(len(line) + 1, rng.randint(0, 40))))
+            read = TextPieces([line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)])
+        assert await big_json.loads_in_pieces(read) == json.loads(line)
 
 
 async def test_what_json_loads_refuses_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

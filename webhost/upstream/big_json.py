@@ -6,7 +6,8 @@ few long strings (a file's text, an image's base64). `loads_in_pieces` finds the
 `str.find` over bounded windows, decodes each long one `PIECE` characters at a time (a cut is moved back until
 the piece decodes on its own: escapes are prefix-free, so a piece that decodes ends between two of them; a
 surrogate pair cut in two is joined again), and parses what is left, the line's small skeleton, in one call.
-Between pieces the event loop runs everything else.
+Between pieces the event loop runs everything else. The line may be a `str` or the chunks it arrived in
+(`text_pieces.py`), never joined unless it must be parsed in one call.
 
 A line with very many strings (a result of hundreds of thousands of small values) is parsed in one call, as
 before: finding its strings one by one would cost more than the call. Anything this module cannot read the way
@@ -24,6 +25,8 @@ import anyio.lowlevel
 
 from webhost.frames import has_lone_surrogate
 
+from .text_pieces import Text
+
 PIECE = 256 * 1024  # characters decoded, or searched, per step of the event loop
 LONG = 64 * 1024  # a string literal at least this long is decoded in pieces; shorter ones stay in the skeleton
 MAX_QUOTES = 20_000  # a line with more quote characters is parsed in one call
@@ -31,16 +34,16 @@ _ESCAPE = 12  # the longest run of characters a cut may fall inside: a surrogate
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-async def loads_in_pieces(line: str) -> Any:
+async def loads_in_pieces(line: Text) -> Any:
     """`json.loads(line)`, with a checkpoint of the event loop at least every `PIECE` characters of long strings.
 
     Raises `ValueError` where `json.loads` would, and also for a long string holding a lone surrogate (which no
     UTF-8 text carries: the caller's own parser refuses the line then, as it always has)."""
     if await _many_quotes(line):
-        return _checked(json.loads(line))
+        return _checked(json.loads(str(line)))
     spans = await _long_strings(line)
     if not spans:
-        return _checked(json.loads(line))
+        return _checked(json.loads(str(line)))
     marker = "\x00webhost-" + secrets.token_hex(8) + "-"
     skeleton: list[str] = []
     decoded: list[str] = []
@@ -50,12 +53,12 @@ async def loads_in_pieces(line: str) -> Any:
         skeleton.append(json.dumps(marker + str(index)))
         decoded.append(await _decode(line, start, end))
         last = end + 1
-    skeleton.append(line[last:])
+    skeleton.append(line[last : len(line)])
     value = _checked(json.loads("".join(skeleton)))  # the long strings were checked piece by piece
     return _put_back(value, marker, decoded)
 
 
-async def _many_quotes(line: str) -> bool:
+async def _many_quotes(line: Text) -> bool:
     """Whether the line has more than `MAX_QUOTES` quote characters: counted `PIECE` characters at a time, and
     only until there are that many (one count over a 30 MB line held the event loop for tens of ms)."""
     count = 0
@@ -73,7 +76,7 @@ def _checked(value: Any) -> Any:
     return value
 
 
-async def _long_strings(line: str) -> list[tuple[int, int]]:
+async def _long_strings(line: Text) -> list[tuple[int, int]]:
     """Where the contents of the line's string literals of at least `LONG` characters start and end."""
     spans: list[tuple[int, int]] = []
     position = 0
@@ -97,7 +100,7 @@ async def _long_strings(line: str) -> list[tuple[int, int]]:
         position = closing + 1
 
 
-async def _find_quote(line: str, start: int) -> int:
+async def _find_quote(line: Text, start: int) -> int:
     """The next `"` from `start`, searched `PIECE` characters at a time."""
     while start < len(line):
         found = line.find('"', start, start + PIECE)
@@ -108,7 +111,7 @@ async def _find_quote(line: str, start: int) -> int:
     return -1
 
 
-async def _decode(line: str, start: int, end: int) -> str:
+async def _decode(line: Text, start: int, end: int) -> str:
     """The string whose JSON contents are `line[start:end]`, decoded a piece at a time."""
     pieces: list[str] = []
     position = start

@@ -257,7 +257,10 @@ class _Link:
                         lines.reverse()
                         while lines:
                             line = lines.pop()
-                            parsed = await parse_long_line(line) if len(line) >= BIG_LINE else parse_line(line)
+                            if isinstance(line, str) and len(line) < BIG_LINE:
+                                parsed = parse_line(line)
+                            else:
+                                parsed = await parse_long_line(line)
                             try:
                                 if isinstance(parsed, Unreadable):
                                     await self._answer_unreadable(parsed)
