@@ -33,7 +33,7 @@ from webhost.auth import AuthGate
 from webhost.config import ServerConfig, load_config
 from webhost.people import Person, attach
 from webhost.settings import Settings
-from webhost.upstream.client_factory import Transport, default_transport
+from webhost.upstream.client_factory import MAX_MESSAGE, Transport, TransportFactory, default_transport
 from webhost.upstream.stderr import StderrPipe
 
 TOKEN = "t-in-process-token"
@@ -74,9 +74,7 @@ def sdk_server(name: str) -> MCPServer:
     return server
 
 
-def memory_transports(
-    servers: Mapping[str, MCPServer], *, legacy: frozenset[str] = frozenset()
-) -> Callable[[ServerConfig, StderrPipe, Any], Transport]:
+def memory_transports(servers: Mapping[str, MCPServer], *, legacy: frozenset[str] = frozenset()) -> TransportFactory:
     """A transport factory: each configured server name is served by the given in-process server.
 
     Servers named in `legacy` are reached as a pre-2026 server is: `server/discover` is answered
@@ -84,9 +82,9 @@ def memory_transports(
     speak both eras and pick by what the client opens with).
     """
 
-    def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:
+    def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any, *, max_message: int = MAX_MESSAGE) -> Transport:
         if config.name not in servers:  # an entry with no in-process server: its real transport
-            return default_transport(config, stderr, on_exit)
+            return default_transport(config, stderr, on_exit, max_message=max_message)
         inner = InMemoryTransport(servers[config.name])
         transport: Transport = _without_discover(inner) if config.name in legacy else inner
         return transport
@@ -332,12 +330,12 @@ async def in_process_host(
     settings = Settings(token=TOKEN, data_dir=tmp_path / "data", database_url=database_url)
     memory = memory_transports(servers, legacy=legacy)
 
-    def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any) -> Transport:
+    def factory(config: ServerConfig, stderr: StderrPipe, on_exit: Any, *, max_message: int = MAX_MESSAGE) -> Transport:
         if connects is not None:
             connects.append(config)
         if broken and config.name in broken:
             return broken[config.name]()
-        return memory(config, stderr, on_exit)
+        return memory(config, stderr, on_exit, max_message=max_message)
 
     app = create_app(
         settings, config, secret=SECRET, transport_factory=factory, **({"clock": clock} if clock is not None else {})

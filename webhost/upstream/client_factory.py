@@ -12,16 +12,17 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client import advertise
 from mcp.client.session import ElicitationFnT, ListRootsFnT, LoggingFnT, MessageHandlerFnT, SamplingFnT
 from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.types import DiscoverResult, Implementation
 from pydantic import ValidationError
 
 from webhost import __version__
 from webhost.config import ProtocolChoice, ServerConfig
 
-from .sdk import RoundObservingClient, TransportStreams
+from .http_clients import mcp_http_client
+from .sdk import RoundObservingClient, TransportStreams, streamable_http_client
 from .stderr import StderrPipe
 from .stdio import stdio_transport
+from .stdio_lines import BIG_LINE, parse_long_line
 from .task_wire import TasksExtension, TaskStatusFn
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"
@@ -35,10 +36,19 @@ CLIENT_INFO = Implementation(name="webhost", version=__version__)
 Transport = AbstractAsyncContextManager[TransportStreams]
 
 
-class TransportFactory(Protocol):
-    """How a configured server is reached: a not-yet-entered transport (tests pass in-memory ones)."""
+# The longest message a remote server's SSE stream may send unless told (`webhost.limits.maxResultBytes`' default):
+# the SDK's own default (1 MiB) refused every result over a megabyte that came as an event.
+MAX_MESSAGE = 32 * 1024 * 1024
 
-    def __call__(self, config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None]) -> Transport: ...
+
+class TransportFactory(Protocol):
+    """How a configured server is reached: a not-yet-entered transport (tests pass in-memory ones). `max_message`
+    bounds one message where the transport must buffer it whole (an SSE event): results up to
+    `webhost.limits.maxResultBytes` reach webhost's own check, which refuses a bigger one with a clear error."""
+
+    def __call__(
+        self, config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None], *, max_message: int = ...
+    ) -> Transport: ...
 
 
 @dataclass(frozen=True)
@@ -101,7 +111,12 @@ async def discover_pinned(client: Client, protocol: ProtocolChoice, name: str) -
 
 
 def default_transport(
-    config: ServerConfig, stderr: StderrPipe, on_exit: Callable[[int], None], *, auth: httpx2.Auth | None = None
+    config: ServerConfig,
+    stderr: StderrPipe,
+    on_exit: Callable[[int], None],
+    *,
+    auth: httpx2.Auth | None = None,
+    max_message: int = MAX_MESSAGE,
 ) -> Transport:
     """The real transports: our stdio (linear reader, exit callback), Streamable HTTP, legacy SSE;
     `auth` is the person's OAuth for a remote server (upstream/oauth.py)."""
@@ -114,13 +129,17 @@ def default_transport(
         return transport
     assert config.url is not None
     if config.transport == "sse":
-        sse: Transport = sse_client(config.url, headers=dict(config.headers) or None, auth=auth)
+        sse: Transport = sse_client(
+            config.url, headers=dict(config.headers) or None, auth=auth, httpx_client_factory=mcp_http_client
+        )
         return sse
-    return _streamable_http(config.url, dict(config.headers), auth)
+    return _streamable_http(config.url, dict(config.headers), auth, max_message)
 
 
 @asynccontextmanager
-async def _streamable_http(url: str, headers: dict[str, str], auth: httpx2.Auth | None) -> AsyncIterator[Any]:
+async def _streamable_http(
+    url: str, headers: dict[str, str], auth: httpx2.Auth | None, max_message: int
+) -> AsyncIterator[Any]:
     # We pass our own httpx2 client (for the configured headers), so we own its lifetime too.
     refused: list[httpx2.Response] = []
 
@@ -128,13 +147,10 @@ async def _streamable_http(url: str, headers: dict[str, str], auth: httpx2.Auth 
         if response.status_code >= 400:
             refused.append(response)
 
-    async with httpx2.AsyncClient(
-        headers=headers,
-        auth=auth,
-        timeout=httpx2.Timeout(30.0, read=300.0),
-        event_hooks={"response": [remember_refusal]},
-    ) as http_client:
-        async with streamable_http_client(url, http_client=http_client) as streams:
+    async with mcp_http_client(headers, auth=auth, event_hooks={"response": [remember_refusal]}) as http_client:
+        async with streamable_http_client(
+            url, http_client=http_client, parse_long=parse_long_line, long=BIG_LINE, max_event=max_message
+        ) as streams:
             try:
                 yield streams
             except Exception as exc:

@@ -24,7 +24,14 @@ from mcp.client.auth import OAuthClientProvider
 from webhost.config import ProtocolChoice, ServerConfig
 from webhost.errors import NotConnected
 
-from .client_factory import ClientCallbacks, TransportFactory, build_client, default_transport, discover_pinned
+from .client_factory import (
+    MAX_MESSAGE,
+    ClientCallbacks,
+    TransportFactory,
+    build_client,
+    default_transport,
+    discover_pinned,
+)
 from .clock import HumanClock
 from .failures import describe_connect_failure, tail_suffix
 from .legacy_calls import deliberately
@@ -57,6 +64,8 @@ class ConnectionSettings:
     # `timeouts.maxTotal`: how long a call that keeps reporting progress may run in all (each note gives it
     # `call_timeout` more, machine time only; clock.py)
     max_total_timeout: float = 3600.0
+    # `limits.maxResultBytes`: the longest message a transport buffers whole (an SSE event; client_factory.py)
+    max_message: int = MAX_MESSAGE
 
 
 @dataclass
@@ -286,9 +295,9 @@ class Link:
                     ended.set()
 
                 raw = (
-                    default_transport(self.config, stderr, on_exit, auth=oauth)
+                    default_transport(self.config, stderr, on_exit, auth=oauth, max_message=self.settings.max_message)
                     if oauth is not None
-                    else self._transport_factory(self.config, stderr, on_exit)
+                    else self._transport_factory(self.config, stderr, on_exit, max_message=self.settings.max_message)
                 )
                 heard = Heard()
                 transport = watched_transport(raw, ended, heard)

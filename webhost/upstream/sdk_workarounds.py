@@ -56,6 +56,11 @@ This module holds the transport wrappers of items 2 and 5 and the output-schema 
     `tools/call` answer against `CallToolResult` (its result table has no `CreateTaskResult`):
     `sdk.send_unchecked` sends the request through the session's private `_stamp` and dispatcher and
     returns the raw answer, which `upstream/tasks.py` reads as a task or a result.
+13. The SDK's Streamable HTTP transport reads a JSON response whole and validates it, or an SSE event's data,
+    in one call: a 30 MB result held the event loop for 60 ms and more. `sdk.streamable_http_client` builds
+    the SDK's transport as `sdk.PiecewiseHTTPTransport` (its private `_handle_json_response` and
+    `_handle_sse_event`), which parses a response of a megabyte or more in pieces (`stdio_lines.parse_long_line`,
+    as a stdio server's long line is) with the loop running between them.
 
 Server-side workarounds (for the demo and test servers, not webhost itself) live in
 `webhost/demo/sdk_fixes.py`.

@@ -75,6 +75,7 @@ class Workspace:
             call_timeout=options.call_timeout,
             max_input_rounds=options.max_input_rounds,
             max_total_timeout=options.max_total_timeout,
+            max_message=options.limits.max_result_bytes,
         )
         self.origin = origin or "http://127.0.0.1:8700"  # the page's origin of the first tab
         self._settings = settings

@@ -20,6 +20,7 @@ from .client import (
     round_observer,
     send_unchecked,
 )
+from .http_responses import streamable_http_client
 from .oauth import ProviderHooks, keep_time, share_lock
 from .process import close_subprocess_transport
 
@@ -37,4 +38,5 @@ __all__ = [
     "round_observer",
     "send_unchecked",
     "share_lock",
+    "streamable_http_client",
 ]
