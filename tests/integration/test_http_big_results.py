@@ -50,10 +50,10 @@ async def test_a_big_result_over_streamable_http_is_parsed_in_pieces_and_arrives
     with http_process(args, log_path=tmp_path / "server.log") as url:
         config = parse_config(json.dumps({"mcpServers": {"remote": {"url": url}}}), "test", {})
         server = config.servers["remote"]
-        transport = default_transport(server, StderrPipe(lambda line: None), lambda code: None)
-        async with Client(transport) as client:
-            small = await client.call_tool("echo", {"text": "small"})
-            result = await client.call_tool("big", {"size_bytes": size})
+        async with StderrPipe(lambda line: None) as stderr:  # a stdio server's; an HTTP one leaves it unused
+            async with Client(default_transport(server, stderr, lambda code: None)) as client:
+                small = await client.call_tool("echo", {"text": "small"})
+                result = await client.call_tool("big", {"size_bytes": size})
     assert isinstance(small.content[0], TextContent) and small.content[0].text == "small"
     assert isinstance(result.content[0], TextContent)
     assert result.content[0].text == (LINE * (size // len(LINE) + 1))[:size]
