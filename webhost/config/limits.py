@@ -39,13 +39,14 @@ class AuditOptions(_Model):
 
 MiB = 1024 * 1024
 GiB = 1024 * MiB
+MAX_RESULT_BYTES = 32 * MiB  # `maxResultBytes`' default
 
 
 class Limits(_Model):
     """How much one tab may be sent: a result's encoded size, and what may queue for a tab that reads slowly."""
 
     max_result_bytes: int = Field(
-        default=32 * MiB, validation_alias="maxResultBytes", strict=True, ge=64 * 1024, le=GiB
+        default=MAX_RESULT_BYTES, validation_alias="maxResultBytes", strict=True, ge=64 * 1024, le=GiB
     )
     max_queued_bytes: int = Field(default=64 * MiB, validation_alias="maxQueuedBytes", strict=True, ge=MiB, le=4 * GiB)
 

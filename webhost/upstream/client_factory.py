@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from webhost import __version__
 from webhost.config import ProtocolChoice, ServerConfig
+from webhost.config.limits import MAX_RESULT_BYTES
 
 from .http_clients import mcp_http_client
 from .sdk import RoundObservingClient, TransportStreams, streamable_http_client
@@ -38,7 +39,7 @@ Transport = AbstractAsyncContextManager[TransportStreams]
 
 # The longest message a remote server's SSE stream may send unless told (`webhost.limits.maxResultBytes`' default):
 # the SDK's own default (1 MiB) refused every result over a megabyte that came as an event.
-MAX_MESSAGE = 32 * 1024 * 1024
+MAX_MESSAGE = MAX_RESULT_BYTES
 
 
 class TransportFactory(Protocol):

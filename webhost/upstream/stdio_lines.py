@@ -39,7 +39,6 @@ class LineSplitter:
 
     def __init__(self) -> None:
         self._pending: list[str] = []
-        self._pending_chars = 0
         # Work counters, so tests can prove the reader linear without timing it.
         self.fed = 0  # characters received
         self.scanned = 0  # characters searched for a newline
@@ -58,21 +57,18 @@ class LineSplitter:
             line: str | TextPieces = piece
             if self._pending:
                 self._pending.append(piece)
-                self._pending_chars += len(piece)
-                if self._pending_chars >= BIG_LINE:
+                if sum(map(len, self._pending)) >= BIG_LINE:
                     line = TextPieces(self._pending)
                 else:
                     line = "".join(self._pending)
                     self.copied += len(line)
                 self._pending = []
-                self._pending_chars = 0
             lines.append(line)
             start = end + 1
         self.scanned += len(text) - start
         if start < len(text):
             self.copied += len(text) - start if start else 0  # a whole-string slice is the string itself
             self._pending.append(text[start:])
-            self._pending_chars += len(text) - start
         return lines
 
 
